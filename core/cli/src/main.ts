@@ -1,0 +1,23 @@
+import { Command, CommanderError } from 'commander';
+
+/**
+ * Each command lives in its own file under commands/ and exports `register(program)`. Add new
+ * commands to this list.
+ */
+const commands: { register(program: Command): void }[] = [];
+
+/** Runs the CLI; resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('longhaul')
+    .description('Evaluate coding agents on long-horizon, iterative work')
+    .exitOverride()
+    .showSuggestionAfterError();
+  for (const command of commands) command.register(program);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    throw error;
+  }
+}

@@ -1,0 +1,24 @@
+import type { Status, StepStatus } from './status.js';
+import type { TrajectoryEvent } from './trajectory.js';
+import type { Usage } from './usage.js';
+
+/** Run events: what events.jsonl holds and reporters and progress views consume. */
+export type RunEvent =
+  | { type: 'run.start'; runId: string; runDir: string; trials: number; resumed: boolean }
+  | { type: 'run.end'; runId: string; status: 'ok' | 'cancelled' | 'error' }
+  | { type: 'trial.start'; trialId: string; task: string; condition: string; steps: number }
+  | { type: 'trial.end'; trialId: string; status: Status; usage: Usage; durationMs: number }
+  | { type: 'step.start'; trialId: string; step: number; stepId: string }
+  | {
+      type: 'step.end';
+      trialId: string;
+      step: number;
+      stepId: string;
+      status: StepStatus;
+      scores: Record<string, number | boolean | null>;
+    }
+  | { type: 'turn.start'; trialId: string; turn: number; steps: number[]; cycle: number }
+  | { type: 'trajectory'; trialId: string; turn: number; event: TrajectoryEvent }
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; trialId?: string };
+
+export type StampedRunEvent = RunEvent & { ts: string };

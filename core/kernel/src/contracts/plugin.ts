@@ -1,0 +1,41 @@
+import type { ContainerModuleLoadOptions } from 'inversify';
+import type { z } from 'zod';
+
+export const pluginKinds = [
+  'harness',
+  'environment',
+  'script',
+  'scorer',
+  'memory',
+  'source',
+  'reporter',
+] as const;
+export type PluginKind = (typeof pluginKinds)[number];
+
+export type Bind = ContainerModuleLoadOptions['bind'];
+
+/**
+ * A plugin: the default export of a package (or an array of them, for packages holding several
+ * plugins of one kind). `register` binds the contract of its kind (see `tokens`) in the container
+ * it is given: the kernel calls it in a container made for one use of the plugin, with that use's
+ * options, so a plugin binds exactly one implementation and never needs names or tags.
+ */
+export interface PluginDefinition<Options extends z.ZodType = z.ZodType> {
+  kind: PluginKind;
+  id: string;
+  /** One line for `longhaul plugins` and the JSON Schema. */
+  description: string;
+  options: Options;
+  register(bind: Bind, options: z.output<Options>): void;
+}
+
+export function definePlugin<Options extends z.ZodType>(
+  definition: PluginDefinition<Options>,
+): PluginDefinition<Options> {
+  return definition;
+}
+
+/** The `"longhaul"` field of a plugin package's package.json, read without importing it. */
+export interface PluginManifest {
+  plugins: { kind: PluginKind; id: string }[];
+}

@@ -1,0 +1,18 @@
+import type { StampedRunEvent } from './events.js';
+import type { ConditionScore } from './scorer.js';
+import type { TrialRecord, TrialSpec } from './trial.js';
+
+export interface ReportContext {
+  runDir: string;
+  experiment: { name: string; file: string };
+  trials: { spec: TrialSpec; record: TrialRecord }[];
+  /** Experiment-scope scores, keyed by `<scorer>.<metric>` inside each entry. */
+  experimentScores: (ConditionScore & { scorer: string })[];
+  /** Where human-readable output goes (the terminal, or nowhere in tests). */
+  print(text: string): void;
+}
+
+export interface Reporter {
+  onEvent?(event: StampedRunEvent): void;
+  finish(ctx: ReportContext): Promise<void>;
+}

@@ -1,0 +1,108 @@
+import type { EnvironmentNeeds, Task } from './task.js';
+
+/** A content-addressed snapshot of a workspace, stored in the run (see SnapshotStore). */
+export type SnapshotRef = string;
+
+export interface ExecOptions {
+  /** Relative to the workspace unless absolute. Default: the workspace. */
+  cwd?: string;
+  env?: Record<string, string>;
+  stdin?: string | Uint8Array;
+  timeoutMs?: number;
+  /** `agent` (the unprivileged user agents run as) or `root`. Default: agent. */
+  user?: 'agent' | 'root';
+  signal?: AbortSignal;
+  /** Cap on captured stdout/stderr bytes each; the rest is dropped and `truncated` set. */
+  maxOutputBytes?: number;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** The command was killed because it ran past `timeoutMs`. */
+  timedOut: boolean;
+  /** The kernel of the sandbox killed it for memory. */
+  oomKilled?: boolean;
+  truncated?: boolean;
+  durationMs: number;
+}
+
+/** A long-running process in a sandbox (a solution's server, a background terminal command). */
+export interface SandboxProcess {
+  readonly pid: number | undefined;
+  /** Output so far. */
+  output(): { stdout: string; stderr: string };
+  wait(): Promise<ExecResult>;
+  kill(): Promise<void>;
+}
+
+export interface FileEntry {
+  /** Path relative to the workspace, with `/` separators. */
+  path: string;
+  type: 'file' | 'dir' | 'symlink';
+  size: number;
+  mode: number;
+}
+
+/** A file of a workspace as snapshots carry it. */
+export interface WorkspaceFile {
+  path: string;
+  mode: number;
+  data: Uint8Array;
+}
+
+/**
+ * Where the agent works. Paths given to file methods are relative to the workspace (absolute
+ * paths are refused unless they are inside it). Implementations must make every method safe to
+ * call after `close()` (they reject with a ClassifiedError of class `sandbox`).
+ */
+export interface Sandbox {
+  readonly id: string;
+  /** Absolute path of the workspace as seen by processes inside the sandbox. */
+  readonly workspace: string;
+  /**
+   * Host-side details harnesses may need, e.g. the address at which the sandbox reaches a server
+   * on the host (the model gateway).
+   */
+  readonly hostAddress: string;
+  exec(argv: string[], options?: ExecOptions): Promise<ExecResult>;
+  start(argv: string[], options?: Omit<ExecOptions, 'timeoutMs' | 'stdin'>): Promise<SandboxProcess>;
+  readFile(path: string): Promise<Uint8Array>;
+  writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
+  remove(path: string): Promise<void>;
+  list(path?: string, options?: { recursive?: boolean }): Promise<FileEntry[]>;
+  /** Every file of the workspace (minus the environment's excludes), for snapshots and diffs. */
+  pull(): Promise<WorkspaceFile[]>;
+  /** Makes the workspace hold exactly these files. */
+  push(files: WorkspaceFile[]): Promise<void>;
+  snapshot(): Promise<SnapshotRef>;
+  restore(ref: SnapshotRef): Promise<void>;
+  /** A URL on the host that reaches `port` inside the sandbox. */
+  expose(port: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface SandboxSpec {
+  runId: string;
+  trialId: string;
+  /** Why this sandbox exists: the agent's, or a scorer's own. Environments label with it. */
+  purpose: 'agent' | 'scorer';
+  task: Pick<Task, 'id' | 'root' | 'seed'>;
+  needs: EnvironmentNeeds;
+  /** Start from this snapshot instead of the task's seed. */
+  from?: SnapshotRef;
+}
+
+/** Content-addressed storage of workspace snapshots in the run directory. */
+export interface SnapshotStore {
+  put(files: WorkspaceFile[]): Promise<SnapshotRef>;
+  get(ref: SnapshotRef): Promise<WorkspaceFile[]>;
+  has(ref: SnapshotRef): Promise<boolean>;
+}
+
+export interface Environment {
+  open(spec: SandboxSpec): Promise<Sandbox>;
+  /** What goes into lock.json for this environment (image digests, tool versions). */
+  describe?(): Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,55 @@
+import type { Sandbox, SnapshotRef, SnapshotStore } from './sandbox.js';
+import type { StepStatus } from './status.js';
+import type { Step, Task } from './task.js';
+import type { TrajectoryEvent } from './trajectory.js';
+import type { TrialRecord, TrialSpec } from './trial.js';
+
+export type ScoreValue = number | boolean | null;
+
+/** A named value; stored as `<scorer>.<metric>`. `detail` goes to the step's scores.json only. */
+export interface Score {
+  metric: string;
+  value: ScoreValue;
+  detail?: unknown;
+}
+
+export interface StepScoreContext {
+  task: Task;
+  step: Step;
+  trial: TrialSpec;
+  /** The workspace after the step. */
+  snapshot: SnapshotRef;
+  /** The workspace after the previous scored step (or the seed), for churn and diffs. */
+  previous?: SnapshotRef;
+  snapshots: SnapshotStore;
+  /** A fresh sandbox over the given snapshot, away from the agent's; the scorer closes it. */
+  openSandbox(from: SnapshotRef): Promise<Sandbox>;
+  /** Directory for raw outputs (test logs, JSONL); the step's `tests/` in the run store. */
+  outDir: string;
+  /** Status of the agent's turn(s) for this step. */
+  status: StepStatus;
+  signal: AbortSignal;
+}
+
+export interface TrialScoreContext {
+  trial: TrialSpec;
+  record: TrialRecord;
+  /** The whole trajectory of the trial, in order. */
+  events: readonly TrajectoryEvent[];
+  snapshots: SnapshotStore;
+  trialDir: string;
+}
+
+export interface ExperimentScoreContext {
+  trials: { spec: TrialSpec; record: TrialRecord }[];
+}
+
+/** A score for a condition (or the whole experiment when `condition` is absent). */
+export interface ConditionScore extends Score {
+  condition?: string;
+}
+
+export type Scorer =
+  | { scope: 'step'; version: string; score(ctx: StepScoreContext): Promise<Score[]> }
+  | { scope: 'trial'; version: string; score(ctx: TrialScoreContext): Promise<Score[]> }
+  | { scope: 'experiment'; version: string; score(ctx: ExperimentScoreContext): Promise<ConditionScore[]> };

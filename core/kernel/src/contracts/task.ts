@@ -1,0 +1,61 @@
+/**
+ * Benchmark content as sources produce it. Everything here is plain JSON data (paths are absolute
+ * host paths), so a task travels inside a serializable trial spec.
+ */
+export interface Task {
+  id: string;
+  title: string;
+  description?: string;
+  /** The source plugin that produced the task, and the directory it came from. */
+  source: string;
+  root: string;
+  /** How the agent's program is run, e.g. `python main.py`; substituted into specs. */
+  entrypoint: string;
+  language: string;
+  environment: EnvironmentNeeds;
+  /** Directory whose contents start the workspace (empty workspace when absent). */
+  seed?: string;
+  steps: Step[];
+  /** Components the design should end up with (for faithfulness scoring). */
+  components?: Component[];
+  /** The full specification given by single-shot scripts when it is not just the steps joined. */
+  fullSpec?: string;
+  timeouts: { caseMs: number };
+  /** A hash of everything the task is made of, for lock.json. */
+  hash: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface EnvironmentNeeds {
+  image?: string;
+  dockerfile?: string;
+  /** Commands run in the sandbox once after it opens, before the agent starts. */
+  setup?: string[];
+  /** Toolchains the task needs (python, node...), for environments that build images. */
+  toolchains?: string[];
+  network?: 'none' | 'open';
+}
+
+export interface Step {
+  id: string;
+  /** 0-based position in the task. */
+  index: number;
+  title?: string;
+  /** All the agent sees of this step (entrypoint already substituted). */
+  prompt: string;
+  /** Reference workspace after this step (oracle, `isolated` script), a host directory. */
+  solution?: string;
+  /** Host directory with this step's hidden cases; only scorers read it. */
+  cases?: string;
+  /** Ids of the components this step discloses, with how explicitly (0-4). */
+  discloses?: { component: string; explicitness: number }[];
+  phase?: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface Component {
+  id: string;
+  description: string;
+  /** Where the component should end up: a file, module or behaviour. */
+  location?: string;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests import workspace packages from their TypeScript sources (the "@longhaul/source" export
+// condition), so a change in one package is seen by another's tests without a rebuild.
+export default defineConfig({
+  resolve: { conditions: ['@longhaul/source'] },
+  ssr: { resolve: { conditions: ['@longhaul/source'] } },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
