@@ -1,1 +1,2 @@
+export * from './config/index.js';
 export * from './contracts/index.js';

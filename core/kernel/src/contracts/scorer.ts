@@ -11,6 +11,11 @@ export interface Score {
   metric: string;
   value: ScoreValue;
   detail?: unknown;
+  /**
+   * What a feedback cycle may tell the agent about this score (e.g. which cases failed), written
+   * so that it does not leak hidden test content the benchmark keeps secret.
+   */
+  feedback?: string;
 }
 
 export interface StepScoreContext {

@@ -1,0 +1,27 @@
+/** One thing wrong with an input file, located as precisely as the file allows. */
+export interface ConfigIssue {
+  file: string;
+  /** 1-based; absent when the problem is not tied to a place (a missing file). */
+  line?: number;
+  column?: number;
+  /** Dotted path of the key at fault, e.g. `harness[1].options.model`. */
+  key?: string;
+  message: string;
+  /** A likely fix, e.g. the plugin id the user probably meant. */
+  suggestion?: string;
+}
+
+export function formatIssue(issue: ConfigIssue): string {
+  const where = [issue.file, issue.line, issue.column].filter((part) => part !== undefined).join(':');
+  const key = issue.key ? ` ${issue.key}:` : '';
+  const hint = issue.suggestion ? ` (did you mean '${issue.suggestion}'?)` : '';
+  return `${where}:${key} ${issue.message}${hint}`;
+}
+
+/** Bad input: an experiment, a task or a --set override. Carries every issue found, not just the first. */
+export class ConfigError extends Error {
+  constructor(readonly issues: ConfigIssue[]) {
+    super(issues.map(formatIssue).join('\n'));
+    this.name = 'ConfigError';
+  }
+}
