@@ -1,2 +1,3 @@
+export * from './cases/index.js';
 export * from './config/index.js';
 export * from './contracts/index.js';

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { ConfigError } from '../config/config-error.js';
+import { readYaml } from '../config/yaml-file.js';
+import { zodConfigIssues } from './zod-issues.js';
+
+/**
+ * Hidden black-box CLI cases of the native task format (problems/<task>/steps/<nn>-<slug>/cases/).
+ * The source validates them when it loads a task and the tests scorer runs them, so the format
+ * lives here, where both can read it.
+ */
+export const caseCategories = ['core', 'functionality', 'error'] as const;
+export type CaseCategory = (typeof caseCategories)[number];
+
+export const normalizers = ['trim', 'whitespace', 'sortLines', 'lowercase'] as const;
+export type Normalizer = (typeof normalizers)[number];
+
+const relativePath = z
+  .string()
+  .min(1)
+  .refine((path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'), {
+    message: 'must be a path inside the workspace (relative, no "..")',
+  });
+
+const expectationKinds = ['text', 'json', 'jsonl', 'regex', 'absent'] as const;
+
+export const outputExpectationSchema = z
+  .strictObject({
+    text: z.string().optional().describe('Exact text after normalization'),
+    json: z.unknown().optional().describe('A JSON value; object key order is irrelevant'),
+    jsonl: z.array(z.unknown()).optional().describe('One JSON value per non-empty line'),
+    regex: z.string().optional().describe('A JavaScript regular expression the output must match'),
+    absent: z.literal(true).optional().describe('The file must not exist (output files only)'),
+    normalize: z
+      .array(z.enum(normalizers))
+      .optional()
+      .describe('Applied to both sides before comparing: trim, whitespace, sortLines, lowercase'),
+    tolerance: z.number().nonnegative().optional().describe('Absolute tolerance for numbers in JSON'),
+  })
+  .superRefine((value, ctx) => {
+    const given = expectationKinds.filter((kind) => kind in value);
+    if (given.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `needs exactly one of ${expectationKinds.join(', ')} (found ${given.length ? given.join(', ') : 'none'})`,
+      });
+    }
+    if (value.regex !== undefined) {
+      try {
+        new RegExp(value.regex);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', path: ['regex'], message: (error as Error).message });
+      }
+    }
+    if (value.tolerance !== undefined && !('json' in value || 'jsonl' in value)) {
+      ctx.addIssue({ code: 'custom', path: ['tolerance'], message: 'applies to json and jsonl only' });
+    }
+  });
+export type OutputExpectation = z.output<typeof outputExpectationSchema>;
+
+const invocationSchema = z.strictObject({
+  argv: z.array(z.string()).describe('Arguments after the entrypoint'),
+  stdin: z.string().optional(),
+});
+
+export const cliCaseSchema = z.strictObject({
+  description: z.string().optional(),
+  argv: z.array(z.string()).describe('Arguments after the entrypoint'),
+  stdin: z.string().optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  files: z
+    .record(relativePath, z.string())
+    .optional()
+    .describe('Input files written into the workspace before the case runs'),
+  before: z.array(invocationSchema).optional().describe('Invocations run first, in order; each must exit 0'),
+  timeoutMs: z.number().int().positive().optional().describe("Overrides the task's timeouts.caseMs"),
+  expect: z.strictObject({
+    exitCode: z.number().int().default(0),
+    stdout: outputExpectationSchema.optional(),
+    stderr: outputExpectationSchema.optional(),
+    files: z.record(relativePath, outputExpectationSchema).optional(),
+  }),
+});
+export type CliCase = z.output<typeof cliCaseSchema>;
+
+/** Reads and validates a case file; a bad file is a ConfigError located at the key at fault. */
+export async function readCliCase(file: string): Promise<CliCase> {
+  const yaml = await readYaml(file);
+  const parsed = cliCaseSchema.safeParse(yaml.value ?? {});
+  if (!parsed.success) throw new ConfigError(zodConfigIssues(yaml, parsed.error, cliCaseSchema));
+  for (const [name, expectation] of Object.entries(parsed.data.expect.files ?? {})) {
+    if (expectation.absent && Object.keys(expectation).length > 1) {
+      throw new ConfigError([yaml.issue(['expect', 'files', name], "'absent' takes no other keys")]);
+    }
+  }
+  for (const stream of ['stdout', 'stderr'] as const) {
+    if (parsed.data.expect[stream]?.absent) {
+      throw new ConfigError([
+        yaml.issue(['expect', stream, 'absent'], "'absent' applies to output files only"),
+      ]);
+    }
+  }
+  return parsed.data;
+}

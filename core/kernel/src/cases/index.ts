@@ -1,0 +1,2 @@
+export * from './cli-case.js';
+export * from './zod-issues.js';
