@@ -1,0 +1,347 @@
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Environment, Sandbox, SandboxSpec, WorkspaceFile } from '@longhaul/core';
+import { expect } from 'vitest';
+import { type Check, describeChecks, expectClassified } from './checks.js';
+
+export interface EnvironmentContext {
+  environment: Environment;
+  /** A spec whose task seed holds `seed.txt`, `bin/run.sh` (mode 755) and `sub/dir/nested.txt`. */
+  spec: SandboxSpec;
+}
+
+const text = (data: Uint8Array) => Buffer.from(data).toString('utf8');
+
+async function withSandbox(
+  context: EnvironmentContext,
+  use: (sandbox: Sandbox) => Promise<void>,
+  spec: Partial<SandboxSpec> = {},
+): Promise<void> {
+  const sandbox = await context.environment.open({ ...context.spec, ...spec });
+  try {
+    await use(sandbox);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const environmentChecks: Check<EnvironmentContext>[] = [
+  {
+    name: "opens with the task's seed in the workspace",
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        expect(text(await sandbox.readFile('seed.txt'))).toBe('seed\n');
+        expect(text(await sandbox.readFile('sub/dir/nested.txt'))).toBe('nested\n');
+        const script = (await sandbox.list('bin')).find((e) => e.path === 'bin/run.sh');
+        expect(script?.type).toBe('file');
+        expect((script?.mode ?? 0) & 0o777).toBe(0o755);
+      }),
+  },
+  {
+    name: 'exec runs argv without a shell and reports exit code, stdout and stderr',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const result = await sandbox.exec(['sh', '-c', 'echo out; echo err >&2; exit 3']);
+        expect(result).toMatchObject({ exitCode: 3, stdout: 'out\n', stderr: 'err\n', timedOut: false });
+        expect((await sandbox.exec(['printf', '%s|', 'a b', '$HOME'])).stdout).toBe('a b|$HOME|');
+        expect((await sandbox.exec(['sh', 'bin/run.sh'])).stdout).toBe('run\n');
+      }),
+  },
+  {
+    name: 'exec honours cwd, env and stdin',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        expect((await sandbox.exec(['pwd'], { cwd: 'sub/dir' })).stdout.trim()).toMatch(/\/sub\/dir$/);
+        expect((await sandbox.exec(['pwd'])).stdout.trim()).toBe(sandbox.workspace);
+        const env = await sandbox.exec(['sh', '-c', 'printf %s "$GREETING"'], {
+          env: { GREETING: 'hi there' },
+        });
+        expect(env.stdout).toBe('hi there');
+        expect((await sandbox.exec(['cat'], { stdin: 'from stdin' })).stdout).toBe('from stdin');
+        expect((await sandbox.exec(['cat'], { stdin: new Uint8Array([104, 105]) })).stdout).toBe('hi');
+      }),
+  },
+  {
+    name: "commands see none of the host's environment variables and get a writable HOME",
+    run: async (context) => {
+      const name = 'LONGHAUL_CONFORMANCE_SECRET';
+      process.env[name] = 'must-not-leak';
+      try {
+        await withSandbox(context, async (sandbox) => {
+          const result = await sandbox.exec(['env']);
+          expect(result.exitCode).toBe(0);
+          expect(result.stdout).not.toContain('must-not-leak');
+          expect((await sandbox.exec(['sh', '-c', 'test -n "$HOME" && test -w "$HOME"'])).exitCode).toBe(0);
+        });
+      } finally {
+        delete process.env[name];
+      }
+    },
+  },
+  {
+    name: 'a program that does not exist gives a non-zero exit code, not a rejection',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const result = await sandbox.exec(['longhaul-no-such-program']);
+        expect(result.exitCode === null || result.exitCode === 0).toBe(false);
+      }),
+  },
+  {
+    name: 'exec past its timeout kills the whole process tree',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const started = Date.now();
+        const result = await within(
+          10_000,
+          'exec with timeoutMs 300',
+          sandbox.exec(['sh', '-c', '(sleep 2; echo late > late.txt) & sleep 30'], { timeoutMs: 300 }),
+        );
+        expect(result.timedOut).toBe(true);
+        expect(result.exitCode).not.toBe(0);
+        expect(Date.now() - started).toBeLessThan(10_000);
+        await delay(2_500);
+        const late = await sandbox.exec(['test', '-e', 'late.txt']);
+        expect(late.exitCode, 'a grandchild outlived the timeout and wrote late.txt').not.toBe(0);
+      }),
+  },
+  {
+    name: 'exec ends promptly when its signal aborts',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const controller = new AbortController();
+        setTimeout(() => controller.abort('cancelled'), 200);
+        const result = await within(
+          10_000,
+          'exec after abort',
+          sandbox.exec(['sleep', '30'], { signal: controller.signal }),
+        );
+        expect(result.exitCode).not.toBe(0);
+      }),
+  },
+  {
+    name: 'exec keeps output up to maxOutputBytes and marks it truncated',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const result = await sandbox.exec(['sh', '-c', 'head -c 100000 /dev/zero | tr "\\0" a'], {
+          maxOutputBytes: 1000,
+        });
+        expect(result.exitCode).toBe(0);
+        expect(result.stdout.length).toBeLessThanOrEqual(1000);
+        expect(result.stdout.length).toBeGreaterThan(0);
+        expect(result.truncated).toBe(true);
+      }),
+  },
+  {
+    name: 'start runs a long-running process until it is killed',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const server = await sandbox.start(['sh', '-c', 'echo ready; exec sleep 30']);
+        const deadline = Date.now() + 5_000;
+        while (!server.output().stdout.includes('ready') && Date.now() < deadline) await delay(50);
+        expect(server.output().stdout).toContain('ready');
+        await within(10_000, 'kill() of a started process', server.kill());
+        const result = await within(5_000, 'wait() after kill()', server.wait());
+        expect(result.exitCode).not.toBe(0);
+        const done = await sandbox.start(['sh', '-c', 'echo bye; exit 4']);
+        expect(await within(5_000, 'wait() of a process that exits', done.wait())).toMatchObject({
+          exitCode: 4,
+          stdout: 'bye\n',
+        });
+      }),
+  },
+  {
+    name: 'files can be written, read, listed and removed',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        await sandbox.writeFile('a/b/c.txt', 'hi', { mode: 0o600 });
+        const bytes = Uint8Array.from({ length: 256 }, (_, i) => i);
+        await sandbox.writeFile('a/bytes.bin', bytes);
+        expect(text(await sandbox.readFile('a/b/c.txt'))).toBe('hi');
+        expect(Buffer.from(await sandbox.readFile('a/bytes.bin')).equals(Buffer.from(bytes))).toBe(true);
+        expect(text(await sandbox.readFile(`${sandbox.workspace}/a/b/c.txt`))).toBe('hi');
+        const top = await sandbox.list('a');
+        expect(top.map((e) => [e.path, e.type])).toEqual([
+          ['a/b', 'dir'],
+          ['a/bytes.bin', 'file'],
+        ]);
+        const all = await sandbox.list('a', { recursive: true });
+        const file = all.find((e) => e.path === 'a/b/c.txt');
+        expect(file).toMatchObject({ type: 'file', size: 2 });
+        expect((file?.mode ?? 0) & 0o777).toBe(0o600);
+        const root = (await sandbox.list()).map((e) => e.path);
+        expect(root).toEqual(expect.arrayContaining(['a', 'seed.txt', 'sub']));
+        await sandbox.remove('a/b/c.txt');
+        await expect(sandbox.readFile('a/b/c.txt')).rejects.toThrow();
+        await sandbox.remove('a');
+        expect((await sandbox.list()).map((e) => e.path)).not.toContain('a');
+      }),
+  },
+  {
+    name: 'paths outside the workspace are refused',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const outside = join(tmpdir(), `longhaul-escape-${process.pid}-${Date.now()}`);
+        await expect(sandbox.writeFile(outside, 'x')).rejects.toThrow();
+        await expect(sandbox.writeFile('../escape.txt', 'x')).rejects.toThrow();
+        await expect(sandbox.readFile('../../etc/passwd')).rejects.toThrow();
+        await expect(sandbox.readFile('/etc/passwd')).rejects.toThrow();
+        await expect(sandbox.list('..')).rejects.toThrow();
+        await expect(sandbox.remove('../seed-sibling')).rejects.toThrow();
+        await expect(sandbox.exec(['pwd'], { cwd: '..' })).rejects.toThrow();
+        expect((await sandbox.exec(['test', '-e', outside])).exitCode).not.toBe(0);
+      }),
+  },
+  {
+    name: 'snapshot and restore round-trip the workspace, with deletions and modes',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const before = await sandbox.snapshot();
+        expect(typeof before).toBe('string');
+        expect(await sandbox.snapshot(), 'an unchanged workspace must give the same ref').toBe(before);
+        await sandbox.writeFile('new/file.txt', 'new');
+        await sandbox.writeFile('seed.txt', 'changed');
+        await sandbox.remove('sub/dir/nested.txt');
+        await sandbox.writeFile('bin/run.sh', '#!/bin/sh\necho run\n', { mode: 0o644 });
+        const after = await sandbox.snapshot();
+        expect(after).not.toBe(before);
+        await sandbox.restore(before);
+        await expect(sandbox.readFile('new/file.txt')).rejects.toThrow();
+        expect(text(await sandbox.readFile('seed.txt'))).toBe('seed\n');
+        expect(text(await sandbox.readFile('sub/dir/nested.txt'))).toBe('nested\n');
+        const script = (await sandbox.list('bin')).find((e) => e.path === 'bin/run.sh');
+        expect((script?.mode ?? 0) & 0o777).toBe(0o755);
+        expect(await sandbox.snapshot()).toBe(before);
+        await sandbox.restore(after);
+        expect(text(await sandbox.readFile('new/file.txt'))).toBe('new');
+        await expect(sandbox.readFile('sub/dir/nested.txt')).rejects.toThrow();
+      }),
+  },
+  {
+    name: 'a sandbox opened from a snapshot starts with that workspace instead of the seed',
+    run: (context) =>
+      withSandbox(context, async (first) => {
+        await first.writeFile('made.txt', 'made');
+        await first.remove('seed.txt');
+        const ref = await first.snapshot();
+        await withSandbox(
+          context,
+          async (second) => {
+            expect(text(await second.readFile('made.txt'))).toBe('made');
+            await expect(second.readFile('seed.txt')).rejects.toThrow();
+          },
+          { from: ref, purpose: 'scorer' },
+        );
+      }),
+  },
+  {
+    name: 'push makes the workspace hold exactly the given files, and pull returns them',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const original = await sandbox.pull();
+        expect(original.map((f) => f.path).sort()).toEqual(['bin/run.sh', 'seed.txt', 'sub/dir/nested.txt']);
+        await sandbox.push([{ path: 'only/one.sh', mode: 0o755, data: Buffer.from('echo one\n') }]);
+        const pulled = await sandbox.pull();
+        expect(pulled.map((f) => [f.path, f.mode & 0o777, text(f.data)])).toEqual([
+          ['only/one.sh', 0o755, 'echo one\n'],
+        ]);
+        expect((await sandbox.exec(['sh', '-c', 'ls -A'])).stdout.trim()).toBe('only');
+        await sandbox.push(original);
+        const summary = (files: WorkspaceFile[]) =>
+          files
+            .map((f) => [f.path, f.mode & 0o777, text(f.data)])
+            .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+        expect(summary(await sandbox.pull())).toEqual(summary(original));
+      }),
+  },
+  {
+    name: 'expose gives an http URL',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        expect(await sandbox.expose(8080)).toMatch(/^https?:\/\/[^/]+:\d+$/);
+      }),
+  },
+  {
+    name: 'close is idempotent and every method afterwards rejects with class sandbox',
+    run: async (context) => {
+      const sandbox = await context.environment.open(context.spec);
+      await sandbox.close();
+      await sandbox.close();
+      await expectClassified('exec after close', sandbox.exec(['true']), 'sandbox');
+      await expectClassified('start after close', sandbox.start(['true']), 'sandbox');
+      await expectClassified('readFile after close', sandbox.readFile('seed.txt'), 'sandbox');
+      await expectClassified('writeFile after close', sandbox.writeFile('x', 'x'), 'sandbox');
+      await expectClassified('remove after close', sandbox.remove('seed.txt'), 'sandbox');
+      await expectClassified('list after close', sandbox.list(), 'sandbox');
+      await expectClassified('pull after close', sandbox.pull(), 'sandbox');
+      await expectClassified('push after close', sandbox.push([]), 'sandbox');
+      await expectClassified('snapshot after close', sandbox.snapshot(), 'sandbox');
+      await expectClassified('restore after close', sandbox.restore('x'), 'sandbox');
+      await expectClassified('expose after close', sandbox.expose(8080), 'sandbox');
+    },
+  },
+];
+
+/** A seed directory for the suite, and a spec that starts from it. */
+export async function environmentContext(
+  environment: Environment,
+  spec: Partial<SandboxSpec> = {},
+): Promise<EnvironmentContext & { dispose(): Promise<void> }> {
+  const root = await mkdtemp(join(tmpdir(), 'longhaul-conformance-'));
+  const seed = join(root, 'seed');
+  await mkdir(join(seed, 'bin'), { recursive: true });
+  await mkdir(join(seed, 'sub', 'dir'), { recursive: true });
+  await writeFile(join(seed, 'seed.txt'), 'seed\n');
+  await writeFile(join(seed, 'bin', 'run.sh'), '#!/bin/sh\necho run\n');
+  await chmod(join(seed, 'bin', 'run.sh'), 0o755);
+  await writeFile(join(seed, 'sub', 'dir', 'nested.txt'), 'nested\n');
+  return {
+    environment,
+    spec: {
+      runId: 'conformance',
+      trialId: 'conformance.trial.r1',
+      purpose: 'agent',
+      task: { id: 'conformance', root, seed },
+      needs: {},
+      ...spec,
+    },
+    dispose: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+export interface DescribeEnvironmentOptions {
+  /** Fields merged into the spec every check opens (needs, purpose...). */
+  spec?: Partial<SandboxSpec>;
+  timeoutMs?: number;
+}
+
+/**
+ * The environment conformance suite. Call it at the top level of a test file with a factory that
+ * gives an environment whose sandboxes share one snapshot store.
+ */
+export function describeEnvironment(
+  name: string,
+  factory: () => Environment | Promise<Environment>,
+  options: DescribeEnvironmentOptions = {},
+): void {
+  describeChecks<EnvironmentContext & { dispose(): Promise<void> }>(
+    `environment conformance: ${name}`,
+    environmentChecks,
+    async () => environmentContext(await factory(), options.spec),
+    (context) => context.dispose(),
+    options.timeoutMs,
+  );
+}

@@ -1,0 +1,202 @@
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import {
+  ClassifiedError,
+  type ExecOptions,
+  type ExecResult,
+  type FileEntry,
+  type Sandbox,
+  type SandboxProcess,
+  type SnapshotRef,
+  type SnapshotStore,
+  type WorkspaceFile,
+} from '@longhaul/core';
+import type { LocalOptions } from './options.js';
+import { ProcessGroup } from './process-group.js';
+import type { WorkspaceFiles } from './workspace-files.js';
+
+const defaultMaxOutputBytes = 10 * 1024 * 1024;
+
+export interface LocalSandboxDirs {
+  /** Directory holding everything of this sandbox; removed on close. */
+  root: string;
+  home: string;
+  tmp: string;
+}
+
+/**
+ * A sandbox that is a directory on the host. It isolates files and environment variables, not
+ * the machine: commands run as the runner's user (`ExecOptions.user` is ignored) with the
+ * host's network.
+ */
+export class LocalSandbox implements Sandbox {
+  readonly hostAddress = '127.0.0.1';
+  private closed = false;
+  private readonly running = new Set<ProcessGroup>();
+
+  constructor(
+    readonly id: string,
+    private readonly files: WorkspaceFiles,
+    private readonly dirs: LocalSandboxDirs,
+    private readonly options: LocalOptions,
+    private readonly store: SnapshotStore | undefined,
+  ) {}
+
+  get workspace(): string {
+    return this.files.root;
+  }
+
+  /** The whole environment a command sees: nothing of the host's but PATH. */
+  private environment(extra: Record<string, string> | undefined): Record<string, string> {
+    return {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: this.dirs.home,
+      TMPDIR: this.dirs.tmp,
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      ...this.options.env,
+      ...extra,
+    };
+  }
+
+  private alive(): void {
+    if (this.closed) throw new ClassifiedError('sandbox', `sandbox ${this.id} is closed`);
+  }
+
+  private async spawn(argv: string[], options: ExecOptions): Promise<ProcessGroup> {
+    this.alive();
+    const cwd = await this.files.resolve(options.cwd ?? '.');
+    const group = new ProcessGroup(argv, {
+      cwd,
+      env: this.environment(options.env),
+      stdin: options.stdin,
+      maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
+      killGraceMs: this.options.killGraceMs,
+    });
+    this.running.add(group);
+    void group.done.finally(() => this.running.delete(group));
+    return group;
+  }
+
+  private async result(group: ProcessGroup, started: number, timedOut: () => boolean): Promise<ExecResult> {
+    const exit = await group.done;
+    const stderr = group.stderr.text();
+    return {
+      // A program that cannot start gets the shell's "command not found" code, as it would in a container.
+      exitCode: exit.spawnError === undefined ? exit.exitCode : 127,
+      stdout: group.stdout.text(),
+      stderr: exit.spawnError === undefined ? stderr : `${stderr}${exit.spawnError}\n`,
+      timedOut: timedOut(),
+      truncated: group.stdout.truncated || group.stderr.truncated,
+      durationMs: Date.now() - started,
+    };
+  }
+
+  async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const started = Date.now();
+    const group = await this.spawn(argv, options);
+    let timedOut = false;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            void group.stop();
+          }, options.timeoutMs);
+    const onAbort = () => void group.stop();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    try {
+      return await this.result(group, started, () => timedOut);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async start(
+    argv: string[],
+    options: Omit<ExecOptions, 'timeoutMs' | 'stdin'> = {},
+  ): Promise<SandboxProcess> {
+    const started = Date.now();
+    const group = await this.spawn(argv, options);
+    options.signal?.addEventListener('abort', () => void group.stop(), { once: true });
+    return {
+      pid: group.pid,
+      output: () => ({ stdout: group.stdout.text(), stderr: group.stderr.text() }),
+      wait: () => this.result(group, started, () => false),
+      kill: async () => {
+        await group.stop();
+        await group.done;
+      },
+    };
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    this.alive();
+    return readFile(await this.files.resolve(path));
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+    this.alive();
+    const abs = await this.files.resolve(path);
+    if (abs === this.files.root)
+      throw new ClassifiedError('sandbox', 'cannot write over the workspace itself');
+    await mkdir(dirname(abs), { recursive: true });
+    await writeFile(abs, data);
+    if (options.mode !== undefined) await chmod(abs, options.mode);
+  }
+
+  async remove(path: string): Promise<void> {
+    this.alive();
+    const abs = await this.files.resolve(path, false);
+    if (abs === this.files.root) throw new ClassifiedError('sandbox', 'cannot remove the workspace itself');
+    await rm(abs, { recursive: true, force: true });
+  }
+
+  async list(path = '.', options: { recursive?: boolean } = {}): Promise<FileEntry[]> {
+    this.alive();
+    return this.files.list(path, options.recursive ?? false);
+  }
+
+  async pull(): Promise<WorkspaceFile[]> {
+    this.alive();
+    return this.files.pull();
+  }
+
+  async push(files: WorkspaceFile[]): Promise<void> {
+    this.alive();
+    await this.files.push(files);
+  }
+
+  private snapshots(): SnapshotStore {
+    if (!this.store)
+      throw new ClassifiedError('sandbox', 'no snapshot store is bound (tokens.SnapshotStore)');
+    return this.store;
+  }
+
+  async snapshot(): Promise<SnapshotRef> {
+    this.alive();
+    return this.snapshots().put(await this.files.pull());
+  }
+
+  async restore(ref: SnapshotRef): Promise<void> {
+    this.alive();
+    await this.files.push(await this.snapshots().get(ref));
+  }
+
+  async expose(port: number): Promise<string> {
+    this.alive();
+    if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+      throw new ClassifiedError('sandbox', `cannot expose port ${port}: not a TCP port number`);
+    }
+    return `http://127.0.0.1:${port}`;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.running].map((group) => group.stop()));
+    if (!this.options.keep) await rm(this.dirs.root, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,117 @@
+import type { Readable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
+import { execa } from 'execa';
+
+/** Output kept up to a byte cap; the rest is counted as dropped. */
+class Capture {
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  truncated = false;
+
+  constructor(private readonly cap: number) {}
+
+  push(chunk: Buffer): void {
+    const room = this.cap - this.bytes;
+    if (chunk.length > room) this.truncated = true;
+    if (room <= 0) return;
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(kept);
+    this.bytes += kept.length;
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+export interface GroupSpawnOptions {
+  cwd: string;
+  env: Record<string, string>;
+  stdin?: string | Uint8Array;
+  maxOutputBytes: number;
+  killGraceMs: number;
+}
+
+export interface GroupExit {
+  exitCode: number | null;
+  /** The program could not be started (not found, not executable). */
+  spawnError?: string;
+}
+
+/** How long leftover pipes may stay open after the group is gone before they are cut. */
+const pipeDrainMs = 2_000;
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/**
+ * A command run as the leader of its own process group, so that stopping it stops everything it
+ * started. When the leader exits, whatever it left running in the group is killed too: a command
+ * that daemonizes a child would otherwise keep the pipes open and outlive its sandbox.
+ */
+export class ProcessGroup {
+  readonly pid: number | undefined;
+  readonly stdout: Capture;
+  readonly stderr: Capture;
+  readonly done: Promise<GroupExit>;
+  private exited = false;
+  private readonly leaderExit: Promise<void>;
+
+  constructor(
+    argv: string[],
+    private readonly options: GroupSpawnOptions,
+  ) {
+    this.stdout = new Capture(options.maxOutputBytes);
+    this.stderr = new Capture(options.maxOutputBytes);
+    const [file, ...args] = argv;
+    if (file === undefined) throw new Error('exec needs a program: argv is empty');
+    const subprocess = execa(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      extendEnv: false,
+      detached: true,
+      reject: false,
+      buffer: false,
+      ...(options.stdin === undefined ? { stdin: 'ignore' as const } : { input: options.stdin }),
+    });
+    this.pid = subprocess.pid;
+    subprocess.stdout?.on('data', (chunk: Buffer) => this.stdout.push(chunk));
+    subprocess.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    this.leaderExit = new Promise((resolve) => {
+      subprocess.once('exit', () => {
+        this.exited = true;
+        if (this.pid !== undefined) signalGroup(this.pid, 'SIGKILL');
+        resolve();
+      });
+      subprocess.once('error', () => {
+        this.exited = true;
+        resolve();
+      });
+    });
+    const cutPipes = this.leaderExit
+      .then(() => delay(pipeDrainMs))
+      .then(() => {
+        for (const stream of [subprocess.stdout, subprocess.stderr] as (Readable | null)[]) stream?.destroy();
+      });
+    this.done = Promise.race([subprocess, cutPipes.then(() => subprocess)]).then((result) => {
+      if (result.exitCode === undefined && result.signal === undefined && result.failed) {
+        return { exitCode: null, spawnError: result.shortMessage ?? result.message };
+      }
+      return { exitCode: result.exitCode ?? null };
+    });
+  }
+
+  /** SIGTERM to the group, then SIGKILL after the grace period. */
+  async stop(): Promise<void> {
+    if (this.pid === undefined || this.exited) return;
+    signalGroup(this.pid, 'SIGTERM');
+    const grace = delay(this.options.killGraceMs).then(() => 'grace' as const);
+    if ((await Promise.race([this.leaderExit, grace])) === 'grace') signalGroup(this.pid, 'SIGKILL');
+    await this.leaderExit;
+  }
+}

@@ -1,0 +1,196 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SandboxSpec } from '@longhaul/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalEnvironment, localOptions } from '../src/index.js';
+import { MemorySnapshotStore } from './memory-store.js';
+
+let base: string;
+let seed: string;
+const text = (data: Uint8Array) => Buffer.from(data).toString('utf8');
+
+function spec(overrides: Partial<SandboxSpec> = {}): SandboxSpec {
+  return {
+    runId: 'r',
+    trialId: 'task.oracle.checkpoints.none.r1',
+    purpose: 'agent',
+    task: { id: 'task', root: base, seed },
+    needs: {},
+    ...overrides,
+  };
+}
+
+function environment(options: Record<string, unknown> = {}) {
+  return new LocalEnvironment(
+    localOptions.parse({ root: join(base, 'sandboxes'), ...options }),
+    new MemorySnapshotStore(),
+  );
+}
+
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'longhaul-local-test-'));
+  seed = join(base, 'seed');
+  await mkdir(seed);
+  await writeFile(join(seed, 'main.py'), 'print("hi")\n');
+});
+
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+describe('local environment', () => {
+  it('leaves node_modules, .venv, __pycache__ and .git out of pulls, and pushes leave them alone', async () => {
+    const sandbox = await environment().open(spec());
+    for (const path of [
+      'node_modules/x/index.js',
+      '.venv/bin/python',
+      'pkg/__pycache__/m.pyc',
+      '.git/HEAD',
+    ]) {
+      await sandbox.writeFile(path, 'x');
+    }
+    expect((await sandbox.pull()).map((f) => f.path)).toEqual(['main.py']);
+    await sandbox.push([]);
+    expect((await sandbox.list('node_modules/x')).map((e) => e.path)).toEqual(['node_modules/x/index.js']);
+    expect((await sandbox.list('pkg/__pycache__')).map((e) => e.path)).toEqual(['pkg/__pycache__/m.pyc']);
+    await expect(sandbox.readFile('main.py')).rejects.toThrow();
+    await sandbox.close();
+  });
+
+  it('takes its excludes from the options: names, globs and rooted paths', async () => {
+    const sandbox = await environment({ excludes: ['*.log', 'build/out'] }).open(spec());
+    await sandbox.writeFile('logs/run.log', 'x');
+    await sandbox.writeFile('build/out/a.o', 'x');
+    await sandbox.writeFile('src/build/out/kept.txt', 'x');
+    await sandbox.writeFile('node_modules/kept.js', 'x');
+    expect((await sandbox.pull()).map((f) => f.path)).toEqual([
+      'main.py',
+      'node_modules/kept.js',
+      'src/build/out/kept.txt',
+    ]);
+    await sandbox.close();
+  });
+
+  it('gives commands a HOME and TMPDIR of their own, PATH, LANG and the configured variables', async () => {
+    const sandbox = await environment({ env: { PYTHONUNBUFFERED: '1' } }).open(spec());
+    const result = await sandbox.exec(['sh', '-c', 'echo "$HOME|$TMPDIR|$LANG|$PYTHONUNBUFFERED|$PATH"']);
+    const [home, tmp, lang, extra, path] = result.stdout.trim().split('|');
+    const root = join(sandbox.workspace, '..');
+    expect(home).toBe(join(root, 'home'));
+    expect(tmp).toBe(join(root, 'tmp'));
+    expect(lang).toBe('C.UTF-8');
+    expect(extra).toBe('1');
+    expect(path).toBe(process.env.PATH);
+    const names = (await sandbox.exec(['env'])).stdout.split('\n').map((line) => line.split('=')[0]);
+    expect(names.filter(Boolean).sort()).toEqual([
+      'HOME',
+      'LANG',
+      'LC_ALL',
+      'PATH',
+      'PYTHONUNBUFFERED',
+      'TMPDIR',
+    ]);
+    await sandbox.close();
+  });
+
+  it('ignores the user option: commands run as the current user', async () => {
+    const sandbox = await environment().open(spec());
+    const result = await sandbox.exec(['id', '-u'], { user: 'agent' });
+    expect(result.stdout.trim()).toBe(String(process.getuid?.()));
+    await sandbox.close();
+  });
+
+  it("runs the task's setup commands in the workspace when it opens", async () => {
+    const sandbox = await environment().open(
+      spec({ needs: { setup: ['echo one > setup.txt', 'echo two >> setup.txt'] } }),
+    );
+    expect(text(await sandbox.readFile('setup.txt'))).toBe('one\ntwo\n');
+    await sandbox.close();
+  });
+
+  it('fails to open with class sandbox when a setup command fails, and leaves nothing behind', async () => {
+    const root = join(base, 'failing');
+    const env = new LocalEnvironment(localOptions.parse({ root }));
+    const error = await env
+      .open(spec({ needs: { setup: ['echo broken dependency >&2; exit 2'] } }))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ errorClass: 'sandbox' });
+    expect(String((error as Error).message)).toMatch(
+      /setup command `echo broken dependency >&2; exit 2` of task task exited with 2:\n.*broken dependency/s,
+    );
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it('fails to open with class sandbox when the seed directory is missing', async () => {
+    const error = await environment()
+      .open(spec({ task: { id: 'task', root: base, seed: join(base, 'nope') } }))
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ errorClass: 'sandbox', message: expect.stringContaining('nope') });
+  });
+
+  it('opens an empty workspace for a task without a seed', async () => {
+    const sandbox = await environment().open(spec({ task: { id: 'task', root: base } }));
+    expect(await sandbox.list()).toEqual([]);
+    await sandbox.close();
+  });
+
+  it('refuses paths that leave the workspace through a symlink, but can remove the link', async () => {
+    const sandbox = await environment().open(spec());
+    await sandbox.exec(['ln', '-s', '/etc', 'escape']);
+    await expect(sandbox.readFile('escape/hostname')).rejects.toMatchObject({ errorClass: 'sandbox' });
+    await expect(sandbox.writeFile('escape/longhaul-test', 'x')).rejects.toMatchObject({
+      errorClass: 'sandbox',
+    });
+    await expect(sandbox.list('escape')).rejects.toMatchObject({ errorClass: 'sandbox' });
+    await sandbox.remove('escape');
+    expect(existsSync('/etc/hostname') || existsSync('/etc')).toBe(true);
+    expect((await sandbox.list()).map((e) => e.path)).toEqual(['main.py']);
+    await sandbox.close();
+  });
+
+  it('carries symlinks through snapshots', async () => {
+    const sandbox = await environment().open(spec());
+    await sandbox.exec(['ln', '-s', 'main.py', 'link.py']);
+    const ref = await sandbox.snapshot();
+    await sandbox.remove('link.py');
+    await sandbox.restore(ref);
+    const link = (await sandbox.list()).find((e) => e.path === 'link.py');
+    expect(link?.type).toBe('symlink');
+    expect(text(await sandbox.readFile('link.py'))).toBe('print("hi")\n');
+    await sandbox.close();
+  });
+
+  it('removes its directory on close and stops processes it started', async () => {
+    const sandbox = await environment().open(spec());
+    const server = await sandbox.start(['sleep', '30']);
+    await sandbox.close();
+    expect(existsSync(sandbox.workspace)).toBe(false);
+    expect(server.pid).toBeDefined();
+    expect(() => process.kill(server.pid!, 0)).toThrow();
+  });
+
+  it('keeps its directory after close with keep: true', async () => {
+    const sandbox = await environment({ keep: true }).open(spec());
+    await sandbox.close();
+    expect(existsSync(join(sandbox.workspace, 'main.py'))).toBe(true);
+  });
+
+  it('exposes a port as a URL on the loopback address', async () => {
+    const sandbox = await environment().open(spec());
+    expect(await sandbox.expose(5000)).toBe('http://127.0.0.1:5000');
+    await expect(sandbox.expose(70_000)).rejects.toMatchObject({ errorClass: 'sandbox' });
+    await sandbox.close();
+  });
+
+  it('cannot snapshot without a snapshot store, and says which binding is missing', async () => {
+    const sandbox = await new LocalEnvironment(localOptions.parse({})).open(spec());
+    await expect(sandbox.snapshot()).rejects.toThrow(/tokens.SnapshotStore/);
+    await sandbox.close();
+  });
+
+  it('rejects unknown options', () => {
+    expect(() => localOptions.parse({ exclude: [] })).toThrow(/exclude/);
+  });
+});

@@ -1,0 +1,61 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { ProcessGroup } from '../src/process-group.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'longhaul-pg-'));
+const options = {
+  cwd,
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  maxOutputBytes: 100,
+  killGraceMs: 300,
+};
+
+describe('ProcessGroup', () => {
+  it('reports a program that cannot start', async () => {
+    const group = new ProcessGroup(['no-such-program-here'], options);
+    const exit = await group.done;
+    expect(exit.exitCode).toBeNull();
+    expect(exit.spawnError).toMatch(/no-such-program-here/);
+  });
+
+  it('captures output and the exit code', async () => {
+    const group = new ProcessGroup(['sh', '-c', 'echo out; echo err >&2; exit 3'], options);
+    expect(await group.done).toEqual({ exitCode: 3 });
+    expect(group.stdout.text()).toBe('out\n');
+    expect(group.stderr.text()).toBe('err\n');
+  });
+
+  it('does not wait for children the command left running, and kills them', async () => {
+    const started = Date.now();
+    const group = new ProcessGroup(['sh', '-c', '(sleep 1; touch late) & echo left'], options);
+    expect(await group.done).toEqual({ exitCode: 0 });
+    expect(Date.now() - started).toBeLessThan(900);
+    await delay(1_300);
+    expect(existsSync(join(cwd, 'late'))).toBe(false);
+  });
+
+  it('stops a group that ignores SIGTERM', async () => {
+    const group = new ProcessGroup(['sh', '-c', 'trap "" TERM; sleep 30'], options);
+    const started = Date.now();
+    await delay(100);
+    await group.stop();
+    expect((await group.done).exitCode).toBeNull();
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('keeps output up to the cap and marks the rest dropped', async () => {
+    const group = new ProcessGroup(['sh', '-c', 'head -c 1000 /dev/zero | tr "\\0" a'], options);
+    expect(await group.done).toEqual({ exitCode: 0 });
+    expect(group.stdout.text()).toBe('a'.repeat(100));
+    expect(group.stdout.truncated).toBe(true);
+  });
+
+  it('feeds stdin', async () => {
+    const group = new ProcessGroup(['cat'], { ...options, stdin: 'in put' });
+    await group.done;
+    expect(group.stdout.text()).toBe('in put');
+  });
+});
