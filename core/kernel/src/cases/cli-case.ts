@@ -54,6 +54,16 @@ export const outputExpectationSchema = z
     if (value.tolerance !== undefined && !('json' in value || 'jsonl' in value)) {
       ctx.addIssue({ code: 'custom', path: ['tolerance'], message: 'applies to json and jsonl only' });
     }
+    // JSON is compared as data (key order never matters); only jsonl has a line order to drop.
+    const allowed: readonly string[] = 'json' in value ? [] : 'jsonl' in value ? ['sortLines'] : normalizers;
+    const refused = (value.normalize ?? []).filter((name) => !allowed.includes(name));
+    if (refused.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['normalize'],
+        message: `${refused.join(', ')} cannot apply here (json takes none, jsonl only sortLines)`,
+      });
+    }
   });
 export type OutputExpectation = z.output<typeof outputExpectationSchema>;
 

@@ -1,0 +1,55 @@
+import { readdir } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import { type CaseCategory, type CliCase, caseCategories, readCliCase, type Step } from '@longhaul/core';
+
+export type ScoredCategory = CaseCategory | 'regression';
+
+export interface LoadedCase {
+  /** `<step-id>/<category>/<name>`, unique within a task. */
+  id: string;
+  name: string;
+  step: Step;
+  /** The category the case has in its own step. */
+  category: CaseCategory;
+  /** The category it counts under for the step being scored. */
+  scoredAs: ScoredCategory;
+  spec: CliCase;
+}
+
+/** The cases of one step, in category order (core, functionality, error) and then by name. */
+export async function stepCases(step: Step): Promise<Omit<LoadedCase, 'scoredAs'>[]> {
+  if (!step.cases) return [];
+  const cases: Omit<LoadedCase, 'scoredAs'>[] = [];
+  for (const category of caseCategories) {
+    const dir = join(step.cases, category);
+    const files = await readdir(dir).catch(() => [] as string[]);
+    for (const file of files.filter((name) => /\.ya?ml$/.test(name)).sort()) {
+      const name = basename(file, extname(file));
+      cases.push({
+        id: `${step.id}/${category}/${name}`,
+        name,
+        step,
+        category,
+        spec: await readCliCase(join(dir, file)),
+      });
+    }
+  }
+  return cases;
+}
+
+/** The step's own cases, then (as regression) every case of the steps before it. */
+export async function casesFor(
+  steps: readonly Step[],
+  step: Step,
+  regression: boolean,
+): Promise<LoadedCase[]> {
+  const own = (await stepCases(step)).map((item) => ({ ...item, scoredAs: item.category as ScoredCategory }));
+  if (!regression) return own;
+  const earlier: LoadedCase[] = [];
+  for (const previous of steps.filter((candidate) => candidate.index < step.index)) {
+    earlier.push(
+      ...(await stepCases(previous)).map((item) => ({ ...item, scoredAs: 'regression' as const })),
+    );
+  }
+  return [...own, ...earlier];
+}

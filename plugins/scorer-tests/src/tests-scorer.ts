@@ -1,0 +1,105 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Score, StepScoreContext } from '@longhaul/core';
+import { casesFor, type LoadedCase } from './cases.js';
+import type { Check } from './check-output.js';
+import type { TestsOptions } from './options.js';
+import { type CaseRun, resetWorkspace, runCase } from './run-case.js';
+import { splitCommand } from './split-command.js';
+import { type CaseResult, tallyScores } from './tally.js';
+
+export const version = '1.0.0';
+
+function stepDir(item: LoadedCase): string {
+  return `${String(item.step.index + 1).padStart(2, '0')}-${item.step.id}`;
+}
+
+function feedbackFor(results: CaseResult[], checks: Map<string, Check[]>): string | undefined {
+  const failed = results.filter((result) => !result.passed);
+  if (failed.length === 0) return undefined;
+  const lines = failed.map((result) => {
+    const failures = (checks.get(result.id) ?? []).filter((check) => !check.passed);
+    return `- ${result.id}: ${failures.map((check) => `${check.target}: ${check.summary}`).join('; ')}`;
+  });
+  return `${failed.length} of ${results.length} hidden test cases failed:\n${lines.join('\n')}`;
+}
+
+/**
+ * Runs the hidden CLI cases of a step (and, as regression, those of every earlier step) against
+ * the step's snapshot, in a sandbox of its own.
+ */
+export class TestsScorer {
+  readonly scope = 'step' as const;
+  readonly version = version;
+
+  constructor(private readonly options: TestsOptions) {}
+
+  async score(ctx: StepScoreContext): Promise<Score[]> {
+    const cases = await casesFor(ctx.task.steps, ctx.step, this.options.regression);
+    if (cases.length === 0) return tallyScores([], undefined);
+    const entrypoint = splitCommand(ctx.task.entrypoint);
+    const sandbox = await ctx.openSandbox(ctx.snapshot);
+    const results: CaseResult[] = [];
+    const checks = new Map<string, Check[]>();
+    try {
+      const baseline = await sandbox.list('.', { recursive: true });
+      for (const item of cases) {
+        ctx.signal.throwIfAborted();
+        const timeoutMs = item.spec.timeoutMs ?? ctx.task.timeouts.caseMs;
+        const started = Date.now();
+        const run = await runCase(sandbox, item, {
+          entrypoint,
+          timeoutMs,
+          maxOutputBytes: this.options.maxOutputBytes,
+          signal: ctx.signal,
+        });
+        const durationMs = Date.now() - started;
+        await resetWorkspace(sandbox, baseline, ctx.snapshot);
+        const failed = run.checks.find((check) => !check.passed);
+        const result: CaseResult = {
+          id: item.id,
+          step: item.step.id,
+          category: item.scoredAs,
+          passed: !failed,
+          ...(failed ? { reason: `${failed.target}: ${failed.reason}` } : {}),
+          durationMs,
+        };
+        results.push(result);
+        checks.set(item.id, run.checks);
+        await this.writeRaw(ctx.outDir, item, result, run, entrypoint);
+      }
+    } finally {
+      await sandbox.close();
+    }
+    return tallyScores(results, feedbackFor(results, checks));
+  }
+
+  private async writeRaw(
+    outDir: string,
+    item: LoadedCase,
+    result: CaseResult,
+    run: CaseRun,
+    entrypoint: string[],
+  ): Promise<void> {
+    const file = join(outDir, stepDir(item), item.category, `${item.name}.json`);
+    await mkdir(dirname(file), { recursive: true });
+    const raw = {
+      case: item.id,
+      scoredAs: item.scoredAs,
+      passed: result.passed,
+      reason: result.reason ?? null,
+      durationMs: result.durationMs,
+      command: [...entrypoint, ...item.spec.argv],
+      expected: item.spec.expect,
+      actual: {
+        exitCode: run.result?.exitCode ?? null,
+        timedOut: run.result?.timedOut ?? false,
+        stdout: run.result?.stdout ?? '',
+        stderr: run.result?.stderr ?? '',
+        files: run.files,
+      },
+      checks: run.checks,
+    };
+    await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
+  }
+}

@@ -1,0 +1,73 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseYaml, type Score, type Step, type Task, type TrialSpec } from '@longhaul/core';
+import { TestsScorer } from '../src/index.js';
+import { MemorySnapshots, TempSandbox } from './temp-sandbox.js';
+
+/**
+ * A task read straight from a native task directory (task.yaml and steps/<nn>-<slug>/), without
+ * the source plugin: scorers never depend on another plugin.
+ */
+export async function taskFromDir(root: string): Promise<Task> {
+  const file = parseYaml(await readFile(join(root, 'task.yaml'), 'utf8'), 'task.yaml').value as {
+    id: string;
+    title: string;
+    entrypoint: string;
+    language: string;
+    timeouts?: { caseMs?: number };
+  };
+  const stepDirs = (await readdir(join(root, 'steps'))).sort();
+  const steps: Step[] = stepDirs.map((name, index) => ({
+    id: name.replace(/^\d+-/, ''),
+    index,
+    prompt: '',
+    cases: join(root, 'steps', name, 'cases'),
+    solution: join(root, 'steps', name, 'solution'),
+    metadata: {},
+  }));
+  return {
+    id: file.id,
+    title: file.title,
+    source: 'test',
+    root,
+    entrypoint: file.entrypoint,
+    language: file.language,
+    environment: {},
+    steps,
+    timeouts: { caseMs: file.timeouts?.caseMs ?? 10_000 },
+    hash: 'test',
+    metadata: {},
+  };
+}
+
+export interface Scored {
+  scores: Record<string, number | boolean | null>;
+  list: Score[];
+  outDir: string;
+}
+
+/** Scores `workspace` (a host directory) as the result of step `index` of `task`. */
+export async function scoreStep(
+  task: Task,
+  index: number,
+  workspace: string,
+  options: { regression?: boolean } = {},
+): Promise<Scored> {
+  const snapshots = new MemorySnapshots();
+  const snapshot = await snapshots.putDir(workspace);
+  const outDir = await mkdtemp(join(tmpdir(), 'longhaul-tests-out-'));
+  const scorer = new TestsScorer({ regression: options.regression ?? true, maxOutputBytes: 1 << 20 });
+  const list = await scorer.score({
+    task,
+    step: task.steps[index]!,
+    trial: { id: 'trial' } as TrialSpec,
+    snapshot,
+    snapshots,
+    openSandbox: (from) => TempSandbox.create(snapshots, from),
+    outDir,
+    status: 'ok',
+    signal: new AbortController().signal,
+  });
+  return { scores: Object.fromEntries(list.map((score) => [score.metric, score.value])), list, outDir };
+}

@@ -1,0 +1,148 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Task } from '@longhaul/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import plugin, { version } from '../src/index.js';
+import { scoreStep, taskFromDir } from './harness.js';
+
+const fixture = join(import.meta.dirname, 'fixtures/greet');
+let task: Task;
+
+beforeAll(async () => {
+  task = await taskFromDir(fixture);
+});
+
+describe('scorer tests', () => {
+  it('is a versioned step scorer with defaults for its options', () => {
+    expect(plugin).toMatchObject({ kind: 'scorer', id: 'tests' });
+    expect(plugin.options.parse({})).toEqual({ regression: true, maxOutputBytes: 1_048_576 });
+    expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('gives a correct first step full marks, with no regression cases', async () => {
+    const { scores, list } = await scoreStep(task, 0, join(fixture, 'steps/01-greet/solution'));
+    expect(scores).toEqual({
+      strict: 1,
+      iso: 1,
+      core: 1,
+      pass_rate: 1,
+      'core.passed': 2,
+      'core.total': 2,
+      'functionality.passed': 1,
+      'functionality.total': 1,
+      'error.passed': 1,
+      'error.total': 1,
+      'regression.passed': 0,
+      'regression.total': 0,
+    });
+    expect(list.find((score) => score.metric === 'strict')?.feedback).toBeUndefined();
+  });
+
+  it('runs earlier steps as regression, resets the workspace between cases and supports before-invocations', async () => {
+    const { scores, list } = await scoreStep(task, 1, join(fixture, 'steps/02-shout/solution'));
+    expect(scores).toMatchObject({ strict: 1, iso: 1, core: 1, pass_rate: 1 });
+    expect(scores).toMatchObject({ 'regression.passed': 4, 'regression.total': 4, 'functionality.total': 3 });
+    const detail = list.find((score) => score.metric === 'strict')?.detail as { cases: { id: string }[] };
+    expect(detail.cases.map((item) => item.id)).toEqual([
+      'shout/core/out-file',
+      'shout/core/upper',
+      'shout/functionality/clean',
+      'shout/functionality/jsonl',
+      'shout/functionality/stateful',
+      'greet/core/json',
+      'greet/core/plain',
+      'greet/functionality/from-file',
+      'greet/error/no-args',
+    ]);
+  });
+
+  it('scores a broken solution: strict and iso fail, core holds, categories count what failed', async () => {
+    const { scores, list, outDir } = await scoreStep(task, 1, join(fixture, 'broken/shout'));
+    expect(scores).toEqual({
+      strict: 0,
+      iso: 0,
+      core: 1,
+      pass_rate: 6 / 9,
+      'core.passed': 2,
+      'core.total': 2,
+      'functionality.passed': 2,
+      'functionality.total': 3,
+      'error.passed': 0,
+      'error.total': 0,
+      'regression.passed': 2,
+      'regression.total': 4,
+    });
+    const strict = list.find((score) => score.metric === 'strict')!;
+    const cases = (
+      strict.detail as { cases: { id: string; passed: boolean; reason?: string; category: string }[] }
+    ).cases;
+    expect(cases.filter((item) => !item.passed)).toEqual([
+      expect.objectContaining({
+        id: 'shout/functionality/jsonl',
+        category: 'functionality',
+        reason: expect.stringMatching(/^stdout: line 1\.name: expected "ada", got "ADA"/),
+      }),
+      expect.objectContaining({
+        id: 'greet/core/json',
+        category: 'regression',
+        reason: 'stdout: $.length: expected 9, got 10',
+      }),
+      expect.objectContaining({
+        id: 'greet/error/no-args',
+        category: 'regression',
+        reason: 'exit code: expected 2, got 1',
+      }),
+    ]);
+    // Feedback names the failed cases without showing the hidden expected output.
+    expect(strict.feedback).toBe(
+      [
+        '3 of 9 hidden test cases failed:',
+        '- shout/functionality/jsonl: stdout: JSON lines differ',
+        '- greet/core/json: stdout: JSON differs',
+        '- greet/error/no-args: exit code: expected 2, got 1',
+      ].join('\n'),
+    );
+    const raw = JSON.parse(await readFile(join(outDir, '01-greet/core/json.json'), 'utf8'));
+    expect(raw).toMatchObject({
+      case: 'greet/core/json',
+      scoredAs: 'regression',
+      passed: false,
+      command: ['python3', 'main.py', '--json', 'ada'],
+      expected: { exitCode: 0, stdout: { json: { greeting: 'hello ada', length: 9 } } },
+      actual: { exitCode: 0, stdout: '{"greeting": "hello ada", "length": 10}\n' },
+    });
+    expect(raw.checks[1].diff).toContain('-  "length": 9');
+    expect(raw.checks[1].diff).toContain('+  "length": 10');
+  });
+
+  it('kills a case that runs past its timeout and moves on', async () => {
+    const started = Date.now();
+    const { scores, list } = await scoreStep(task, 0, join(fixture, 'broken/hang'));
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(scores).toMatchObject({
+      strict: 0,
+      iso: 0,
+      core: 1,
+      'functionality.passed': 0,
+      'error.passed': 1,
+    });
+    const cases = (list[0]!.detail as { cases: { id: string; reason?: string }[] }).cases;
+    expect(cases.find((item) => item.id === 'greet/functionality/from-file')?.reason).toBe(
+      'run: timed out after 2000 ms',
+    );
+  });
+
+  it('scores only the step itself when regression is off, and gives null solves for a step without cases', async () => {
+    const { scores } = await scoreStep(task, 1, join(fixture, 'broken/shout'), { regression: false });
+    expect(scores).toMatchObject({ strict: 0, iso: 0, core: 1, 'regression.total': 0, pass_rate: 4 / 5 });
+    const empty = { ...task, steps: [{ ...task.steps[0]!, cases: undefined }] };
+    const none = await scoreStep(empty, 0, join(fixture, 'steps/01-greet/solution'));
+    expect(none.scores).toMatchObject({
+      strict: null,
+      iso: null,
+      core: null,
+      pass_rate: null,
+      'core.total': 0,
+    });
+  });
+});

@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import type {
+  ExecOptions,
+  ExecResult,
+  FileEntry,
+  Sandbox,
+  SnapshotRef,
+  SnapshotStore,
+  WorkspaceFile,
+} from '@longhaul/core';
+
+/** Snapshots kept in memory, addressed by the hash of their files. */
+export class MemorySnapshots implements SnapshotStore {
+  private readonly snapshots = new Map<SnapshotRef, WorkspaceFile[]>();
+
+  async put(files: WorkspaceFile[]): Promise<SnapshotRef> {
+    const hash = createHash('sha256');
+    for (const file of [...files].sort((a, b) => a.path.localeCompare(b.path))) {
+      hash.update(`${file.path}\0${file.mode}\0`).update(file.data);
+    }
+    const ref = hash.digest('hex');
+    this.snapshots.set(ref, files);
+    return ref;
+  }
+
+  async get(ref: SnapshotRef): Promise<WorkspaceFile[]> {
+    const files = this.snapshots.get(ref);
+    if (!files) throw new Error(`no snapshot ${ref}`);
+    return files;
+  }
+
+  async has(ref: SnapshotRef): Promise<boolean> {
+    return this.snapshots.has(ref);
+  }
+
+  /** A snapshot of a host directory. */
+  async putDir(dir: string): Promise<SnapshotRef> {
+    const sandbox = await TempSandbox.create(this);
+    await cp(dir, sandbox.workspace, { recursive: true });
+    const ref = await sandbox.snapshot();
+    await sandbox.close();
+    return ref;
+  }
+}
+
+/** A minimal sandbox over a temp directory: enough to drive scorers in unit tests. */
+export class TempSandbox implements Sandbox {
+  readonly id = `temp-${Math.random().toString(36).slice(2)}`;
+  readonly hostAddress = '127.0.0.1';
+
+  private constructor(
+    readonly workspace: string,
+    private readonly snapshots: MemorySnapshots,
+  ) {}
+
+  static async create(snapshots: MemorySnapshots, from?: SnapshotRef): Promise<TempSandbox> {
+    const sandbox = new TempSandbox(await mkdtemp(join(tmpdir(), 'longhaul-ws-')), snapshots);
+    if (from) await sandbox.restore(from);
+    return sandbox;
+  }
+
+  exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const child = spawn(argv[0]!, argv.slice(1), {
+        cwd: options.cwd ? join(this.workspace, options.cwd) : this.workspace,
+        env: { PATH: process.env.PATH ?? '', HOME: this.workspace, ...options.env },
+        detached: true,
+      });
+      let stdout = '';
+      let stderr = '';
+      let timedOut = false;
+      const timer = options.timeoutMs
+        ? setTimeout(() => {
+            timedOut = true;
+            process.kill(-child.pid!, 'SIGKILL');
+          }, options.timeoutMs)
+        : undefined;
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+      });
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ exitCode: code, stdout, stderr, timedOut, durationMs: Date.now() - started });
+      });
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.stdin ?? '');
+    });
+  }
+
+  async start(): Promise<never> {
+    throw new Error('not supported by TempSandbox');
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    return readFile(join(this.workspace, path));
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void> {
+    await mkdir(dirname(join(this.workspace, path)), { recursive: true });
+    await writeFile(join(this.workspace, path), data);
+    if (options?.mode) await chmod(join(this.workspace, path), options.mode);
+  }
+
+  async remove(path: string): Promise<void> {
+    await rm(join(this.workspace, path), { recursive: true, force: true });
+  }
+
+  async list(path = '.', options?: { recursive?: boolean }): Promise<FileEntry[]> {
+    const entries = await readdir(join(this.workspace, path), {
+      recursive: options?.recursive ?? false,
+      withFileTypes: true,
+    });
+    const out: FileEntry[] = [];
+    for (const entry of entries) {
+      const full = join(entry.parentPath, entry.name);
+      const info = await stat(full);
+      out.push({
+        path: relative(this.workspace, full).split(sep).join('/'),
+        type: entry.isDirectory() ? 'dir' : entry.isSymbolicLink() ? 'symlink' : 'file',
+        size: info.size,
+        mode: info.mode & 0o777,
+      });
+    }
+    return out.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  async pull(): Promise<WorkspaceFile[]> {
+    const files = (await this.list('.', { recursive: true })).filter((entry) => entry.type === 'file');
+    return Promise.all(
+      files.map(async (entry) => ({
+        path: entry.path,
+        mode: entry.mode,
+        data: await this.readFile(entry.path),
+      })),
+    );
+  }
+
+  async push(files: WorkspaceFile[]): Promise<void> {
+    await rm(this.workspace, { recursive: true, force: true });
+    await mkdir(this.workspace, { recursive: true });
+    for (const file of files) await this.writeFile(file.path, file.data, { mode: file.mode });
+  }
+
+  async snapshot(): Promise<SnapshotRef> {
+    return this.snapshots.put(await this.pull());
+  }
+
+  async restore(ref: SnapshotRef): Promise<void> {
+    await this.push(await this.snapshots.get(ref));
+  }
+
+  async expose(): Promise<string> {
+    throw new Error('not supported by TempSandbox');
+  }
+
+  async close(): Promise<void> {
+    await rm(this.workspace, { recursive: true, force: true });
+  }
+}
