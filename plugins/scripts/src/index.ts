@@ -1,1 +1,65 @@
-export {};
+import { definePlugin, type Task, type TurnPlan, tokens } from '@longhaul/core';
+import { notes, type ScriptOptions, scriptOptions } from './options.js';
+import { planCheckpoints, planConversation, planIsolated, planSingleShot } from './plans.js';
+
+export { defaultTemplate, notes, type ScriptOptions, scriptOptions } from './options.js';
+export { planCheckpoints, planConversation, planIsolated, planSingleShot } from './plans.js';
+export { placeholders } from './prompt.js';
+
+interface ScriptEntry {
+  id: string;
+  description: string;
+  continuationNote: string;
+  plan: (task: Task, options: ScriptOptions) => TurnPlan[];
+}
+
+function scriptPlugin({ id, description, continuationNote, plan }: ScriptEntry) {
+  return definePlugin({
+    kind: 'script',
+    id,
+    description,
+    options: scriptOptions({ firstNote: notes.first, continuationNote }),
+    register(bind, options) {
+      bind(tokens.Script).toConstantValue({ plan: (task: Task) => plan(task, options) });
+    },
+  });
+}
+
+const entries: ScriptEntry[] = [
+  {
+    id: 'checkpoints',
+    description: 'A fresh session per step; the workspace carries over (SlopCodeBench)',
+    continuationNote: notes.ownWork,
+    plan: planCheckpoints,
+  },
+  {
+    id: 'conversation',
+    description:
+      'One session across all steps; the workspace carries over (SWE-STEPS global, SLUMP emergent)',
+    continuationNote: notes.nextInConversation,
+    plan: planConversation,
+  },
+  {
+    id: 'single-shot',
+    description: 'Every step in one turn, every step scored at the end (SLUMP control, SWE-STEPS PRD)',
+    continuationNote: notes.ownWork,
+    plan: planSingleShot,
+  },
+  {
+    id: 'isolated',
+    description:
+      'Before each step the workspace is reset to the reference after the previous one; fresh session (SWE-STEPS individual)',
+    continuationNote: notes.reference,
+    plan: planIsolated,
+  },
+];
+
+const plugins = entries.map(scriptPlugin);
+export const [checkpoints, conversation, singleShot, isolated] = plugins as [
+  (typeof plugins)[number],
+  (typeof plugins)[number],
+  (typeof plugins)[number],
+  (typeof plugins)[number],
+];
+
+export default plugins;

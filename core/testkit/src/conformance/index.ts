@@ -1,2 +1,5 @@
 export * from './checks.js';
 export * from './environment.js';
+export * from './instantiate.js';
+export * from './sample-task.js';
+export * from './script.js';

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { placeholders, unknownPlaceholders } from './prompt.js';
+
+const placeholderList = placeholders.map((p) => `{{${p}}}`).join(', ');
+
+export const defaultTemplate = '{{continuation}}\n\n{{spec}}\n';
+
+export const notes = {
+  first:
+    'Write a program in this workspace that fully meets the specification below. It is run as `{{entrypoint}}`. ' +
+    'If it needs third-party packages, list them in the usual manifest for its language (for Python, requirements.txt).',
+  ownWork:
+    'This workspace holds the program you wrote for the earlier parts of this specification. ' +
+    'Extend your own code so that it also meets the new part below, and keep everything that already works working. ' +
+    'It is still run as `{{entrypoint}}`; list any new third-party packages in the same manifest.',
+  nextInConversation:
+    'Here is the next part of the same specification. Extend the program you have been writing so that it also ' +
+    'meets it, and keep everything that already works working. It is still run as `{{entrypoint}}`.',
+  reference:
+    'This workspace holds a working implementation of the earlier parts of this specification. ' +
+    'Extend it so that it also meets the new part below, and keep everything that already works working. ' +
+    'It is run as `{{entrypoint}}`; list any new third-party packages in the manifest for its language.',
+};
+
+function templateText(description: string, fallback: string) {
+  return z
+    .string()
+    .superRefine((text, ctx) => {
+      for (const name of unknownPlaceholders(text)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown placeholder {{${name}}}; known: ${placeholderList}`,
+        });
+      }
+    })
+    .default(fallback)
+    .describe(description);
+}
+
+/** The options every built-in script takes; defaults of the notes differ per script. */
+export function scriptOptions(defaults: { firstNote: string; continuationNote: string }) {
+  return z
+    .object({
+      template: templateText(
+        `Prompt of each turn. Placeholders: ${placeholderList}. {{continuation}} is firstNote on the turn that starts the work and continuationNote on later ones.`,
+        defaultTemplate,
+      ),
+      firstNote: templateText(
+        'Text for {{continuation}} on the turn that starts the work.',
+        defaults.firstNote,
+      ),
+      continuationNote: templateText(
+        'Text for {{continuation}} on later turns, telling the agent what the workspace already holds.',
+        defaults.continuationNote,
+      ),
+      feedbackCycles: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(0)
+        .describe(
+          'Extra turns a step may take when its scores show failures, each with the failures as feedback.',
+        ),
+    })
+    .strict();
+}
+
+export type ScriptOptions = z.output<ReturnType<typeof scriptOptions>>;
