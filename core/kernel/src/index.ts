@@ -1,3 +1,5 @@
 export * from './cases/index.js';
 export * from './config/index.js';
 export * from './contracts/index.js';
+export * from './runner/index.js';
+export * from './store/index.js';

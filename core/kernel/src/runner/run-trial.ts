@@ -1,0 +1,639 @@
+import { appendFile, mkdir, rm } from 'node:fs/promises';
+import { Container } from 'inversify';
+import {
+  addUsage,
+  type Environment,
+  type ErrorClass,
+  emptyUsage,
+  type Harness,
+  type Memory,
+  type MemoryContext,
+  type MemoryPatch,
+  type ModelEndpoint,
+  type ModelGateway,
+  type PluginKind,
+  type PluginRef,
+  type Sandbox,
+  type Scorer,
+  type Script,
+  type Session,
+  type SnapshotStore,
+  type Status,
+  type Step,
+  type StepRecord,
+  type StepStatus,
+  type TrajectoryEvent,
+  type TrialRecord,
+  type TrialSpec,
+  type TurnPlan,
+  tokens,
+  type Usage,
+} from '../contracts/index.js';
+import { workspaceDiff } from '../store/diff.js';
+import type { RunStore, StepScoresFile } from '../store/run-store.js';
+import { readDirectoryFiles } from '../store/workspace-files.js';
+import { classifyAs, errorMessage, settleWithin } from './faults.js';
+import { resumePoint } from './plan.js';
+import type { TrialServices } from './services.js';
+import { type NamedScorer, type StepOutcome, type StepScorer, scoreStep } from './step-scoring.js';
+import { runTurn } from './turn.js';
+
+/** A fault that ends the trial's current step with a classified status. */
+class StepFault extends Error {
+  constructor(
+    readonly status: Status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function guard<T>(
+  work: () => Promise<T> | T,
+  errorClass: ErrorClass,
+  signal?: AbortSignal,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof StepFault) throw error;
+    throw new StepFault(classifyAs(error, errorClass, signal), errorMessage(error));
+  }
+}
+
+/** A step the trial has started and not yet closed. */
+interface OpenStep {
+  step: Step;
+  startedAt: string;
+  startMs: number;
+  turns: number;
+  usage: Usage;
+}
+
+const isAgentOutcome = (status: StepStatus) => status === 'ok' || status === 'failed';
+const closeMs = 15_000;
+
+/**
+ * Runs one trial to its record (the per-turn lifecycle in the package README). Picks up where an
+ * earlier attempt stopped: complete steps (those with a scores.json) are never run again.
+ * Never throws for a fault of a plugin: faults end steps with classified statuses.
+ */
+export async function runTrial(spec: TrialSpec, services: TrialServices): Promise<TrialRecord> {
+  return new TrialRun(spec, services).run();
+}
+
+class TrialRun {
+  private readonly store: RunStore;
+  private readonly container: Container;
+  private readonly snapshots: SnapshotStore;
+  private readonly gateway?: ModelGateway;
+  private readonly abandonMs: number;
+  private readonly records = new Map<number, StepRecord>();
+  private readonly complete = new Set<number>();
+  private readonly open = new Map<number, OpenStep>();
+  private record!: TrialRecord;
+
+  private environment!: Environment;
+  private harness!: Harness;
+  private memory!: Memory;
+  private stepScorers: NamedScorer<StepScorer>[] = [];
+  private trialScorers: NamedScorer<Scorer & { scope: 'trial' }>[] = [];
+  private sandbox?: Sandbox;
+  private session?: Session;
+  private sessionEvents: TrajectoryEvent[] = [];
+  private sessionBroken = false;
+  private resumeState?: unknown;
+  private model?: ModelEndpoint;
+  private previousSnapshot?: string;
+  private spentUsd = 0;
+  private cancelled = false;
+  private halted = false;
+
+  constructor(
+    private readonly spec: TrialSpec,
+    private readonly services: TrialServices,
+  ) {
+    this.store = services.store;
+    this.container = new Container({ parent: services.container });
+    this.container.bind(tokens.Trial).toConstantValue(spec);
+    this.snapshots = this.container.get(tokens.SnapshotStore);
+    this.gateway = this.container.isBound(tokens.Gateway) ? this.container.get(tokens.Gateway) : undefined;
+    this.abandonMs = services.abandonMs ?? 5000;
+  }
+
+  private get task() {
+    return this.spec.task;
+  }
+
+  async run(): Promise<TrialRecord> {
+    const started = Date.now();
+    const prior = await this.store.readTrial(this.spec.id);
+    await this.loadCompleteSteps();
+    this.record = {
+      id: this.spec.id,
+      task: this.task.id,
+      condition: this.spec.condition.key,
+      repeat: this.spec.repeat,
+      status: 'running',
+      startedAt: prior?.startedAt ?? new Date().toISOString(),
+      durationMs: prior?.durationMs ?? 0,
+      usage: emptyUsage(),
+      steps: [],
+      scores: {},
+    };
+    this.services.emit({
+      type: 'trial.start',
+      trialId: this.spec.id,
+      task: this.task.id,
+      condition: this.spec.condition.key,
+      steps: this.task.steps.length,
+    });
+    await this.writeRecord();
+    try {
+      const plan = await this.instantiate();
+      const start = resumePoint(plan, this.complete);
+      if (start < plan.length) await this.runTurns(plan, start);
+      if (!this.cancelled) await this.scoreTrial();
+    } catch (error) {
+      const fault = error instanceof StepFault ? error : new StepFault('error:internal', errorMessage(error));
+      this.faultFirstPendingStep(fault);
+    } finally {
+      await this.closeAll();
+    }
+    this.closeRemainingSteps();
+    this.record.status = this.trialStatus();
+    this.record.endedAt = new Date().toISOString();
+    this.record.durationMs = (prior?.durationMs ?? 0) + (Date.now() - started);
+    await this.writeRecord();
+    this.services.emit({
+      type: 'trial.end',
+      trialId: this.spec.id,
+      status: this.record.status,
+      usage: this.record.usage,
+      durationMs: this.record.durationMs,
+    });
+    return this.record;
+  }
+
+  private async loadCompleteSteps(): Promise<void> {
+    for (const step of this.task.steps) {
+      const scores = await this.store.readStepScores(this.spec.id, step);
+      if (!scores) continue;
+      this.complete.add(step.index);
+      this.records.set(step.index, stepRecordOf(scores));
+      this.spentUsd += scores.usage.costUsd;
+    }
+  }
+
+  private instantiateOne<T>(kind: PluginKind, ref: PluginRef, errorClass: ErrorClass): Promise<T> {
+    return guard(() => this.services.plugins.instantiate<T>(this.container, kind, ref), errorClass);
+  }
+
+  private async instantiate(): Promise<TurnPlan[]> {
+    const { condition } = this.spec;
+    this.environment = await this.instantiateOne<Environment>(
+      'environment',
+      condition.environment,
+      'sandbox',
+    );
+    this.harness = await this.instantiateOne<Harness>('harness', condition.harness, 'harness');
+    this.memory = await this.instantiateOne<Memory>('memory', condition.memory, 'memory');
+    const script = await this.instantiateOne<Script>('script', condition.script, 'internal');
+    for (const ref of this.spec.scorers) {
+      const scorer = await this.instantiateOne<Scorer>('scorer', ref, 'scorer');
+      if (scorer.scope === 'step') this.stepScorers.push({ label: ref.label, scorer });
+      if (scorer.scope === 'trial') this.trialScorers.push({ label: ref.label, scorer });
+    }
+    return guard(() => script.plan(this.task), 'internal');
+  }
+
+  private async runTurns(plan: TurnPlan[], start: number): Promise<void> {
+    const from = this.lastCompleteSnapshot(plan, start);
+    this.sandbox = await guard(
+      () =>
+        this.environment.open({
+          runId: this.spec.runId,
+          trialId: this.spec.id,
+          purpose: 'agent',
+          task: { id: this.task.id, root: this.task.root, seed: this.task.seed },
+          needs: this.task.environment,
+          from,
+        }),
+      'sandbox',
+    );
+    const sandbox = this.sandbox;
+    const info = await guard(() => this.harness.prepare(sandbox), 'harness');
+    this.services.onPrepared?.(this.spec.condition.harness.label, info);
+    this.previousSnapshot = from ?? (await guard(() => sandbox.snapshot(), 'sandbox'));
+    if (this.gateway) {
+      const gateway = this.gateway;
+      this.model = await guard(() => gateway.endpoint(this.spec.id, sandbox.hostAddress), 'model');
+    }
+    const saved =
+      start > 0 && this.harness.capabilities.resume ? await this.store.readSession(this.spec.id) : undefined;
+    if (saved && saved.turn === start - 1) this.resumeState = saved.state;
+
+    for (let t = start; t < plan.length; t++) {
+      if (this.services.cancellation.stopSignal.aborted) {
+        this.cancelled = true;
+        return;
+      }
+      if (this.halted) return;
+      await this.runPlannedTurn(t, plan[t]!);
+      if (this.cancelled) return;
+    }
+  }
+
+  /** The snapshot an interrupted trial continues from: that of the last turn it completed. */
+  private lastCompleteSnapshot(plan: TurnPlan[], start: number): string | undefined {
+    if (start === 0) return undefined;
+    const scored = plan[start - 1]!.scores;
+    return this.records.get(Math.max(...scored))?.snapshot;
+  }
+
+  private openStep(step: Step): OpenStep {
+    let open = this.open.get(step.index);
+    if (!open) {
+      open = {
+        step,
+        startedAt: new Date().toISOString(),
+        startMs: Date.now(),
+        turns: 0,
+        usage: emptyUsage(),
+      };
+      this.open.set(step.index, open);
+      this.services.emit({ type: 'step.start', trialId: this.spec.id, step: step.index, stepId: step.id });
+    }
+    return open;
+  }
+
+  private async runPlannedTurn(t: number, turn: TurnPlan): Promise<void> {
+    const steps = turn.steps.map((i) => this.task.steps[i]!);
+    for (const step of steps) {
+      if (!this.open.has(step.index) && !this.complete.has(step.index)) {
+        // A step that starts again after an interruption starts clean.
+        await rm(this.store.stepDir(this.spec.id, step), { recursive: true, force: true });
+        await mkdir(this.store.stepDir(this.spec.id, step), { recursive: true });
+      }
+    }
+    const owner = this.openStep(steps[0]!);
+    for (const step of steps.slice(1)) this.openStep(step);
+    const deadline = owner.startMs + this.spec.limits.stepMs * steps.length;
+    const maxCycles = Math.max(0, Math.min(turn.feedbackCycles, this.spec.limits.turnsPerStep - 1));
+
+    let status: StepStatus = 'ok';
+    let outcomes: Map<number, StepOutcome> | undefined;
+    try {
+      await guard(() => this.applyWorkspaceAction(turn), 'sandbox');
+      let prompt = turn.prompt;
+      for (let cycle = 0; ; cycle++) {
+        outcomes = undefined;
+        if (cycle > 0 && this.services.cancellation.stopSignal.aborted) {
+          status = 'cancelled';
+          break;
+        }
+        const limit = this.spec.limits;
+        if (limit.trialUsd > 0 && this.spentUsd >= limit.trialUsd) {
+          status = 'budget';
+          break;
+        }
+        const timeoutMs = Math.min(limit.turnMs, deadline - Date.now());
+        if (timeoutMs <= 0) {
+          status = 'timeout';
+          break;
+        }
+        status = await this.deliverTurn(t, turn, steps, owner, prompt, cycle, timeoutMs);
+        if (status === 'cancelled' || turn.scores.length === 0) break;
+        outcomes = await this.scoreTurn(turn, status);
+        const scoredStatuses = [...outcomes.values()].map((o) => o.status);
+        if (scoredStatuses.includes('cancelled')) {
+          status = 'cancelled';
+          break;
+        }
+        const feedback = [...outcomes.values()].flatMap((o) => o.feedback);
+        const canRetry =
+          cycle < maxCycles && isAgentOutcome(status) && feedback.length > 0 && Date.now() < deadline;
+        if (!canRetry) break;
+        prompt = feedbackPrompt(feedback);
+      }
+    } catch (error) {
+      if (!(error instanceof StepFault)) throw error;
+      status = error.status;
+      this.log('error', `${steps[0]!.id}: ${error.message}`);
+    }
+
+    if (status === 'cancelled') {
+      this.cancelled = true;
+      return;
+    }
+    if (turn.scores.length > 0) {
+      outcomes ??= await this.scoreTurn(turn, status);
+      for (const i of turn.scores) await this.closeStep(i, outcomes.get(i)!);
+    }
+    if (!isAgentOutcome(status) || [...(outcomes?.values() ?? [])].some((o) => !isAgentOutcome(o.status))) {
+      if (this.spec.limits.onError === 'stop') this.halted = true;
+    }
+    if (this.harness.capabilities.resume && this.session && !this.sessionBroken && turn.scores.length > 0) {
+      const session = this.session;
+      const state = await guard(() => session.state(), 'harness').catch(() => undefined);
+      if (state !== undefined) await this.store.writeSession(this.spec.id, { turn: t, state });
+    }
+  }
+
+  private async applyWorkspaceAction(turn: TurnPlan): Promise<void> {
+    if (turn.workspace.action !== 'reset') return;
+    const k = turn.workspace.afterStep;
+    const dir = k < 0 ? this.task.seed : this.task.steps[k]?.solution;
+    if (k >= 0 && !dir)
+      throw new StepFault('error:internal', `step ${k + 1} has no reference solution to reset to`);
+    await this.sandbox!.push(dir ? await readDirectoryFiles(dir) : []);
+  }
+
+  /** Memory, session and the turn itself; returns the turn's status. */
+  private async deliverTurn(
+    t: number,
+    turn: TurnPlan,
+    steps: Step[],
+    owner: OpenStep,
+    prompt: string,
+    cycle: number,
+    timeoutMs: number,
+  ): Promise<Status> {
+    const sandbox = this.sandbox!;
+    const memoryDir = this.store.memoryDir(this.spec.id);
+    await mkdir(memoryDir, { recursive: true });
+    const willBeFresh =
+      (!this.session && this.resumeState === undefined) ||
+      this.sessionBroken ||
+      (cycle === 0 && turn.session === 'fresh');
+    const context = (): MemoryContext => ({
+      task: this.task,
+      plan: turn,
+      turnIndex: t,
+      sandbox,
+      capabilities: this.harness.capabilities,
+      stateDir: memoryDir,
+      freshSession: willBeFresh,
+      sessionEvents: this.sessionEvents,
+    });
+    const patch: MemoryPatch = await guard(() => this.memory.beforeTurn(context()), 'memory');
+    for (const [path, content] of Object.entries(patch.files ?? {})) {
+      await guard(() => sandbox.writeFile(path, content), 'sandbox');
+    }
+    const text = [patch.prefix, prompt, patch.suffix].filter((part) => part).join('\n\n');
+    for (const step of steps) {
+      const file = this.store.stepFile(this.spec.id, step, 'prompt.md');
+      if (cycle === 0) await this.store.writePrompt(this.spec.id, step, text);
+      else await appendFile(file, `\n\n---\n\n<!-- feedback cycle ${cycle} -->\n\n${text}`);
+    }
+    await this.ensureSession(willBeFresh || patch.restartSession === true, turn);
+
+    const focus = { task: this.task, steps, solution: steps[steps.length - 1]!.solution };
+    this.gateway?.focus(this.spec.id, focus);
+    this.services.emit({ type: 'turn.start', trialId: this.spec.id, turn: t, steps: turn.steps, cycle });
+    const trajectory = this.store.trajectory(this.spec.id, steps[0]!);
+    const gateway = this.gateway;
+    const run = await runTurn({
+      session: this.session!,
+      prompt: text,
+      focus,
+      timeoutMs,
+      cancel: this.services.cancellation.abortSignal,
+      budget: { limitUsd: this.spec.limits.trialUsd, spentUsd: this.spentUsd },
+      takeGatewayUsage: gateway ? () => gateway.takeUsage(this.spec.id) : undefined,
+      abandonMs: this.abandonMs,
+      onEvent: (event) => {
+        trajectory.append(event);
+        this.sessionEvents.push(event);
+        this.services.emit({ type: 'trajectory', trialId: this.spec.id, turn: t, event });
+      },
+    });
+    owner.turns++;
+    owner.usage = addUsage(owner.usage, run.result.usage);
+    this.spentUsd += run.result.usage.costUsd;
+    if (run.abandoned) this.sessionBroken = true;
+    if (run.result.error) this.log('warn', `turn ${t + 1} ended ${run.result.status}: ${run.result.error}`);
+    if (run.result.status === 'cancelled') return 'cancelled';
+    try {
+      await guard(() => this.memory.afterTurn(context(), run.result, run.events), 'memory');
+    } catch (error) {
+      if (error instanceof StepFault && isAgentOutcome(run.result.status)) return error.status;
+    }
+    return run.result.status;
+  }
+
+  private async ensureSession(fresh: boolean, turn: TurnPlan): Promise<void> {
+    if (this.session && !fresh) return;
+    if (this.session) {
+      await settleWithin(this.session.close(), this.abandonMs);
+      this.session = undefined;
+    }
+    const resume = !fresh && turn.session === 'continue' ? this.resumeState : undefined;
+    this.resumeState = undefined;
+    const sandbox = this.sandbox!;
+    this.session = await guard(
+      () => this.harness.openSession(sandbox, { trialId: this.spec.id, resume, model: this.model }),
+      'harness',
+    );
+    this.sessionEvents = [];
+    this.sessionBroken = false;
+  }
+
+  /** Snapshot, diff and step scorers for the steps a turn closes. */
+  private async scoreTurn(turn: TurnPlan, status: StepStatus): Promise<Map<number, StepOutcome>> {
+    const outcomes = new Map<number, StepOutcome>();
+    let ref: string;
+    try {
+      ref = await this.sandbox!.snapshot();
+    } catch (error) {
+      const failed: StepStatus = isAgentOutcome(status) ? classifyAs(error, 'sandbox') : status;
+      for (const i of turn.scores) {
+        outcomes.set(i, {
+          status: failed,
+          scores: {},
+          details: { snapshot: { error: errorMessage(error) } },
+          feedback: [],
+        });
+      }
+      return outcomes;
+    }
+    const before = this.previousSnapshot ? await this.snapshots.get(this.previousSnapshot) : [];
+    const after = await this.snapshots.get(ref);
+    let previous = this.previousSnapshot;
+    for (const i of turn.scores) {
+      const step = this.task.steps[i]!;
+      await this.store.writeSnapshotRef(this.spec.id, step, ref);
+      await this.store.writeDiff(
+        this.spec.id,
+        step,
+        previous === this.previousSnapshot ? workspaceDiff(before, after) : '',
+      );
+      const outcome = await scoreStep(this.stepScorers, {
+        task: this.task,
+        step,
+        trial: this.spec,
+        snapshot: ref,
+        previous,
+        snapshots: this.snapshots,
+        environment: this.environment,
+        outDir: await this.store.testsDir(this.spec.id, step),
+        status,
+        signal: this.services.cancellation.abortSignal,
+      });
+      outcomes.set(i, { ...outcome, snapshot: ref });
+      previous = ref;
+    }
+    return outcomes;
+  }
+
+  /** Writes scores.json (last: it marks the step complete) and the step's record. */
+  private async closeStep(index: number, outcome: StepOutcome): Promise<void> {
+    if (this.complete.has(index)) return;
+    const open = this.openStep(this.task.steps[index]!);
+    const endedAt = new Date().toISOString();
+    const file: StepScoresFile = {
+      step: open.step.id,
+      index,
+      status: outcome.status,
+      scores: outcome.scores,
+      details: outcome.details,
+      turns: open.turns,
+      usage: open.usage,
+      durationMs: Date.now() - open.startMs,
+      startedAt: open.startedAt,
+      endedAt,
+      ...(outcome.snapshot ? { snapshot: outcome.snapshot } : {}),
+    };
+    await this.store.writeStepScores(this.spec.id, open.step, file);
+    if (outcome.snapshot) this.previousSnapshot = outcome.snapshot;
+    this.complete.add(index);
+    this.open.delete(index);
+    this.records.set(index, stepRecordOf(file));
+    this.services.emit({
+      type: 'step.end',
+      trialId: this.spec.id,
+      step: index,
+      stepId: open.step.id,
+      status: outcome.status,
+      scores: outcome.scores,
+    });
+    await this.writeRecord();
+  }
+
+  private async scoreTrial(): Promise<void> {
+    if (this.trialScorers.length === 0) return;
+    const events: TrajectoryEvent[] = [];
+    for (const step of this.task.steps) events.push(...(await this.store.readTrajectory(this.spec.id, step)));
+    this.syncRecord();
+    for (const { label, scorer } of this.trialScorers) {
+      try {
+        const scores = await scorer.score({
+          trial: this.spec,
+          record: this.record,
+          events,
+          snapshots: this.snapshots,
+          trialDir: this.store.trialDir(this.spec.id),
+        });
+        for (const score of scores) this.record.scores[`${label}.${score.metric}`] = score.value;
+      } catch (error) {
+        this.record.error = `trial scorer ${label}: ${errorMessage(error)}`;
+        this.log('error', this.record.error);
+      }
+    }
+  }
+
+  /** A fault before any turn could run: the first step not complete takes it. */
+  private faultFirstPendingStep(fault: StepFault): void {
+    this.record.error = fault.message;
+    this.log('error', fault.message);
+    const step = this.task.steps.find((s) => !this.complete.has(s.index) && !this.records.has(s.index));
+    if (!step) return;
+    const open = this.open.get(step.index);
+    this.records.set(step.index, {
+      index: step.index,
+      id: step.id,
+      status: fault.status,
+      turns: open?.turns ?? 0,
+      startedAt: open?.startedAt,
+      endedAt: new Date().toISOString(),
+      durationMs: open ? Date.now() - open.startMs : 0,
+      usage: open?.usage ?? emptyUsage(),
+      scores: {},
+    });
+    this.open.delete(step.index);
+  }
+
+  /** Steps the trial did not close: `cancelled` when the run was stopped, `skipped` otherwise. */
+  private closeRemainingSteps(): void {
+    for (const step of this.task.steps) {
+      if (this.records.has(step.index)) continue;
+      const open = this.open.get(step.index);
+      this.records.set(step.index, {
+        index: step.index,
+        id: step.id,
+        status: this.cancelled ? 'cancelled' : 'skipped',
+        turns: open?.turns ?? 0,
+        startedAt: open?.startedAt,
+        endedAt: open ? new Date().toISOString() : undefined,
+        durationMs: open ? Date.now() - open.startMs : 0,
+        usage: open?.usage ?? emptyUsage(),
+        scores: {},
+      });
+    }
+    this.syncRecord();
+  }
+
+  private trialStatus(): Status {
+    const statuses = this.record.steps.map((s) => s.status);
+    if (this.cancelled || statuses.includes('cancelled')) return 'cancelled';
+    const imposed = statuses.find((s) => s !== 'skipped' && !isAgentOutcome(s));
+    if (imposed) return imposed as Status;
+    if (this.record.error) return 'error:scorer';
+    return statuses.includes('failed') ? 'failed' : 'ok';
+  }
+
+  private syncRecord(): void {
+    const steps = [...this.records.values()].sort((a, b) => a.index - b.index);
+    const running = [...this.open.values()].map((o) => o.usage);
+    this.record.steps = steps;
+    this.record.usage = [...steps.map((s) => s.usage), ...running].reduce(addUsage, emptyUsage());
+  }
+
+  private async writeRecord(): Promise<void> {
+    this.syncRecord();
+    await this.store.writeTrial(this.record);
+  }
+
+  private async closeAll(): Promise<void> {
+    if (this.session) await settleWithin(this.session.close(), this.abandonMs);
+    if (this.sandbox) await settleWithin(this.sandbox.close(), closeMs);
+    this.gateway?.release(this.spec.id);
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string): void {
+    this.services.emit({ type: 'log', level, message, trialId: this.spec.id });
+  }
+}
+
+function stepRecordOf(file: StepScoresFile): StepRecord {
+  return {
+    index: file.index,
+    id: file.step,
+    status: file.status,
+    turns: file.turns,
+    startedAt: file.startedAt,
+    endedAt: file.endedAt,
+    durationMs: file.durationMs,
+    usage: file.usage,
+    ...(file.snapshot ? { snapshot: file.snapshot } : {}),
+    scores: file.scores,
+  };
+}
+
+function feedbackPrompt(feedback: string[]): string {
+  return [
+    'Your work on this step was checked, and some checks did not pass:',
+    ...feedback,
+    'Fix these problems.',
+  ].join('\n\n');
+}

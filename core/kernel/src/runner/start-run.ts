@@ -1,0 +1,441 @@
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { Container } from 'inversify';
+import { ConfigError, type ConfigIssue } from '../config/config-error.js';
+import { loadExperiment } from '../config/load-experiment.js';
+import {
+  type ConditionScore,
+  type Environment,
+  emptyUsage,
+  type Logger,
+  type ModelGateway,
+  type PluginKind,
+  type PluginRef,
+  type Reporter,
+  type RunEvent,
+  type Scorer,
+  type Script,
+  type StampedRunEvent,
+  type TrialRecord,
+  type TrialSpec,
+  tokens,
+} from '../contracts/index.js';
+import { writeFileAtomic } from '../store/atomic.js';
+import { type LockFile, taskLock } from '../store/lock.js';
+import { RunStore, readJsonFile } from '../store/run-store.js';
+import { RunCancellation } from './cancellation.js';
+import { type Executor, LocalExecutor } from './executor.js';
+import type { RunnableExperiment } from './experiment.js';
+import { errorMessage } from './faults.js';
+import { LockWriter } from './lock-writer.js';
+import { planProblems } from './plan.js';
+import { runTrial } from './run-trial.js';
+
+export interface RunOptions {
+  /** Write the run exactly into this directory (default: `<cwd>/runs/<name>-<yyyymmdd-hhmmss>`). */
+  runDir?: string;
+  cwd?: string;
+  /** Trials at once; overrides the experiment's `concurrency`. */
+  concurrency?: number;
+  onEvent?(event: StampedRunEvent): void;
+  /** Where reporters print (the terminal); nothing is printed without it. */
+  print?(text: string): void;
+  gateway?: ModelGateway;
+  /** Stop/abort hooks (the CLI wires them to SIGINT). */
+  cancellation?: RunCancellation;
+  /** How long a harness gets to end its turn after an abort before it is abandoned. */
+  abandonMs?: number;
+  executor?: Executor;
+}
+
+export interface RunResult {
+  runId: string;
+  runDir: string;
+  /** `cancelled` when the user stopped the run; `error` when a reporter or experiment scorer failed. */
+  status: 'ok' | 'cancelled' | 'error';
+  resumed: boolean;
+  trials: { spec: TrialSpec; record: TrialRecord }[];
+  experimentScores: (ConditionScore & { scorer: string })[];
+  errors: string[];
+}
+
+const finalStatuses = (status: TrialRecord['status']) =>
+  status !== 'running' && status !== 'pending' && status !== 'cancelled';
+
+/** A trial is complete when its trial.json holds a final status; resume leaves it alone. */
+export function isTrialComplete(record: TrialRecord | undefined): boolean {
+  return record !== undefined && record.endedAt !== undefined && finalStatuses(record.status);
+}
+
+/**
+ * Runs an experiment into a new run directory. Everything is validated (plugins instantiate,
+ * scripts plan every task) before the directory is made, so bad input leaves nothing behind.
+ * With `runDir` naming a directory that already holds this very experiment, the run resumes.
+ */
+export async function startRun(experiment: RunnableExperiment, options: RunOptions = {}): Promise<RunResult> {
+  const runDir = options.runDir
+    ? resolve(options.cwd ?? process.cwd(), options.runDir)
+    : await freshRunDir(experiment.name, options.cwd ?? process.cwd());
+  if (options.runDir && !(await isEmptyOrMissing(runDir))) {
+    const saved = await readFile(join(runDir, 'experiment.yaml'), 'utf8').catch(() => undefined);
+    if (saved !== experiment.resolved) {
+      throw new ConfigError([
+        {
+          file: runDir,
+          message:
+            saved === undefined
+              ? 'the run directory is not empty and holds no run; choose an empty or new directory'
+              : 'the run directory holds a run of a different experiment; choose another directory, or `longhaul resume` it',
+        },
+      ]);
+    }
+    return resumeExperiment(experiment, runDir, options);
+  }
+  const run = new Run(experiment, new RunStore(runDir), false, options);
+  await run.validate();
+  await mkdir(runDir, { recursive: true });
+  await writeFileAtomic(run.store.experimentFile, experiment.resolved);
+  return run.execute();
+}
+
+/**
+ * Continues a run in `runDir` with the experiment loaded from its experiment.yaml: complete
+ * trials are kept, interrupted ones go on from their last complete step.
+ */
+export async function resumeExperiment(
+  experiment: RunnableExperiment,
+  runDir: string,
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const run = new Run(experiment, new RunStore(resolve(runDir)), true, options);
+  await run.validate();
+  return run.execute();
+}
+
+/**
+ * Resumes the run in `runDir`: reloads its experiment.yaml (plugins are discovered from `cwd`,
+ * relative paths resolve against the original experiment's directory) and continues it.
+ */
+export async function resumeRun(runDir: string, options: RunOptions = {}): Promise<RunResult> {
+  const dir = resolve(options.cwd ?? process.cwd(), runDir);
+  const store = new RunStore(dir);
+  const saved = await readFile(store.experimentFile, 'utf8').catch(() => undefined);
+  if (saved === undefined) {
+    throw new ConfigError([{ file: dir, message: 'not a run directory (it has no experiment.yaml)' }]);
+  }
+  const experiment = await loadExperiment(store.experimentFile, { cwd: options.cwd });
+  return resumeExperiment(experiment, dir, options);
+}
+
+class Run {
+  readonly container = new Container();
+  readonly runId: string;
+  private readonly cancellation: RunCancellation;
+  private readonly reporters: { label: string; reporter: Reporter }[] = [];
+  private lock!: LockWriter;
+  private readonly errors: string[] = [];
+
+  constructor(
+    readonly experiment: RunnableExperiment,
+    readonly store: RunStore,
+    readonly resumed: boolean,
+    readonly options: RunOptions,
+  ) {
+    this.runId = basename(store.dir);
+    this.cancellation = options.cancellation ?? new RunCancellation();
+    this.container
+      .bind(tokens.Run)
+      .toConstantValue({ runId: this.runId, runDir: store.dir, baseDir: experiment.baseDir });
+    this.container.bind(tokens.SnapshotStore).toConstantValue(store.snapshots);
+    const logger: Logger = {
+      info: (message) => this.emit({ type: 'log', level: 'info', message }),
+      warn: (message) => this.emit({ type: 'log', level: 'warn', message }),
+      error: (message) => this.emit({ type: 'log', level: 'error', message }),
+    };
+    this.container.bind(tokens.Logger).toConstantValue(logger);
+    if (options.gateway) this.container.bind(tokens.Gateway).toConstantValue(options.gateway);
+  }
+
+  get specs(): TrialSpec[] {
+    return this.experiment.trials.map((spec) => ({ ...spec, runId: this.runId, runDir: this.store.dir }));
+  }
+
+  private instantiate<T>(parent: Container, kind: PluginKind, ref: PluginRef): T {
+    return this.experiment.registry.instantiate<T>(parent, kind, ref);
+  }
+
+  /** Instantiates every plugin once per use and plans every task; throws ConfigError with all problems. */
+  async validate(): Promise<void> {
+    const issues: ConfigIssue[] = [];
+    const file = this.experiment.file;
+    const fail = (key: string, message: string) => issues.push({ file, key, message });
+    const environments = new Map<string, Environment>();
+    const planned = new Set<string>();
+    const checked = new Set<string>();
+    for (const spec of this.specs) {
+      const child = new Container({ parent: this.container });
+      child.bind(tokens.Trial).toConstantValue(spec);
+      const use = <T>(kind: PluginKind, ref: PluginRef, key: string): T | undefined => {
+        try {
+          return this.instantiate<T>(child, kind, ref);
+        } catch (error) {
+          fail(key, `plugin ${kind} '${ref.id}' failed to start: ${errorMessage(error)}`);
+          return undefined;
+        }
+      };
+      const { condition } = spec;
+      if (!checked.has(condition.key)) {
+        checked.add(condition.key);
+        const environment = use<Environment>('environment', condition.environment, 'environment');
+        if (environment) environments.set(condition.environment.label, environment);
+        use('harness', condition.harness, 'harness');
+        use('memory', condition.memory, 'memory');
+        for (const [i, ref] of spec.scorers.entries()) use<Scorer>('scorer', ref, `scorers[${i}]`);
+      }
+      const planKey = `${condition.script.label}\u0000${spec.task.id}`;
+      if (planned.has(planKey)) continue;
+      planned.add(planKey);
+      const script = use<Script>('script', condition.script, 'script');
+      if (!script) continue;
+      try {
+        for (const problem of planProblems(spec.task, script.plan(spec.task))) {
+          fail('script', `script '${condition.script.label}' on task '${spec.task.id}': ${problem}`);
+        }
+      } catch (error) {
+        fail(
+          'script',
+          `script '${condition.script.label}' cannot plan task '${spec.task.id}': ${errorMessage(error)}`,
+        );
+      }
+    }
+    (this.experiment.config.reporters ?? []).forEach((ref, i) => {
+      try {
+        this.reporters.push({
+          label: ref.label,
+          reporter: this.instantiate<Reporter>(this.container, 'reporter', ref),
+        });
+      } catch (error) {
+        fail(`reporters[${i}]`, `plugin reporter '${ref.id}' failed to start: ${errorMessage(error)}`);
+      }
+    });
+    if (issues.length > 0) throw new ConfigError(issues);
+    this.lock = new LockWriter(this.store.lockFile, await this.buildLock(environments));
+  }
+
+  private async buildLock(environments: Map<string, Environment>): Promise<LockFile> {
+    const previous = this.resumed ? await readJsonFile<LockFile>(this.store.lockFile) : undefined;
+    const tasks: LockFile['tasks'] = {};
+    for (const spec of this.specs) tasks[spec.task.id] ??= taskLock(spec.task);
+    if (previous) {
+      const changed = Object.entries(tasks)
+        .filter(([id, lock]) => previous.tasks[id] && previous.tasks[id].hash !== lock.hash)
+        .map(([id]) => id);
+      if (changed.length > 0) {
+        throw new ConfigError([
+          {
+            file: this.store.lockFile,
+            message: `task ${changed.join(', ')} changed since the run started; resuming would mix two versions (start a new run instead)`,
+          },
+        ]);
+      }
+      return { ...previous, tasks: { ...previous.tasks, ...tasks } };
+    }
+    const plugins: LockFile['plugins'] = {};
+    const note = (kind: PluginKind, id: string) => {
+      const loaded = this.experiment.registry.get(kind, id);
+      if (loaded)
+        plugins[`${kind}:${id}`] = { kind, id, package: loaded.packageName, version: loaded.version };
+    };
+    for (const spec of this.specs) {
+      const { condition } = spec;
+      note('source', spec.task.source);
+      note('harness', condition.harness.id);
+      note('environment', condition.environment.id);
+      note('script', condition.script.id);
+      note('memory', condition.memory.id);
+      for (const ref of spec.scorers) note('scorer', ref.id);
+    }
+    for (const ref of this.experiment.config.reporters ?? []) note('reporter', ref.id);
+    const described: LockFile['environments'] = {};
+    for (const [label, environment] of environments) {
+      try {
+        described[label] = (await environment.describe?.()) ?? {};
+      } catch (error) {
+        throw new ConfigError([
+          {
+            file: this.experiment.file,
+            key: 'environment',
+            message: `environment '${label}' cannot describe itself: ${errorMessage(error)}`,
+          },
+        ]);
+      }
+    }
+    return {
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      createdAt: new Date().toISOString(),
+      plugins,
+      environments: described,
+      harnesses: {},
+      tasks,
+    };
+  }
+
+  emit(event: RunEvent): void {
+    let stamped: StampedRunEvent;
+    try {
+      stamped = this.store.appendEvent(event);
+    } catch {
+      stamped = { ts: new Date().toISOString(), ...event } as StampedRunEvent;
+    }
+    this.options.onEvent?.(stamped);
+    for (const { label, reporter } of this.reporters) {
+      try {
+        reporter.onEvent?.(stamped);
+      } catch (error) {
+        this.errors.push(`reporter ${label}: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  async execute(): Promise<RunResult> {
+    await this.lock.write();
+    const specs = this.specs;
+    const records = new Map<string, TrialRecord>();
+    for (const spec of specs) {
+      const record = await this.store.readTrial(spec.id);
+      if (record) records.set(spec.id, record);
+    }
+    const pending = specs.filter((spec) => !isTrialComplete(records.get(spec.id)));
+    this.emit({
+      type: 'run.start',
+      runId: this.runId,
+      runDir: this.store.dir,
+      trials: specs.length,
+      resumed: this.resumed,
+    });
+    const executor =
+      this.options.executor ??
+      new LocalExecutor(this.options.concurrency ?? this.experiment.config.concurrency ?? 1);
+    const services = {
+      container: this.container,
+      plugins: this.experiment.registry,
+      store: this.store,
+      emit: (event: RunEvent) => this.emit(event),
+      cancellation: this.cancellation,
+      abandonMs: this.options.abandonMs,
+      onPrepared: (label: string, info: Record<string, unknown>) => this.lock.harnessPrepared(label, info),
+    };
+    try {
+      const results = await executor.execute(
+        pending,
+        (spec) => runTrial(spec, services).catch((error) => this.crashedTrial(spec, error)),
+        this.cancellation.stopSignal,
+      );
+      for (const [id, record] of results) records.set(id, record);
+    } finally {
+      this.cancellation.dispose();
+    }
+    await this.lock.settled();
+    const trials = specs.map((spec) => ({ spec, record: records.get(spec.id) ?? pendingRecord(spec) }));
+    const cancelled = this.cancellation.stopRequested || trials.some((t) => t.record.status === 'cancelled');
+    const experimentScores = cancelled ? [] : await this.scoreExperiment(trials);
+    await this.report(trials, experimentScores);
+    const status = cancelled ? 'cancelled' : this.errors.length > 0 ? 'error' : 'ok';
+    this.emit({ type: 'run.end', runId: this.runId, status });
+    return {
+      runId: this.runId,
+      runDir: this.store.dir,
+      status,
+      resumed: this.resumed,
+      trials,
+      experimentScores,
+      errors: this.errors,
+    };
+  }
+
+  /** A trial whose runner itself failed (a kernel bug): recorded, never fatal to the run. */
+  private async crashedTrial(spec: TrialSpec, error: unknown): Promise<TrialRecord> {
+    const record: TrialRecord = {
+      ...pendingRecord(spec),
+      status: 'error:internal',
+      error: errorMessage(error),
+      endedAt: new Date().toISOString(),
+    };
+    this.emit({
+      type: 'log',
+      level: 'error',
+      message: `trial ${spec.id}: ${errorMessage(error)}`,
+      trialId: spec.id,
+    });
+    await this.store.writeTrial(record).catch(() => {});
+    return record;
+  }
+
+  private async scoreExperiment(trials: { spec: TrialSpec; record: TrialRecord }[]) {
+    const scores: (ConditionScore & { scorer: string })[] = [];
+    for (const ref of trials[0]?.spec.scorers ?? []) {
+      try {
+        const scorer = this.instantiate<Scorer>(this.container, 'scorer', ref);
+        if (scorer.scope !== 'experiment') continue;
+        for (const score of await scorer.score({ trials })) scores.push({ ...score, scorer: ref.label });
+      } catch (error) {
+        this.errors.push(`experiment scorer ${ref.label}: ${errorMessage(error)}`);
+      }
+    }
+    return scores;
+  }
+
+  private async report(
+    trials: { spec: TrialSpec; record: TrialRecord }[],
+    experimentScores: (ConditionScore & { scorer: string })[],
+  ): Promise<void> {
+    for (const { label, reporter } of this.reporters) {
+      try {
+        await reporter.finish({
+          runDir: this.store.dir,
+          experiment: { name: this.experiment.name, file: this.experiment.file },
+          trials,
+          experimentScores,
+          print: this.options.print ?? (() => {}),
+        });
+      } catch (error) {
+        this.errors.push(`reporter ${label}: ${errorMessage(error)}`);
+      }
+    }
+    for (const error of this.errors) this.emit({ type: 'log', level: 'error', message: error });
+  }
+}
+
+function pendingRecord(spec: TrialSpec): TrialRecord {
+  return {
+    id: spec.id,
+    task: spec.task.id,
+    condition: spec.condition.key,
+    repeat: spec.repeat,
+    status: 'pending',
+    durationMs: 0,
+    usage: emptyUsage(),
+    steps: [],
+    scores: {},
+  };
+}
+
+async function isEmptyOrMissing(dir: string): Promise<boolean> {
+  try {
+    return (await readdir(dir)).length === 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    throw error;
+  }
+}
+
+/** `<cwd>/runs/<name>-<yyyymmdd-hhmmss>` (UTC), with `-2`, `-3`… when that exists already. */
+async function freshRunDir(name: string, cwd: string): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const base = join(resolve(cwd), 'runs', `${name.replace(/[^A-Za-z0-9._-]/g, '-')}-${stamp}`);
+  for (let n = 1; ; n++) {
+    const dir = n === 1 ? base : `${base}-${n}`;
+    if (await isEmptyOrMissing(dir)) return dir;
+  }
+}
