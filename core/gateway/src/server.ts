@@ -1,0 +1,164 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { anthropicCodec } from './api/anthropic.js';
+import { chatCodec } from './api/chat.js';
+import type { ApiCodec } from './api/codec.js';
+import { responsesCodec } from './api/responses.js';
+import type { Backend, BackendResult, CallContext } from './backends/backend.js';
+import { GatewayError } from './errors.js';
+import { estimateTokens, requestText } from './metering.js';
+import type { ModelReply, ModelRequest } from './model.js';
+import { sseFrame } from './sse.js';
+
+const maxBodyBytes = 64 * 1024 * 1024;
+
+/** What the HTTP layer needs from the gateway that owns it. */
+export interface ServerHost {
+  /** The trial a token belongs to, or undefined for an unknown token. */
+  authenticate(token: string): string | undefined;
+  backend(model: string): Backend | undefined;
+  modelNames(): string[];
+  context(trialId: string, modelName: string, signal: AbortSignal): CallContext;
+  /** Called once per answered request with what was answered (metering, errors). */
+  replied(trialId: string, request: ModelRequest, reply: ModelReply): void;
+  failed(trialId: string | undefined, error: GatewayError): void;
+}
+
+const routes: Record<string, { codec: ApiCodec; count?: boolean }> = {
+  '/v1/messages': { codec: anthropicCodec },
+  '/v1/messages/count_tokens': { codec: anthropicCodec, count: true },
+  '/v1/responses': { codec: responsesCodec },
+  '/v1/chat/completions': { codec: chatCodec },
+};
+
+function tokenOf(req: IncomingMessage): string | undefined {
+  const key = req.headers['x-api-key'];
+  if (typeof key === 'string' && key) return key;
+  const auth = req.headers.authorization;
+  if (auth?.toLowerCase().startsWith('bearer ')) return auth.slice(7).trim();
+  return undefined;
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBodyBytes)
+      throw new GatewayError(413, 'invalid_request', `request body exceeds ${maxBodyBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new GatewayError(400, 'invalid_request', 'request body is not valid JSON');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new GatewayError(400, 'invalid_request', 'request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function modelList(names: string[]): Record<string, unknown> {
+  // One list both SDK families read: OpenAI looks at `object`/`id`, Anthropic at `type`/`id`/`has_more`.
+  const data = names.map((id) => ({
+    id,
+    object: 'model',
+    type: 'model',
+    display_name: id,
+    created: 0,
+    created_at: '1970-01-01T00:00:00Z',
+    owned_by: 'longhaul',
+  }));
+  return { object: 'list', data, has_more: false, first_id: names[0] ?? null, last_id: names.at(-1) ?? null };
+}
+
+export function createHandler(host: ServerHost): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(host, req, res).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: String(error), type: 'server_error' } });
+      else res.destroy();
+    });
+  };
+}
+
+async function handle(host: ServerHost, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://gateway');
+  const path = url.pathname.replace(/\/+$/, '');
+  const route = routes[path];
+  const codec = route?.codec ?? responsesCodec;
+  let trialId: string | undefined;
+  try {
+    const token = tokenOf(req);
+    trialId = token ? host.authenticate(token) : undefined;
+    if (!trialId)
+      throw new GatewayError(
+        401,
+        'auth',
+        'invalid or missing gateway token (x-api-key or Authorization: Bearer)',
+      );
+    if (req.method === 'GET' && path === '/v1/models')
+      return sendJson(res, 200, modelList(host.modelNames()));
+    if (!route || req.method !== 'POST')
+      throw new GatewayError(404, 'invalid_request', `no such endpoint: ${req.method} ${url.pathname}`);
+    const request = codec.parseRequest(await readBody(req), url.search.replace(/^\?/, ''));
+    const backend = host.backend(request.model);
+    if (!backend)
+      throw new GatewayError(
+        404,
+        'invalid_request',
+        `model '${request.model}' is not configured; the experiment's models: has ${host.modelNames().join(', ') || 'none'}`,
+      );
+    if (route.count) return sendJson(res, 200, { input_tokens: estimateTokens(requestText(request)) });
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const result = await backend.complete(request, host.context(trialId, request.model, abort.signal));
+    await answer(host, trialId, codec, request, result, res);
+  } catch (error) {
+    const failure =
+      error instanceof GatewayError
+        ? error
+        : new GatewayError(500, 'internal', String(error), { cause: error });
+    host.failed(trialId, failure);
+    if (!res.headersSent) sendJson(res, failure.status, codec.renderError(failure.status, failure.message));
+    else if (codec.api === 'anthropic')
+      res.end(sseFrame(codec.renderError(failure.status, failure.message), 'error'));
+    else res.end(sseFrame({ type: 'error', ...codec.renderError(failure.status, failure.message) }, 'error'));
+  }
+}
+
+async function answer(
+  host: ServerHost,
+  trialId: string,
+  codec: ApiCodec,
+  request: ModelRequest,
+  result: BackendResult,
+  res: ServerResponse,
+): Promise<void> {
+  if (result.kind === 'reply') {
+    host.replied(trialId, request, result.reply);
+    if (!request.stream) return sendJson(res, 200, codec.renderReply(result.reply, request));
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    for (const frame of codec.renderStream(result.reply, request)) res.write(frame);
+    res.end();
+    return;
+  }
+  res.writeHead(result.status, { 'content-type': result.contentType, 'cache-control': 'no-cache' });
+  const seen: Buffer[] = [];
+  for await (const chunk of result.body) {
+    seen.push(Buffer.from(chunk));
+    res.write(chunk);
+  }
+  res.end();
+  if (result.status < 300)
+    host.replied(trialId, request, codec.parseReply(Buffer.concat(seen).toString('utf8'), request.stream));
+}
