@@ -1,5 +1,6 @@
 export * from './cases/index.js';
 export * from './config/index.js';
 export * from './contracts/index.js';
+export * from './plugins/index.js';
 export * from './runner/index.js';
 export * from './store/index.js';

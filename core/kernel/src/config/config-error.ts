@@ -25,3 +25,14 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/**
+ * Whether `error` is a ConfigError, including one thrown by a plugin that bundles its own copy
+ * of the kernel (where `instanceof` fails).
+ */
+export function isConfigError(error: unknown): error is ConfigError {
+  return (
+    error instanceof ConfigError ||
+    (error instanceof Error && error.name === 'ConfigError' && Array.isArray((error as ConfigError).issues))
+  );
+}

@@ -72,14 +72,15 @@ export function parseYaml(text: string, file: string): YamlFile {
   };
 }
 
-export async function readYaml(file: string): Promise<YamlFile> {
+/** Reads and parses `file`; issues name it `name` (default: `file` as given). */
+export async function readYaml(file: string, name = file): Promise<YamlFile> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     throw new ConfigError([
-      { file, message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? error}` },
+      { file: name, message: `cannot read file: ${(error as NodeJS.ErrnoException).code ?? error}` },
     ]);
   }
-  return parseYaml(text, file);
+  return parseYaml(text, name);
 }

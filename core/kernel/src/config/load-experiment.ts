@@ -1,0 +1,310 @@
+import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
+import { Container } from 'inversify';
+import { stringify } from 'yaml';
+import type { z } from 'zod';
+import type { Source } from '../contracts/source.js';
+import type { Task } from '../contracts/task.js';
+import type { Condition, PluginRef, TrialSpec } from '../contracts/trial.js';
+import { PluginRegistry } from '../plugins/registry.js';
+import { ConfigError, type ConfigIssue, isConfigError } from './config-error.js';
+import { type ExperimentConfig, experimentSchema, type RefField, refFields } from './experiment-schema.js';
+import { interpolateEnv } from './interpolate.js';
+import { expandConditions, expandTrials } from './matrix.js';
+import { applyOverrides, overrideFile, overrideFor, parseOverrides } from './overrides.js';
+import { type IssueAt, type LocatedRef, resolveRefs } from './plugin-refs.js';
+import { schemaIssues, valueAt } from './schema-issues.js';
+import { closest } from './suggest.js';
+import { matchesTaskPattern } from './task-filter.js';
+import { formatKeyPath, type KeyPath, readYaml } from './yaml-file.js';
+
+export interface LoadExperimentOptions {
+  /** `key.path=value` overrides, applied before validation. */
+  set?: string[];
+  /** Variables for `${VAR}` interpolation (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Directory relative paths and plugin discovery start from (default: process.cwd()). */
+  cwd?: string;
+  /** Plugins to use instead of discovering them. */
+  registry?: PluginRegistry;
+}
+
+export interface LoadedExperiment {
+  /** Absolute path of the experiment file. */
+  file: string;
+  baseDir: string;
+  name: string;
+  config: ExperimentConfig;
+  /** The experiment as resolved (defaults filled, refs in object form, baseDir set), as YAML. */
+  resolved: string;
+  registry: PluginRegistry;
+  tasks: Task[];
+  conditions: Condition[];
+  trials: TrialSpec[];
+}
+
+/**
+ * Reads, validates and expands an experiment file. Throws a ConfigError holding every problem
+ * found (each with file, line, column and key); writes nothing.
+ */
+export async function loadExperiment(
+  file: string,
+  opts: LoadExperimentOptions = {},
+): Promise<LoadedExperiment> {
+  const cwd = resolve(opts.cwd ?? process.cwd());
+  const path = resolve(cwd, file);
+  const yaml = await readYaml(path, file);
+  if (!isMapping(yaml.value)) {
+    throw new ConfigError([
+      {
+        file,
+        line: 1,
+        column: 1,
+        message: 'an experiment file must be a mapping of keys (name, source, harness, ...)',
+      },
+    ]);
+  }
+  const raw = structuredClone(yaml.value);
+  const issues: ConfigIssue[] = [];
+  const { overrides, issues: setIssues } = parseOverrides(opts.set ?? []);
+  issues.push(...setIssues, ...applyOverrides(raw, overrides, isRefPath));
+  const issueAt: IssueAt = (at, message, suggestion) => {
+    const override = overrideFor(overrides, at, valueAt(yaml.value, at) !== undefined);
+    if (!override) return yaml.issue(at, message, suggestion);
+    const key = formatKeyPath(at);
+    return {
+      file: overrideFile,
+      line: override.line,
+      column: override.valueColumn,
+      key,
+      message,
+      suggestion,
+    };
+  };
+  // The gateway's `models:` section is its own business, and may name secrets it reads itself.
+  for (const issue of interpolateEnv(raw, opts.env ?? process.env, ['models'])) {
+    issues.push(issueAt(issue.path, issue.message));
+  }
+
+  for (const issue of schemaIssues(experimentSchema, raw).issues) {
+    const last = issue.path[issue.path.length - 1];
+    const suggestion = issue.known && typeof last === 'string' ? closest(last, issue.known) : undefined;
+    issues.push(issueAt(issue.path, issue.message, suggestion));
+  }
+  type Shape = typeof experimentSchema.shape;
+  const field = <K extends keyof Shape>(key: K): z.output<Shape[K]> | undefined => {
+    const parsed = experimentSchema.shape[key].safeParse(raw[key]);
+    return parsed.success ? (parsed.data as z.output<Shape[K]>) : undefined;
+  };
+
+  const baseDir = resolve(dirname(path), typeof raw.baseDir === 'string' ? raw.baseDir : '.');
+  const extra = field('plugins') ?? [];
+  let registry = opts.registry;
+  if (!registry) {
+    try {
+      registry = await PluginRegistry.discover({
+        cwd,
+        baseDir,
+        extra,
+        locateExtra: (index) => issueAt(['plugins', index], ''),
+      });
+    } catch (error) {
+      if (!isConfigError(error)) throw error;
+      throw new ConfigError(inFileOrder([...issues, ...error.issues]));
+    }
+  }
+
+  const refs = {} as Record<RefField, LocatedRef[] | undefined>;
+  for (const { field: key, kind } of refFields) {
+    const value = field(key);
+    if (value === undefined) continue;
+    const result = resolveRefs(key, kind, value, registry, issueAt);
+    issues.push(...result.issues);
+    refs[key] = result.refs;
+  }
+
+  const taskPatterns = toList(field('tasks'));
+  const tasks = await loadTasks(refs.source ?? [], registry, baseDir, issueAt, issues);
+  const selected = tasks && filterTasks(tasks, taskPatterns, raw.tasks, issueAt, issues);
+  if (issues.length > 0 || !selected) throw new ConfigError(inFileOrder(issues));
+
+  const name = field('name') ?? basename(path, extname(path)).replace(/[^A-Za-z0-9._-]/g, '-');
+  const pick = (key: RefField) => (refs[key] ?? []).map((located) => located.ref);
+  const description = field('description');
+  const models = raw.models;
+  const config: ExperimentConfig = {
+    name,
+    ...(description === undefined ? {} : { description }),
+    baseDir,
+    plugins: extra.map((entry) =>
+      entry.startsWith('.') || isAbsolute(entry) ? resolve(baseDir, entry) : entry,
+    ),
+    source: pick('source'),
+    ...(taskPatterns ? { tasks: taskPatterns } : {}),
+    harness: pick('harness'),
+    environment: pick('environment'),
+    script: pick('script'),
+    memory: pick('memory'),
+    scorers: pick('scorers'),
+    reporters: pick('reporters'),
+    repeats: field('repeats')!,
+    concurrency: field('concurrency')!,
+    limits: field('limits')!,
+    ...(models === undefined ? {} : { models }),
+  };
+  const conditions = expandConditions(config);
+  const trials = expandTrials(config, selected, conditions);
+  const duplicate = trials.find(
+    (trial, index) => trials.findIndex((other) => other.id === trial.id) !== index,
+  );
+  if (duplicate) {
+    throw new ConfigError([
+      issueAt(
+        ['harness'],
+        `two trials would share the id '${duplicate.id}'; give the plugins distinct labels`,
+      ),
+    ]);
+  }
+  return {
+    file: path,
+    baseDir,
+    name,
+    config,
+    resolved: resolvedYaml(config),
+    registry,
+    tasks: selected,
+    conditions,
+    trials,
+  };
+}
+
+/** Issues grouped by file (in order of first appearance), then by position. */
+function inFileOrder(issues: ConfigIssue[]): ConfigIssue[] {
+  const files = [...new Set(issues.map((issue) => issue.file))];
+  return issues
+    .map((issue, index) => ({ issue, index }))
+    .sort(
+      (a, b) =>
+        files.indexOf(a.issue.file) - files.indexOf(b.issue.file) ||
+        (a.issue.line ?? 0) - (b.issue.line ?? 0) ||
+        (a.issue.column ?? 0) - (b.issue.column ?? 0) ||
+        a.index - b.index,
+    )
+    .map(({ issue }) => issue);
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function toList(value: string | string[] | undefined): string[] | undefined {
+  return value === undefined ? undefined : Array.isArray(value) ? value : [value];
+}
+
+/** Where a plugin is named: an axis itself, or an item of a list of refs. */
+function isRefPath(path: KeyPath): boolean {
+  const field = refFields.find((ref) => ref.field === path[0]);
+  return !!field && (path.length === 1 || (path.length === 2 && typeof path[1] === 'number'));
+}
+
+async function loadTasks(
+  sources: LocatedRef[],
+  registry: PluginRegistry,
+  baseDir: string,
+  issueAt: IssueAt,
+  issues: ConfigIssue[],
+): Promise<Task[] | undefined> {
+  const container = new Container();
+  const loaded = await Promise.all(
+    sources.map(async ({ ref, path }) => {
+      try {
+        return await registry.instantiate<Source>(container, 'source', ref).load({ baseDir });
+      } catch (error) {
+        if (isConfigError(error)) issues.push(...error.issues);
+        else
+          issues.push(
+            issueAt(path, `source '${ref.label}' could not load its tasks: ${(error as Error).message}`),
+          );
+        return undefined;
+      }
+    }),
+  );
+  if (loaded.some((tasks) => tasks === undefined) || sources.length === 0) return undefined;
+  const tasks: Task[] = [];
+  const origin = new Map<string, string>();
+  for (const [index, batch] of loaded.entries()) {
+    const { ref, path } = sources[index]!;
+    for (const task of batch!) {
+      const first = origin.get(task.id);
+      if (first !== undefined) {
+        const where =
+          first === ref.label
+            ? `source '${ref.label}' has two tasks`
+            : `sources '${first}' and '${ref.label}' both have a task`;
+        issues.push(
+          issueAt(path, `${where} with the id '${task.id}'; task ids must be unique in an experiment`),
+        );
+        continue;
+      }
+      origin.set(task.id, ref.label);
+      tasks.push(task);
+    }
+  }
+  if (tasks.length === 0) issues.push(issueAt(sources[0]!.path, 'the sources produced no tasks'));
+  return tasks;
+}
+
+function filterTasks(
+  tasks: Task[],
+  patterns: string[] | undefined,
+  written: unknown,
+  issueAt: IssueAt,
+  issues: ConfigIssue[],
+): Task[] | undefined {
+  if (!patterns) return tasks;
+  const ids = tasks.map((task) => task.id);
+  let ok = true;
+  for (const [index, pattern] of patterns.entries()) {
+    if (ids.some((id) => matchesTaskPattern(id, pattern))) continue;
+    ok = false;
+    const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, ...` : ids.join(', ');
+    const at = Array.isArray(written) ? ['tasks', index] : ['tasks'];
+    issues.push(issueAt(at, `no task matches '${pattern}' (tasks: ${shown})`, closest(pattern, ids)));
+  }
+  return ok
+    ? tasks.filter((task) => patterns.some((pattern) => matchesTaskPattern(task.id, pattern)))
+    : undefined;
+}
+
+/**
+ * The experiment as a run stores it: loading this text again (from anywhere) yields the same
+ * trials. `$` is doubled so that values are not interpolated a second time.
+ */
+function resolvedYaml(config: ExperimentConfig): string {
+  const escapeDollars = (value: unknown): unknown => {
+    if (typeof value === 'string') return value.replace(/\$/g, () => '$$');
+    if (Array.isArray(value)) return value.map(escapeDollars);
+    if (isMapping(value))
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapeDollars(item)]));
+    return value;
+  };
+  const ref = (item: PluginRef) => ({ id: item.id, label: item.label, options: item.options });
+  const { models, plugins, tasks, ...rest } = config;
+  const document = {
+    name: rest.name,
+    ...(rest.description === undefined ? {} : { description: rest.description }),
+    baseDir: rest.baseDir,
+    ...(plugins.length > 0 ? { plugins } : {}),
+    source: rest.source.map(ref),
+    ...(tasks ? { tasks } : {}),
+    harness: rest.harness.map(ref),
+    environment: rest.environment.map(ref),
+    script: rest.script.map(ref),
+    memory: rest.memory.map(ref),
+    scorers: rest.scorers.map(ref),
+    reporters: rest.reporters.map(ref),
+    repeats: rest.repeats,
+    concurrency: rest.concurrency,
+    limits: rest.limits,
+  };
+  return stringify({ ...(escapeDollars(document) as object), ...(models === undefined ? {} : { models }) });
+}

@@ -1,0 +1,190 @@
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { ConfigIssue } from '../config/config-error.js';
+import { type PluginKind, pluginKinds } from '../contracts/plugin.js';
+import { type PackageJson, packageEntry } from './package-entry.js';
+
+export type IssueLocation = Omit<ConfigIssue, 'message' | 'suggestion'>;
+
+/** A package or folder that should hold plugins, found but not yet imported. */
+export interface Candidate {
+  packageName: string;
+  version: string;
+  /** Real path of the package or folder. */
+  dir: string;
+  /** The module to import. */
+  entry: string;
+  /** What package.json's "longhaul" field declares; absent for local folders without one. */
+  manifest?: { kind: PluginKind; id: string }[];
+  /** Where to point errors about this candidate. */
+  where: IssueLocation;
+}
+
+type Found = { candidate: Candidate } | { issue: ConfigIssue };
+
+/**
+ * Plugin packages in every node_modules from `start` up to the file system root. A package name
+ * seen in a nearer node_modules shadows the same name further up, as Node's own resolution does.
+ */
+export async function scanNodeModules(
+  start: string,
+  seen: Set<string>,
+  conditions: readonly string[],
+): Promise<Found[]> {
+  const found: Found[] = [];
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    const names = await listPackages(join(dir, 'node_modules'));
+    const results = await Promise.all(
+      names
+        .filter((name) => !seen.has(name))
+        .map((name) => readCandidate(join(dir, 'node_modules', name), undefined, conditions)),
+    );
+    for (const result of results) {
+      if (!result) continue;
+      if ('candidate' in result) seen.add(result.candidate.packageName);
+      found.push(result);
+    }
+    if (dirname(dir) === dir) return found;
+  }
+}
+
+/**
+ * An entry of an experiment's `plugins:` list: a path (starting with `.` or `/`) relative to the
+ * experiment's directory, or a package name looked up in node_modules above that directory and
+ * then above `cwd` (falling back to a folder of that name next to the experiment).
+ */
+export async function resolveExtra(
+  entry: string,
+  opts: { baseDir: string; cwd: string; where: IssueLocation; conditions: readonly string[] },
+): Promise<Found> {
+  const fail = (message: string): Found => ({ issue: { ...opts.where, message } });
+  const asPath = resolve(opts.baseDir, entry);
+  if (!entry.startsWith('.') && !isAbsolute(entry)) {
+    for (const start of [opts.baseDir, opts.cwd]) {
+      for (let dir = resolve(start); ; dir = dirname(dir)) {
+        const packageDir = join(dir, 'node_modules', entry);
+        if (await exists(join(packageDir, 'package.json'))) {
+          return (
+            (await readCandidate(packageDir, opts.where, opts.conditions, true)) ??
+            fail(`cannot read package '${entry}'`)
+          );
+        }
+        if (dirname(dir) === dir) break;
+      }
+    }
+    if (!(await exists(asPath))) {
+      return fail(
+        `plugin package '${entry}' is not installed (no node_modules/${entry} above ${opts.baseDir}) and there is no folder ${asPath}`,
+      );
+    }
+  }
+  const info = await stat(asPath).catch(() => undefined);
+  if (!info) return fail(`plugin path does not exist: ${asPath}`);
+  if (info.isFile()) {
+    const dir = await realpath(dirname(asPath));
+    return {
+      candidate: {
+        packageName: entry,
+        version: '0.0.0',
+        dir,
+        entry: await realpath(asPath),
+        where: opts.where,
+      },
+    };
+  }
+  if (await exists(join(asPath, 'package.json'))) {
+    const found = await readCandidate(asPath, opts.where, opts.conditions, true);
+    if (found && 'candidate' in found && !found.candidate.packageName) found.candidate.packageName = entry;
+    return found ?? fail(`cannot read ${join(asPath, 'package.json')}`);
+  }
+  const index = join(asPath, 'index.js');
+  if (!(await exists(index)))
+    return fail(`plugin folder ${asPath} has neither a package.json nor an index.js`);
+  return {
+    candidate: {
+      packageName: entry,
+      version: '0.0.0',
+      dir: await realpath(asPath),
+      entry: await realpath(index),
+      where: opts.where,
+    },
+  };
+}
+
+async function listPackages(nodeModules: string): Promise<string[]> {
+  const entries = await readdir(nodeModules).catch(() => [] as string[]);
+  const names: string[] = [];
+  for (const entry of entries) {
+    if (entry.startsWith('.')) continue;
+    if (entry.startsWith('@')) {
+      const scoped = await readdir(join(nodeModules, entry)).catch(() => [] as string[]);
+      names.push(...scoped.filter((name) => !name.startsWith('.')).map((name) => `${entry}/${name}`));
+    } else names.push(entry);
+  }
+  return names;
+}
+
+/**
+ * Reads a package's package.json. Packages without a "longhaul" field are not plugins and yield
+ * nothing unless `explicit` (named in an experiment), where any folder with an entry module counts.
+ */
+async function readCandidate(
+  dir: string,
+  where: IssueLocation | undefined,
+  conditions: readonly string[],
+  explicit = false,
+): Promise<Found | undefined> {
+  const file = join(dir, 'package.json');
+  let pkg: PackageJson;
+  try {
+    pkg = JSON.parse(await readFile(file, 'utf8')) as PackageJson;
+  } catch (error) {
+    // A dangling workspace link or an unrelated broken package is not ours to report.
+    if (!explicit) return undefined;
+    return { issue: { ...(where ?? { file }), message: `cannot read ${file}: ${(error as Error).message}` } };
+  }
+  if (pkg.longhaul === undefined && !explicit) return undefined;
+  const location = where ?? { file };
+  const real = await realpath(dir);
+  const candidate: Candidate = {
+    packageName: pkg.name ?? '',
+    version: pkg.version ?? '0.0.0',
+    dir: real,
+    entry: packageEntry(real, pkg, conditions),
+    where: location,
+  };
+  if (pkg.longhaul !== undefined) {
+    const manifest = parseManifest(pkg.longhaul);
+    if (!manifest) {
+      return {
+        issue: {
+          ...location,
+          key: location.key ?? 'longhaul',
+          message: `package '${candidate.packageName}' has an invalid "longhaul" field in ${file}: expected {"plugins": [{"kind": "<${pluginKinds.join('|')}>", "id": "<id>"}]}`,
+        },
+      };
+    }
+    candidate.manifest = manifest;
+  }
+  return { candidate };
+}
+
+/** `{"plugins": [{kind, id}]}`, or the single-plugin shorthand `{kind, id}`. */
+function parseManifest(field: unknown): Candidate['manifest'] {
+  const raw = (field as { plugins?: unknown })?.plugins ?? [field];
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  const entries: { kind: PluginKind; id: string }[] = [];
+  for (const item of raw) {
+    const { kind, id } = (item ?? {}) as { kind?: unknown; id?: unknown };
+    if (!pluginKinds.includes(kind as PluginKind) || typeof id !== 'string' || !id) return undefined;
+    entries.push({ kind: kind as PluginKind, id });
+  }
+  return entries;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}

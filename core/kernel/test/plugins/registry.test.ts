@@ -1,0 +1,148 @@
+import { join } from 'node:path';
+import { ConfigError, type Harness, PluginRegistry, tokens } from '@longhaul/core';
+import { Container } from 'inversify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixtures, makeProject } from '../fixtures/config/project.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function project(installed: string[]) {
+  const made = await makeProject(installed);
+  cleanups.push(made.remove);
+  return made.dir;
+}
+
+async function discoverError(opts: Parameters<typeof PluginRegistry.discover>[0]): Promise<ConfigError> {
+  const error = await PluginRegistry.discover(opts).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return error as ConfigError;
+}
+
+describe('PluginRegistry.discover', () => {
+  it('finds plugin packages in node_modules by their "longhaul" field', async () => {
+    const cwd = await project(['harness-echo']);
+    const registry = await PluginRegistry.discover({ cwd: join(cwd) });
+    expect(
+      registry.list().map((p) => [p.definition.kind, p.definition.id, p.packageName, p.version]),
+    ).toEqual([['harness', 'echo', '@fixture/harness-echo', '2.0.0']]);
+    expect(registry.get('harness', 'echo')?.definition.description).toBe('Repeats the prompt back');
+    expect(registry.get('harness', 'nope')).toBeUndefined();
+  });
+
+  it('ignores packages without a "longhaul" field (zod is installed in every fixture project)', async () => {
+    const registry = await PluginRegistry.discover({ cwd: await project([]) });
+    expect(registry.list()).toEqual([]);
+  });
+
+  it('loads local plugin folders and packages named by an experiment, relative to its directory', async () => {
+    const cwd = await project([]);
+    const registry = await PluginRegistry.discover({
+      cwd,
+      baseDir: join(fixtures, 'experiments'),
+      extra: ['../plugins/harnesses', '../plugins/scratch-memory'],
+    });
+    expect(registry.list('harness').map((p) => p.definition.id)).toEqual(['agent', 'echo']);
+    const scratch = registry.get('memory', 'scratch');
+    expect(scratch).toMatchObject({ packageName: '../plugins/scratch-memory', version: '0.0.0' });
+    expect(scratch?.dir).toBe(join(fixtures, 'plugins', 'scratch-memory'));
+  });
+
+  it('names both packages when two define the same kind and id', async () => {
+    const cwd = await project(['harness-echo', 'harness-echo-copy']);
+    const error = await discoverError({ cwd });
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]?.message).toMatch(/harness 'echo' is defined by two packages/);
+    expect(error.issues[0]?.message).toContain("'@fixture/harness-echo'");
+    expect(error.issues[0]?.message).toContain("'harness-echo-copy'");
+  });
+
+  it('reports a package that fails to import, with the import error', async () => {
+    const error = await discoverError({ cwd: await project(['broken']) });
+    expect(error.issues[0]?.file).toMatch(/node_modules\/@fixture\/installed-broken\/package\.json$/);
+    expect(error.issues[0]?.message).toMatch(
+      /plugin package '@fixture\/installed-broken' failed to import .*a-package-that-is-not-installed/,
+    );
+  });
+
+  it('reports a package without a default export', async () => {
+    const error = await discoverError({ cwd: await project(['no-default']) });
+    expect(error.issues[0]?.message).toMatch(/'@fixture\/installed-no-default' has no default export/);
+  });
+
+  it('reports exports that do not match the package.json manifest, both ways', async () => {
+    const error = await discoverError({ cwd: await project(['mismatch']) });
+    expect(error.issues.map((issue) => issue.message)).toEqual([
+      `package '@fixture/mismatch' declares harness 'declared' in package.json "longhaul" but does not export it`,
+      `package '@fixture/mismatch' exports harness 'other' that its package.json "longhaul" field does not declare`,
+    ]);
+  });
+
+  it('collects the problems of every package at once', async () => {
+    const error = await discoverError({ cwd: await project(['broken', 'no-default', 'harness-echo']) });
+    expect(error.issues).toHaveLength(2);
+  });
+
+  it('points at the experiment entry for a missing plugin path', async () => {
+    const error = await discoverError({
+      cwd: await project([]),
+      baseDir: fixtures,
+      extra: ['./no-such-folder', 'no-such-package'],
+      locateExtra: (index) => ({ file: 'exp.yaml', line: 3 + index, column: 5, key: `plugins[${index}]` }),
+    });
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        file: 'exp.yaml',
+        line: 3,
+        column: 5,
+        key: 'plugins[0]',
+        message: `plugin path does not exist: ${join(fixtures, 'no-such-folder')}`,
+      }),
+      expect.objectContaining({
+        line: 4,
+        key: 'plugins[1]',
+        message: expect.stringMatching(/'no-such-package' is not installed/),
+      }),
+    ]);
+  });
+});
+
+describe('PluginRegistry.instantiate', () => {
+  it('builds the plugin in a child container with its parsed options and the parent services', async () => {
+    const registry = await PluginRegistry.discover({ cwd: await project(['harness-echo']) });
+    const parent = new Container();
+    parent.bind(tokens.Run).toConstantValue({ runId: 'r1', runDir: '/tmp/r1', baseDir: '/tmp' });
+    const harness = registry.instantiate<Harness & { prefix: string; run: { runId: string } }>(
+      parent,
+      'harness',
+      {
+        id: 'echo',
+        options: {},
+      },
+    );
+    expect(harness.prefix).toBe('> ');
+    expect(harness.run.runId).toBe('r1');
+    const custom = registry.instantiate<{ prefix: string }>(parent, 'harness', {
+      id: 'echo',
+      options: { prefix: '$ ' },
+    });
+    expect(custom.prefix).toBe('$ ');
+    // Each use gets its own child container: the parent is left without a harness binding.
+    expect(parent.isBound(tokens.Harness)).toBe(false);
+  });
+
+  it('refuses an unknown plugin and options its schema rejects', async () => {
+    const registry = await PluginRegistry.discover({ cwd: await project(['harness-echo']) });
+    expect(() => registry.instantiate(new Container(), 'harness', { id: 'missing' })).toThrow(
+      /no harness plugin 'missing' is installed \(known: echo\)/,
+    );
+    expect(() =>
+      registry.instantiate(new Container(), 'harness', { id: 'echo', options: { prefix: 3 } }),
+    ).toThrow(ConfigError);
+  });
+});
