@@ -1,0 +1,172 @@
+import { appendFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  BlobSnapshotStore,
+  JsonlAppender,
+  RunStore,
+  readJsonl,
+  sha256,
+  type WorkspaceFile,
+  workspaceDiff,
+  writeFileAtomic,
+} from '@longhaul/core';
+import { describe, expect, it } from 'vitest';
+
+const temp = () => mkdtemp(join(tmpdir(), 'longhaul-store-'));
+const file = (path: string, text: string, mode = 0o644): WorkspaceFile => ({
+  path,
+  mode,
+  data: new TextEncoder().encode(text),
+});
+
+async function allFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe('writeFileAtomic', () => {
+  it('never lets a reader see a partly written file', async () => {
+    const dir = await temp();
+    const target = join(dir, 'big.json');
+    const versions = ['a', 'b', 'c', 'd'].map((ch) => ch.repeat(4 * 1024 * 1024));
+    await writeFileAtomic(target, versions[0]!);
+    let reads = 0;
+    let writing = true;
+    const reader = (async () => {
+      while (writing) {
+        const text = await readFile(target, 'utf8');
+        expect(versions).toContain(text);
+        reads++;
+      }
+    })();
+    for (const version of [...versions, ...versions]) await writeFileAtomic(target, version);
+    writing = false;
+    await reader;
+    expect(reads).toBeGreaterThan(0);
+    expect(await readdir(dir)).toEqual(['big.json']);
+  });
+
+  it('leaves no temp file behind when the write fails', async () => {
+    const dir = await temp();
+    // Renaming a file over a directory fails after the temp file was written.
+    await writeFile(join(dir, 'placeholder'), '');
+    const target = join(dir, 'sub');
+    await writeFileAtomic(join(target, 'x'), 'ok');
+    await expect(writeFileAtomic(target, 'data')).rejects.toThrow();
+    expect((await readdir(dir)).sort()).toEqual(['placeholder', 'sub']);
+  });
+});
+
+describe('BlobSnapshotStore', () => {
+  it('round-trips files with their modes and gives equal workspaces equal refs', async () => {
+    const store = new BlobSnapshotStore(join(await temp(), 'snapshots'));
+    const files = [file('b.txt', 'bee'), file('bin/run.sh', '#!/bin/sh\n', 0o755), file('a.txt', 'ay')];
+    const ref = await store.put(files);
+    expect(ref).toMatch(/^[0-9a-f]{64}$/);
+    expect(await store.put([...files].reverse())).toBe(ref);
+    expect(await store.has(ref)).toBe(true);
+    expect(await store.has('0'.repeat(64))).toBe(false);
+    const back = await store.get(ref);
+    expect(back.map((f) => [f.path, f.mode, new TextDecoder().decode(f.data)])).toEqual([
+      ['a.txt', 0o644, 'ay'],
+      ['b.txt', 0o644, 'bee'],
+      ['bin/run.sh', 0o755, '#!/bin/sh\n'],
+    ]);
+    expect(await store.put([file('a.txt', 'ay', 0o600), files[0]!, files[1]!])).not.toBe(ref);
+  });
+
+  it('stores a file once across snapshots, and the ref is the sha256 of the manifest', async () => {
+    const dir = join(await temp(), 'snapshots');
+    const store = new BlobSnapshotStore(dir);
+    const shared = file('lib.py', 'x = 1\n'.repeat(1000));
+    const one = await store.put([shared, file('main.py', 'v1')]);
+    const two = await store.put([shared, file('main.py', 'v2'), file('copy.py', 'x = 1\n'.repeat(1000))]);
+    const blobs = (await allFiles(join(dir, 'blobs'))).length;
+    expect(blobs).toBe(3);
+    const manifest = await readFile(join(dir, 'manifests', `${two}.json`), 'utf8');
+    expect(sha256(manifest)).toBe(two);
+    expect(JSON.parse(manifest).files.map((f: { path: string }) => f.path)).toEqual([
+      'copy.py',
+      'lib.py',
+      'main.py',
+    ]);
+    expect(one).not.toBe(two);
+  });
+
+  it('says which snapshot is missing', async () => {
+    const store = new BlobSnapshotStore(join(await temp(), 'snapshots'));
+    await expect(store.get('f'.repeat(64))).rejects.toThrow(/snapshot f{64} is not in/);
+    await expect(store.get('../../etc/passwd')).rejects.toThrow(/not a snapshot ref/);
+  });
+});
+
+describe('workspaceDiff', () => {
+  it('writes a unified diff of added, changed, deleted, binary and mode-changed files', () => {
+    const before = [
+      file('keep.txt', 'same\n'),
+      file('edit.py', 'a = 1\nb = 2\n'),
+      file('gone.txt', 'bye\n'),
+      file('run.sh', 'x\n'),
+    ];
+    const after = [
+      file('keep.txt', 'same\n'),
+      file('edit.py', 'a = 1\nb = 3\n'),
+      file('new.txt', 'hello\n'),
+      { path: 'img.bin', mode: 0o644, data: new Uint8Array([0, 1, 2]) },
+      file('run.sh', 'x\n', 0o755),
+    ];
+    const patch = workspaceDiff(before, after);
+    expect(patch).toContain(
+      'diff --git a/edit.py b/edit.py\n--- a/edit.py\n+++ b/edit.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n',
+    );
+    expect(patch).toContain(
+      'diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n+++ /dev/null',
+    );
+    expect(patch).toContain('new file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+hello');
+    expect(patch).toContain('Binary files /dev/null and b/img.bin differ');
+    expect(patch).toContain('diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n');
+    expect(patch).not.toContain('keep.txt');
+    expect(workspaceDiff(after, after)).toBe('');
+  });
+});
+
+describe('JSON Lines', () => {
+  it('keeps later records readable after a write cut mid-line', async () => {
+    const path = join(await temp(), 'events.jsonl');
+    new JsonlAppender(path).append({ n: 1 });
+    await appendFile(path, '{"n": 2, "cut');
+    const appender = new JsonlAppender(path);
+    appender.append({ n: 3 });
+    appender.append({ n: 4 });
+    expect(await readJsonl(path)).toEqual([{ n: 1 }, { n: 3 }, { n: 4 }]);
+  });
+});
+
+describe('RunStore', () => {
+  it('lays a run out as documented', async () => {
+    const store = new RunStore('/runs/r1');
+    expect(store.stepDir('t.a.r1', { index: 0, id: 'basics' })).toBe(
+      '/runs/r1/trials/t.a.r1/steps/01-basics',
+    );
+    expect(store.stepFile('t', { index: 11, id: 'x' }, 'scores.json')).toBe(
+      '/runs/r1/trials/t/steps/12-x/scores.json',
+    );
+    expect([store.experimentFile, store.lockFile, store.eventsFile, store.summaryFile]).toEqual([
+      '/runs/r1/experiment.yaml',
+      '/runs/r1/lock.json',
+      '/runs/r1/events.jsonl',
+      '/runs/r1/summary.json',
+    ]);
+    expect(store.memoryDir('t')).toBe('/runs/r1/trials/t/memory');
+    expect(store.snapshots.dir).toBe('/runs/r1/snapshots');
+  });
+
+  it('stamps events with an ISO time as it appends them', async () => {
+    const store = new RunStore(await temp());
+    const event = store.appendEvent({ type: 'log', level: 'info', message: 'hi' });
+    expect(new Date(event.ts).toISOString()).toBe(event.ts);
+    expect(await store.readEvents()).toEqual([event]);
+  });
+});
