@@ -1,0 +1,16 @@
+import { experimentJsonSchema, PluginRegistry } from '@longhaul/core';
+import type { Command } from 'commander';
+import { reportingConfigErrors } from '../print-error.js';
+
+/** `longhaul schema`: the JSON Schema of experiment files, for editors. */
+export function register(program: Command): void {
+  program
+    .command('schema')
+    .description(
+      "Print the JSON Schema of experiment files, with every installed plugin's options (point your editor's YAML schema setting at it)",
+    )
+    .action(async () => {
+      const registry = await reportingConfigErrors(() => PluginRegistry.discover({ cwd: process.cwd() }));
+      process.stdout.write(`${JSON.stringify(experimentJsonSchema(registry), null, 2)}\n`);
+    });
+}
