@@ -1,1 +1,45 @@
-export {};
+import {
+  definePlugin,
+  type Harness,
+  type HarnessCapabilities,
+  type Sandbox,
+  type Session,
+  type SessionOptions,
+  tokens,
+} from '@longhaul/core';
+import { type OracleOptions, oracleOptions } from './options.js';
+import { OracleSession } from './oracle-session.js';
+
+export { type OracleOptions, oracleOptions } from './options.js';
+export { OracleSession } from './oracle-session.js';
+export { workspaceChanges } from './workspace-changes.js';
+
+/**
+ * A harness with no model: it proves that a task, an environment, a script and the scorers can
+ * reach 100% by writing each step's reference solution. It holds no state between turns, so any
+ * session can be resumed.
+ */
+export class OracleHarness implements Harness {
+  readonly capabilities: HarnessCapabilities = { resume: true, memoryFiles: [], hooks: false };
+
+  constructor(private readonly options: OracleOptions) {}
+
+  async prepare(_sandbox: Sandbox): Promise<Record<string, unknown>> {
+    return { agent: 'oracle' };
+  }
+
+  async openSession(sandbox: Sandbox, options: SessionOptions): Promise<Session> {
+    return new OracleSession(sandbox, this.options, options.resume !== undefined);
+  }
+}
+
+export default definePlugin({
+  kind: 'harness',
+  id: 'oracle',
+  description:
+    "Writes each step's reference solution into the workspace; no model (checks a pipeline can reach 100%)",
+  options: oracleOptions,
+  register(bind, options) {
+    bind(tokens.Harness).toConstantValue(new OracleHarness(options));
+  },
+});

@@ -1,5 +1,4 @@
-import { describeEnvironment } from '@longhaul/testkit';
+import { describeEnvironment, FakeSnapshotStore } from '@longhaul/testkit';
 import { LocalEnvironment, localOptions } from '../src/index.js';
-import { MemorySnapshotStore } from './memory-store.js';
 
-describeEnvironment('local', () => new LocalEnvironment(localOptions.parse({}), new MemorySnapshotStore()));
+describeEnvironment('local', () => new LocalEnvironment(localOptions.parse({}), new FakeSnapshotStore()));

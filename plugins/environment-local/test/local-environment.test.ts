@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxSpec } from '@longhaul/core';
+import { FakeSnapshotStore } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment, localOptions } from '../src/index.js';
-import { MemorySnapshotStore } from './memory-store.js';
 
 let base: string;
 let seed: string;
@@ -25,7 +25,7 @@ function spec(overrides: Partial<SandboxSpec> = {}): SandboxSpec {
 function environment(options: Record<string, unknown> = {}) {
   return new LocalEnvironment(
     localOptions.parse({ root: join(base, 'sandboxes'), ...options }),
-    new MemorySnapshotStore(),
+    new FakeSnapshotStore(),
   );
 }
 

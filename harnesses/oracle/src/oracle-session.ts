@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ClassifiedError,
+  classify,
+  emptyUsage,
+  readDirectoryFiles,
+  type Sandbox,
+  type Session,
+  type Status,
+  type TrajectoryEvent,
+  type TurnOptions,
+} from '@longhaul/core';
+import type { OracleOptions } from './options.js';
+import { workspaceChanges } from './workspace-changes.js';
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}
+
+/** A session without a model: every turn makes the workspace equal to the focused step's reference. */
+export class OracleSession implements Session {
+  readonly id = `oracle-${randomUUID()}`;
+  private announced = false;
+  private calls = 0;
+
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly options: OracleOptions,
+    private readonly resumed: boolean,
+  ) {}
+
+  async *turn(_prompt: string, { signal, focus }: TurnOptions): AsyncIterable<TrajectoryEvent> {
+    const started = Date.now();
+    const end = (status: Status, finalText: string, error?: string): TrajectoryEvent => ({
+      type: 'turn.end',
+      result: {
+        status,
+        finalText,
+        usage: emptyUsage(),
+        durationMs: Date.now() - started,
+        ...(error ? { error } : {}),
+      },
+    });
+    const aborted = (): TrajectoryEvent =>
+      end(classify(undefined, signal), '', `aborted: ${String(signal.reason)}`);
+
+    if (!this.announced) {
+      this.announced = true;
+      yield { type: 'session.start', sessionId: this.id, resumed: this.resumed, model: 'oracle' };
+    }
+    if (this.options.delayMs > 0 && !signal.aborted) {
+      await sleep(this.options.delayMs, undefined, { signal }).catch(() => {});
+    }
+    if (signal.aborted) {
+      yield aborted();
+      return;
+    }
+
+    const step = focus.steps.at(-1);
+    const where = `step ${step?.id ?? '(none)'} of task ${focus.task.id}`;
+    if (!step?.solution || !(await isDirectory(step.solution))) {
+      const message = step?.solution
+        ? `the reference solution directory ${step.solution} of ${where} does not exist`
+        : `${where} has no reference solution, so the oracle harness cannot solve it`;
+      yield { type: 'message', role: 'assistant', text: message };
+      yield end('failed', message, message);
+      return;
+    }
+
+    const events: TrajectoryEvent[] = [];
+    try {
+      const wanted = await readDirectoryFiles(step.solution);
+      const changes = workspaceChanges(await this.sandbox.pull(), wanted);
+      await this.sandbox.push(wanted);
+      for (const file of changes.written) {
+        const id = `oracle-call-${++this.calls}`;
+        events.push(
+          {
+            type: 'tool.call',
+            id,
+            name: 'write_file',
+            input: { path: file.path, mode: file.mode, bytes: file.data.length },
+          },
+          {
+            type: 'tool.result',
+            id,
+            output: `wrote ${file.data.length} bytes to ${file.path}`,
+            isError: false,
+          },
+        );
+      }
+      for (const path of changes.deleted) {
+        const id = `oracle-call-${++this.calls}`;
+        events.push(
+          { type: 'tool.call', id, name: 'delete_file', input: { path } },
+          { type: 'tool.result', id, output: `deleted ${path}`, isError: false },
+        );
+      }
+    } catch (error) {
+      if (signal.aborted) {
+        yield aborted();
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const status = classify(
+        error instanceof ClassifiedError ? error : new ClassifiedError('sandbox', message),
+      );
+      yield { type: 'error', errorClass: status.slice('error:'.length), message };
+      yield end(status, '', message);
+      return;
+    }
+    yield* events;
+    if (signal.aborted) {
+      yield aborted();
+      return;
+    }
+    const written = events.filter((e) => e.type === 'tool.call' && e.name === 'write_file').length;
+    const text = `The workspace now holds the reference solution of ${where}: ${written} files written, ${events.length / 2 - written} deleted.`;
+    yield { type: 'message', role: 'assistant', text };
+    yield end('ok', text);
+  }
+
+  state(): unknown {
+    return {};
+  }
+
+  async close(): Promise<void> {}
+}
