@@ -45,10 +45,11 @@ export async function runCase(sandbox: Sandbox, item: LoadedCase, options: CaseR
     const target = `before[${position}]`;
     const fault = failedRun(result, target, options.timeoutMs);
     if (fault) return { checks: [fault], result, files: {} };
-    if (result.exitCode !== 0) {
-      const reason = `exited ${result.exitCode}: ${result.stderr.trim().split('\n').at(-1)?.slice(0, 120) ?? ''}`;
+    if (result.exitCode !== before.exitCode) {
+      const last = result.stderr.trim().split('\n').at(-1)?.slice(0, 120) ?? '';
+      const summary = `expected exit ${before.exitCode}, got ${result.exitCode}`;
       return {
-        checks: [{ target, passed: false, reason, summary: `exited ${result.exitCode}` }],
+        checks: [{ target, passed: false, reason: `${summary}: ${last}`, summary }],
         result,
         files: {},
       };

@@ -216,3 +216,18 @@ describe('source longhaul: bad task files are ConfigErrors that say where', () =
     await expect(load(root, { path: 'nowhere' })).rejects.toThrow(/nowhere: path: no such directory/);
   });
 });
+
+describe('source longhaul: the problems shipped with longhaul', () => {
+  it('load without issues', async () => {
+    const root = join(import.meta.dirname, '../../..');
+    const tasks = await load(root, { path: 'problems' });
+    const worklog = tasks.find((task) => task.id === 'worklog');
+    expect(worklog?.steps.map((step) => step.metadata.cases)).toEqual([
+      { core: 12, functionality: 6, error: 3 },
+      { core: 12, functionality: 6, error: 3 },
+      { core: 12, functionality: 6, error: 3 },
+    ]);
+    expect(worklog?.steps.every((step) => step.prompt.includes('python3 main.py summary'))).toBe(true);
+    expect(worklog?.steps.every((step) => !step.prompt.includes('{{'))).toBe(true);
+  });
+});

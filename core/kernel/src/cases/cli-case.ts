@@ -70,6 +70,7 @@ export type OutputExpectation = z.output<typeof outputExpectationSchema>;
 const invocationSchema = z.strictObject({
   argv: z.array(z.string()).describe('Arguments after the entrypoint'),
   stdin: z.string().optional(),
+  exitCode: z.number().int().default(0).describe('The exit code this invocation must end with'),
 });
 
 export const cliCaseSchema = z.strictObject({
@@ -81,7 +82,7 @@ export const cliCaseSchema = z.strictObject({
     .record(relativePath, z.string())
     .optional()
     .describe('Input files written into the workspace before the case runs'),
-  before: z.array(invocationSchema).optional().describe('Invocations run first, in order; each must exit 0'),
+  before: z.array(invocationSchema).optional().describe('Invocations run first, in order; each must end with its exitCode (default 0)'),
   timeoutMs: z.number().int().positive().optional().describe("Overrides the task's timeouts.caseMs"),
   expect: z.strictObject({
     exitCode: z.number().int().default(0),

@@ -1,0 +1,46 @@
+import { join } from 'node:path';
+import type { Task } from '@longhaul/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { scoreStep, taskFromDir } from './harness.js';
+
+// The shipped problem must be solvable: each reference solution passes its own step's cases and,
+// as regression, every case of the steps before it.
+const problem = join(import.meta.dirname, '../../../problems/worklog');
+let task: Task;
+
+beforeAll(async () => {
+  task = await taskFromDir(problem);
+});
+
+describe('problems/worklog', () => {
+  it('has three steps with cases in every category, about 60/30/10', async () => {
+    expect(task.steps.map((step) => step.id)).toEqual([
+      'csv-summary',
+      'jsonl-and-filters',
+      'store-and-formats',
+    ]);
+  });
+
+  for (const index of [0, 1, 2]) {
+    it(`step ${index + 1}: the reference solution passes every case, regression included`, async () => {
+      const step = task.steps[index]!;
+      const { scores, list } = await scoreStep(task, index, step.solution!);
+      const failed = (list[0]!.detail as { cases: { id: string; passed: boolean; reason?: string }[] }).cases
+        .filter((item) => !item.passed)
+        .map((item) => `${item.id}: ${item.reason}`);
+      expect(failed).toEqual([]);
+      expect(scores).toMatchObject({ strict: 1, iso: 1, core: 1, pass_rate: 1 });
+      expect(scores['core.total']).toBeGreaterThanOrEqual(10);
+      expect(scores['functionality.total']).toBeGreaterThanOrEqual(5);
+      expect(scores['error.total']).toBeGreaterThanOrEqual(2);
+      expect(scores['regression.total']).toBe(21 * index);
+    });
+  }
+
+  it('asks for new behaviour at every step: an earlier solution fails the later step', async () => {
+    const second = await scoreStep(task, 1, task.steps[0]!.solution!);
+    expect(second.scores).toMatchObject({ strict: 0, iso: 0, core: 0, 'regression.passed': 21 });
+    const third = await scoreStep(task, 2, task.steps[1]!.solution!);
+    expect(third.scores).toMatchObject({ strict: 0, iso: 0, core: 0, 'regression.passed': 42 });
+  });
+});
