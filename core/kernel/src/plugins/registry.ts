@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
@@ -171,6 +172,11 @@ async function importCandidate(
 ): Promise<{ definitions: PluginDefinition[] } | { issues: ConfigIssue[] }> {
   const fail = (message: string) => ({ issues: [{ ...candidate.where, message }] });
   const name = `'${candidate.packageName}'`;
+  if (!existsSync(candidate.entry)) {
+    return fail(
+      `plugin package ${name} has no entry module at ${candidate.entry} (is it built? otherwise fix "exports" or "main" in its package.json)`,
+    );
+  }
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(candidate.entry).href)) as { default?: unknown };

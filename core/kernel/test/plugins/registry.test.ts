@@ -70,6 +70,13 @@ describe('PluginRegistry.discover', () => {
     );
   });
 
+  it('reports a package whose entry module is missing (not built)', async () => {
+    const error = await discoverError({ cwd: await project(['unbuilt']) });
+    expect(error.issues[0]?.message).toMatch(
+      /^plugin package '@fixture\/unbuilt' has no entry module at .*\/@fixture\/unbuilt\/dist\/index\.js \(is it built\?/,
+    );
+  });
+
   it('reports a package without a default export', async () => {
     const error = await discoverError({ cwd: await project(['no-default']) });
     expect(error.issues[0]?.message).toMatch(/'@fixture\/installed-no-default' has no default export/);
