@@ -1,0 +1,405 @@
+import { parse, type SgNode } from '@ast-grep/napi';
+import type { LexicalSpan } from './clone-hash.js';
+import { normalizeBlock } from './clone-hash.js';
+import { type CognitiveRole, fieldText, type LanguageSpec, type Rule } from './languages/types.js';
+import { lex } from './lexer.js';
+import type { MetricsOptions } from './options.js';
+import type { CallableMetrics, FileMetrics, RuleHit } from './results.js';
+import type { CompiledRules } from './rules/engine.js';
+import { isSuppressed, readSuppressions, type SuppressionComment } from './rules/suppression.js';
+import { codeLines, countIn, type MaskedSpan, prefixSums } from './sloc.js';
+
+/** A clone candidate: its normalized hash and zero-based line span. */
+export interface CloneCandidate {
+  hash: string;
+  startLine: number;
+  endLine: number;
+}
+
+/** Everything the project-level pass needs from one file. */
+export interface FileAnalysis {
+  metrics: FileMetrics;
+  callables: CallableMetrics[];
+  hits: RuleHit[];
+  /** Zero-based flags: the line is a logical line of code. */
+  code: Uint8Array;
+  /** Zero-based code lines flagged by a rule. */
+  flagged: Set<number>;
+  candidates: CloneCandidate[];
+}
+
+interface Open {
+  end: number;
+  /** Where nesting inside it begins. */
+  region: number;
+  /** Index into callables, or -1 for a nesting structure that is not a callable. */
+  callable: number;
+}
+
+interface PendingCallable {
+  node: SgNode;
+  name: string;
+  start: number;
+  end: number;
+  depth: number;
+  qualified: string;
+  cc: number;
+  cognitive: number;
+  decisions: Record<string, number>;
+  ancestors: number[];
+}
+
+function kindSet(...lists: (readonly string[])[]): Set<string> {
+  return new Set(lists.flat());
+}
+
+/** The node kinds of one pass over the tree, and how they are classified. */
+export interface Classifier {
+  rule: { rule: Rule };
+  callables: Set<string>;
+  scopes: Set<string>;
+  decisions: Set<string>;
+  radon: Set<string>;
+  clones: Set<string>;
+  cognitive: Set<string>;
+}
+
+function kindsOf(rule: Rule | undefined): string[] {
+  if (!rule) return [];
+  if (rule.kind) return [String(rule.kind)];
+  return (rule.any ?? []).flatMap((inner) => kindsOf(inner));
+}
+
+/** Whether a rule compiles for a grammar (grammars of one family differ in a few node kinds). */
+function compiles(spec: LanguageSpec, rule: Rule): boolean {
+  try {
+    parse(spec.lang, '').root().findAll({ rule });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Drops the alternatives of an `any` rule that name node kinds this grammar lacks. */
+function forGrammar(spec: LanguageSpec, rule: Rule): Rule {
+  return rule.any ? { any: rule.any.filter((inner) => compiles(spec, inner)) } : rule;
+}
+
+export function classifier(language: LanguageSpec): Classifier {
+  const plain = ['ERROR', ...language.callableKinds, ...language.scopeKinds, ...language.cloneKinds].filter(
+    (kind) => compiles(language, { kind }),
+  );
+  const spec: LanguageSpec = {
+    ...language,
+    decisionRule: forGrammar(language, language.decisionRule),
+    cognitiveRule: forGrammar(language, language.cognitiveRule),
+    ...(language.radonRule ? { radonRule: forGrammar(language, language.radonRule) } : {}),
+  };
+  const parts: Rule[] = [{ any: plain.map((kind) => ({ kind })) }, spec.decisionRule, spec.cognitiveRule];
+  if (spec.docstringRule) parts.push(spec.docstringRule);
+  if (spec.radonRule) parts.push(spec.radonRule);
+  return {
+    rule: { rule: { any: parts } },
+    callables: kindSet(spec.callableKinds),
+    scopes: kindSet(spec.scopeKinds),
+    decisions: kindSet(kindsOf(spec.decisionRule)),
+    radon: kindSet(kindsOf(spec.radonRule)),
+    clones: kindSet(spec.cloneKinds),
+    cognitive: kindSet(kindsOf(spec.cognitiveRule)),
+  };
+}
+
+/** Analyzes one source file. Clone groups and verbosity need every file: see `analyzeProject`. */
+export function analyzeFile(
+  path: string,
+  text: string,
+  spec: LanguageSpec,
+  kinds: Classifier,
+  rules: CompiledRules | undefined,
+  options: MetricsOptions,
+): FileAnalysis {
+  const root = parse(spec.lang, text).root();
+  const nodes = root.findAll(kinds.rule);
+  const lineStarts = lineStartsOf(text);
+  const lineAt = (offset: number) => lineOf(lineStarts, offset);
+
+  // Lexical spans: comments and strings from the lexer, docstrings from the tree.
+  const tokens = lex(text, spec.family);
+  const masked: MaskedSpan[] = [];
+  const spans: LexicalSpan[] = [];
+  const comments: SuppressionComment[] = [];
+  for (let i = 0; i < tokens.comments.length; i += 2) {
+    const start = tokens.comments[i]!;
+    const end = tokens.comments[i + 1]!;
+    const endLine = lineAt(end);
+    masked.push({ start, end, endLine });
+    spans.push({ start, end, replacement: '' });
+    comments.push({ text: text.slice(start, end), line: lineAt(start) });
+  }
+  for (let i = 0; i < tokens.strings.length; i += 2) {
+    const start = tokens.strings[i]!;
+    const end = tokens.strings[i + 1]!;
+    const endLine = lineAt(end);
+    if (endLine > lineAt(start)) masked.push({ start: start + 1, end, endLine });
+    spans.push({ start, end, replacement: '$STR' });
+  }
+  const items: {
+    node: SgNode;
+    kind: string;
+    start: number;
+    end: number;
+    startLine: number;
+    endLine: number;
+  }[] = [];
+  let parseErrors = 0;
+  for (const node of nodes) {
+    const kind = node.kind() as string;
+    if (kind === 'ERROR') {
+      parseErrors++;
+      continue;
+    }
+    const { start, end } = node.range();
+    if (kind === 'expression_statement') {
+      masked.push({ start: start.index, end: end.index, endLine: end.line });
+      spans.push({ start: start.index, end: end.index, replacement: '' });
+      continue;
+    }
+    items.push({ node, kind, start: start.index, end: end.index, startLine: start.line, endLine: end.line });
+  }
+  const lexical = outermostSpans(spans);
+  const code = codeLines(text, masked);
+  const prefix = prefixSums(code);
+  const loc = prefix[code.length]!;
+
+  // Pass 2: callables, decisions and cognitive roles in document order, with a stack of open
+  // callables and nesting structures.
+  const callables: PendingCallable[] = [];
+  const scopes: { end: number; name: string }[] = [];
+  const open: Open[] = [];
+  const candidates: CloneCandidate[] = [];
+  let fileCognitive = 0;
+  const countRadon = options.ccVariant === 'radon';
+  for (const item of items) {
+    const { node, kind, start, end } = item;
+    while (open.length && open[open.length - 1]!.end <= start) open.pop();
+    while (scopes.length && scopes[scopes.length - 1]!.end <= start) scopes.pop();
+
+    if (kinds.decisions.has(kind) || (countRadon && kinds.radon.has(kind))) {
+      for (const { callable: index } of open) {
+        if (index < 0) continue;
+        const callable = callables[index]!;
+        callable.cc++;
+        callable.decisions[kind] = (callable.decisions[kind] ?? 0) + 1;
+      }
+    }
+
+    const role = kinds.cognitive.has(kind) ? spec.cognitiveRole(node, kind) : undefined;
+    if (role) addCognitive(role, start);
+    const name = kinds.callables.has(kind) ? spec.callableName(node) : undefined;
+    if (name !== undefined) {
+      const enclosing = open.filter((entry) => entry.callable >= 0).map((entry) => entry.callable);
+      callables.push({
+        node,
+        name,
+        start,
+        end,
+        depth: enclosing.length,
+        qualified: [...scopes.map((scope) => scope.name), name].join('.'),
+        cc: 1,
+        cognitive: 0,
+        decisions: {},
+        ancestors: enclosing,
+      });
+      open.push({ end, region: start + 1, callable: callables.length - 1 });
+      scopes.push({ end, name });
+    } else if (role && (role.kind === 'structural' || role.kind === 'nesting')) {
+      open.push({ end, region: role.region, callable: -1 });
+    } else if (kinds.callables.has(kind)) {
+      open.push({ end, region: start + 1, callable: -1 });
+    } else if (kinds.scopes.has(kind)) {
+      const scopeName = fieldText(node, 'name');
+      if (scopeName) scopes.push({ end, name: scopeName });
+    }
+
+    if (kinds.clones.has(kind) && !spec.cloneExcluded?.(node)) {
+      const sloc = countIn(prefix, item.startLine, item.endLine);
+      if (sloc >= options.minCloneLines) {
+        candidates.push({
+          hash: `${spec.family}:${normalizeBlock(text, start, end, lexical, spanAfter(lexical, start), spec)}`,
+          startLine: item.startLine,
+          endLine: item.endLine,
+        });
+      }
+    }
+  }
+
+  /**
+   * Adds a cognitive increment to every enclosing callable, with the nesting level relative to
+   * each; code outside every callable counts toward the file directly.
+   */
+  function addCognitive(role: CognitiveRole, at: number): void {
+    let increment = 0;
+    if (role.kind === 'structural' || role.kind === 'hybrid' || role.kind === 'jump') increment = 1;
+    else if (role.kind === 'logical') increment = role.operator === role.parentOperator ? 0 : 1;
+    if (!increment) return;
+    let nesting = 0;
+    let inCallable = false;
+    for (let i = open.length - 1; i >= 0; i--) {
+      const entry = open[i]!;
+      if (entry.callable >= 0) {
+        inCallable = true;
+        callables[entry.callable]!.cognitive += role.kind === 'structural' ? 1 + nesting : increment;
+      }
+      if (entry.region <= at) nesting++;
+    }
+    if (!inCallable) fileCognitive += role.kind === 'structural' ? 1 + nesting : increment;
+  }
+
+  // Recursion: +1 per call of a callable to itself, counted toward it and the callables around it.
+  for (const callable of callables) {
+    const calls = recursiveCalls(callable, text, lexical, spec);
+    if (!calls) continue;
+    callable.cognitive += calls;
+    for (const ancestor of callable.ancestors) callables[ancestor]!.cognitive += calls;
+  }
+  for (const callable of callables) if (callable.depth === 0) fileCognitive += callable.cognitive;
+
+  const results: CallableMetrics[] = callables.map((callable) => {
+    const { startLine, endLine } = lineSpan(callable.node);
+    const sloc = countIn(prefix, startLine, endLine);
+    return {
+      file: path,
+      language: spec.id,
+      name: callable.name,
+      qualifiedName: callable.qualified,
+      kind: callable.node.kind() as string,
+      startLine: startLine + 1,
+      endLine: endLine + 1,
+      sloc,
+      cc: callable.cc,
+      cognitive: callable.cognitive,
+      mass: massOf(callable.cc, sloc, options),
+      decisions: callable.decisions,
+      depth: callable.depth,
+    };
+  });
+
+  // Rules.
+  const hits: RuleHit[] = [];
+  const flagged = new Set<number>();
+  let suppressedHits = 0;
+  if (rules) {
+    const suppressions = readSuppressions(comments, code);
+    for (const match of rules.match(root)) {
+      if (isSuppressed(suppressions, match.startLine, match.rule.id)) {
+        suppressedHits++;
+        continue;
+      }
+      hits.push({
+        file: path,
+        rule: match.rule.id,
+        category: match.rule.category,
+        weight: match.rule.weight,
+        message: match.rule.message,
+        line: match.startLine + 1,
+        endLine: match.endLine + 1,
+      });
+      for (let line = match.startLine; line <= match.endLine; line++) if (code[line]) flagged.add(line);
+    }
+  }
+
+  const metrics: FileMetrics = {
+    path,
+    language: spec.id,
+    loc,
+    lines: code.length - (text.endsWith('\n') ? 1 : 0),
+    callables: results.length,
+    maxCc: results.reduce((max, callable) => Math.max(max, callable.cc), 0),
+    cognitive: fileCognitive,
+    ruleHits: hits.length,
+    suppressedHits,
+    flaggedLines: flagged.size,
+    cloneLines: 0,
+    verboseLines: flagged.size,
+    parseErrors,
+  };
+  return { metrics, callables: results, hits, code, flagged, candidates };
+}
+
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** Zero-based line of an offset. */
+function lineOf(starts: number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/** Sorted spans without those inside another (a string in a comment, a docstring's string). */
+function outermostSpans(spans: LexicalSpan[]): LexicalSpan[] {
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const result: LexicalSpan[] = [];
+  let reach = -1;
+  for (const span of spans) {
+    if (span.start < reach) continue;
+    result.push(span);
+    reach = span.end;
+  }
+  return result;
+}
+
+/** First span whose end is after `offset` (binary search). */
+function spanAfter(spans: readonly LexicalSpan[], offset: number): number {
+  let low = 0;
+  let high = spans.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (spans[mid]!.end <= offset) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** Calls of a callable to itself, outside strings and comments. */
+function recursiveCalls(
+  callable: { name: string; start: number; end: number },
+  text: string,
+  spans: readonly LexicalSpan[],
+  spec: LanguageSpec,
+): number {
+  const body = text.slice(callable.start, callable.end);
+  if (!body.includes(callable.name)) return 0;
+  let calls = 0;
+  for (const match of body.matchAll(spec.recursionPattern(callable.name))) {
+    const at = callable.start + match.index;
+    const span = spans[spanAfter(spans, at)];
+    if (!span || span.start > at) calls++;
+  }
+  return calls;
+}
+
+function lineSpan(node: SgNode): { startLine: number; endLine: number } {
+  const { start, end } = node.range();
+  return { startLine: start.line, endLine: end.line };
+}
+
+/** mass(f) = CC(f) × g(SLOC(f)), g by the size term option. */
+export function massOf(cc: number, sloc: number, options: Pick<MetricsOptions, 'sizeTerm'>): number {
+  switch (options.sizeTerm) {
+    case 'none':
+      return cc;
+    case 'linear':
+      return cc * sloc;
+    default:
+      return cc * Math.sqrt(sloc);
+  }
+}

@@ -1,0 +1,30 @@
+export { type Churn, churnBetween } from './churn.js';
+export {
+  type DiscoveryOptions,
+  defaultExcludes,
+  isGenerated,
+  readSourceTree,
+  type SourceFile,
+  SourceFilter,
+  selectSources,
+} from './discovery.js';
+export { type FileAnalysis, massOf } from './file-analysis.js';
+export { languageById, languageOfPath, languages, registerGrammars } from './languages/registry.js';
+export type { LanguageId, LanguageSpec, RuleFamily } from './languages/types.js';
+export {
+  type CcVariant,
+  defaultOptions,
+  type MetricsOptions,
+  resolveOptions,
+  type SizeTerm,
+} from './options.js';
+export {
+  analyzeProject,
+  analyzeSource,
+  type CloneInstance,
+  type ProjectReport,
+  type QualitySummary,
+} from './project.js';
+export type { CallableMetrics, FileMetrics, RuleHit } from './results.js';
+export { rulePack } from './rules/pack.js';
+export { type RuleCategory, ruleCategories, type SlopRule } from './rules/types.js';

@@ -1,0 +1,112 @@
+import type { SgNode } from '@ast-grep/napi';
+import {
+  anyKind,
+  type CognitiveRole,
+  escapeRegExp,
+  fieldText,
+  type LanguageSpec,
+  logicalRole,
+  nestingRole,
+  regionOf,
+} from './types.js';
+
+const logicalOperator = '^(&&|\\|\\|)$';
+
+const keywords = new Set(
+  'break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var'.split(
+    ' ',
+  ),
+);
+
+/** Declared functions and methods, and function literals bound to a name. */
+function callableName(node: SgNode): string | undefined {
+  if (node.kind() !== 'func_literal') return fieldText(node, 'name');
+  const list = node.parent();
+  const binding = list?.kind() === 'expression_list' ? list.parent() : undefined;
+  switch (binding?.kind()) {
+    case 'short_var_declaration':
+    case 'assignment_statement':
+      return fieldText(binding, 'left');
+    case 'var_spec':
+      return fieldText(binding, 'name');
+    default:
+      return undefined;
+  }
+}
+
+function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
+  switch (kind) {
+    case 'if_statement': {
+      if (node.parent()?.kind() === 'if_statement') return { kind: 'hybrid' };
+      return { kind: 'structural', region: regionOf(node, 'consequence') };
+    }
+    case 'block':
+      // An `else { … }` block: the alternative of an if statement.
+      return { kind: 'hybrid' };
+    case 'for_statement':
+      return { kind: 'structural', region: regionOf(node, 'body') };
+    case 'expression_switch_statement':
+    case 'type_switch_statement':
+    case 'select_statement':
+      return { kind: 'structural', region: node.range().start.index + 1 };
+    case 'func_literal':
+      return nestingRole(node);
+    case 'break_statement':
+    case 'continue_statement':
+    case 'goto_statement':
+      return { kind: 'jump' };
+    case 'binary_expression':
+      return logicalRole(node);
+    default:
+      return undefined;
+  }
+}
+
+export const go: LanguageSpec = {
+  id: 'go',
+  family: 'go',
+  lang: 'go',
+  extensions: ['.go'],
+  callableKinds: ['function_declaration', 'method_declaration', 'func_literal'],
+  callableName,
+  scopeKinds: [],
+  decisionRule: {
+    any: [
+      ...anyKind(['if_statement', 'for_statement', 'expression_case', 'type_case', 'communication_case'])
+        .any!,
+      { kind: 'binary_expression', has: { field: 'operator', regex: logicalOperator } },
+    ],
+  },
+  cloneKinds: [
+    'function_declaration',
+    'method_declaration',
+    'func_literal',
+    'if_statement',
+    'for_statement',
+    'expression_switch_statement',
+    'type_switch_statement',
+    'select_statement',
+  ],
+  cognitiveRule: {
+    any: [
+      ...anyKind([
+        'if_statement',
+        'for_statement',
+        'expression_switch_statement',
+        'type_switch_statement',
+        'select_statement',
+        'func_literal',
+        'goto_statement',
+      ]).any!,
+      { kind: 'block', inside: { kind: 'if_statement', field: 'alternative' } },
+      { kind: 'break_statement', has: { kind: 'label_name' } },
+      { kind: 'continue_statement', has: { kind: 'label_name' } },
+      { kind: 'binary_expression', has: { field: 'operator', regex: logicalOperator } },
+    ],
+  },
+  cognitiveRole,
+  recursionPattern: (name) =>
+    new RegExp(String.raw`(?<![\w.])(?<!func\s*(?:\([^)]*\)\s*)?)(?:\w+\.)?${escapeRegExp(name)}\s*\(`, 'g'),
+  keywords,
+  literalWords: { true: '$BOOL', false: '$BOOL', nil: '$NONE', iota: '$INT' },
+};

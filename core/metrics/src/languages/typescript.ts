@@ -1,0 +1,157 @@
+import { Lang, type SgNode } from '@ast-grep/napi';
+import {
+  anyKind,
+  type CognitiveRole,
+  escapeRegExp,
+  fieldText,
+  type LanguageId,
+  type LanguageSpec,
+  logicalRole,
+  nestingRole,
+  regionOf,
+} from './types.js';
+
+const logicalOperator = '^(&&|\\|\\||\\?\\?)$';
+const logicalAssignment = '^(&&=|\\|\\|=|\\?\\?=)$';
+
+const keywords = new Set(
+  'abstract any as async await boolean break case catch class const constructor continue debugger declare default delete do else enum export extends finally for from function get if implements import in infer instanceof interface is keyof let module namespace never new number object of package private protected public readonly return satisfies set static string super switch symbol this throw try type typeof unique unknown var void while with yield'.split(
+    ' ',
+  ),
+);
+
+/** Where a function-like node gets its name from, when it has one (see README: callables). */
+function callableName(node: SgNode): string | undefined {
+  const kind = node.kind();
+  if (kind === 'arrow_function' || kind === 'function_expression') {
+    const own = kind === 'arrow_function' ? undefined : fieldText(node, 'name');
+    const parent = node.parent();
+    switch (parent?.kind()) {
+      case 'variable_declarator':
+      case 'public_field_definition':
+      case 'field_definition':
+        return fieldText(parent, 'name') ?? fieldText(parent, 'property') ?? own;
+      case 'pair':
+        return fieldText(parent, 'key') ?? own;
+      case 'assignment_expression': {
+        const left = fieldText(parent, 'left') ?? '';
+        return left.slice(left.lastIndexOf('.') + 1) || own;
+      }
+      default:
+        return own;
+    }
+  }
+  return fieldText(node, 'name') ?? (kind === 'method_definition' ? 'anonymous' : undefined);
+}
+
+function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
+  switch (kind) {
+    case 'if_statement':
+      return node.parent()?.kind() === 'else_clause'
+        ? { kind: 'hybrid' }
+        : { kind: 'structural', region: regionOf(node, 'consequence') };
+    case 'else_clause':
+      return node.namedChildren()[0]?.kind() === 'if_statement' ? undefined : { kind: 'hybrid' };
+    case 'for_statement':
+    case 'for_in_statement':
+    case 'while_statement':
+    case 'do_statement':
+      return { kind: 'structural', region: regionOf(node, 'body') };
+    case 'catch_clause':
+      return { kind: 'structural', region: regionOf(node, 'body') };
+    case 'switch_statement':
+      return { kind: 'structural', region: regionOf(node, 'body') };
+    case 'ternary_expression':
+      return { kind: 'structural', region: node.range().start.index + 1 };
+    case 'arrow_function':
+    case 'function_expression':
+      return nestingRole(node);
+    case 'break_statement':
+    case 'continue_statement':
+      return { kind: 'jump' };
+    case 'binary_expression':
+      return logicalRole(node);
+    default:
+      return undefined;
+  }
+}
+
+function spec(id: LanguageId, lang: Lang, extensions: string[]): LanguageSpec {
+  return {
+    id,
+    family: 'typescript',
+    lang,
+    extensions,
+    callableKinds: [
+      'function_declaration',
+      'generator_function_declaration',
+      'method_definition',
+      'function_expression',
+      'arrow_function',
+    ],
+    callableName,
+    scopeKinds: ['class_declaration', 'class', 'abstract_class_declaration'],
+    decisionRule: {
+      any: [
+        ...anyKind([
+          'if_statement',
+          'for_statement',
+          'for_in_statement',
+          'while_statement',
+          'do_statement',
+          'switch_case',
+          'catch_clause',
+          'ternary_expression',
+        ]).any!,
+        { kind: 'binary_expression', has: { field: 'operator', regex: logicalOperator } },
+        { kind: 'augmented_assignment_expression', has: { field: 'operator', regex: logicalAssignment } },
+      ],
+    },
+    cloneKinds: [
+      'function_declaration',
+      'generator_function_declaration',
+      'method_definition',
+      'function_expression',
+      'arrow_function',
+      'if_statement',
+      'for_statement',
+      'for_in_statement',
+      'while_statement',
+      'do_statement',
+      'try_statement',
+      'switch_statement',
+    ],
+    cognitiveRule: {
+      any: [
+        ...anyKind([
+          'if_statement',
+          'else_clause',
+          'for_statement',
+          'for_in_statement',
+          'while_statement',
+          'do_statement',
+          'catch_clause',
+          'switch_statement',
+          'ternary_expression',
+          'arrow_function',
+          'function_expression',
+        ]).any!,
+        { kind: 'break_statement', has: { kind: 'statement_identifier' } },
+        { kind: 'continue_statement', has: { kind: 'statement_identifier' } },
+        { kind: 'binary_expression', has: { field: 'operator', regex: logicalOperator } },
+      ],
+    },
+    cognitiveRole,
+    recursionPattern: (name) =>
+      new RegExp(
+        String.raw`(?<![\w.$])(?<!function\s*\*?\s*)(?<!^(?:(?:async|static|get|set|public|private|protected|readonly|override|abstract)\s+)*\*?\s*)(?:this\.)?${escapeRegExp(name)}\s*\(`,
+        'g',
+      ),
+    keywords,
+    literalWords: { true: '$BOOL', false: '$BOOL', null: '$NONE', undefined: '$NONE' },
+  };
+}
+
+export const typescript = spec('typescript', Lang.TypeScript, ['.ts', '.mts', '.cts']);
+export const tsx = spec('tsx', Lang.Tsx, ['.tsx']);
+export const javascript = spec('javascript', Lang.JavaScript, ['.js', '.mjs', '.cjs', '.jsx']);

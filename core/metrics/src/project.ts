@@ -1,0 +1,217 @@
+import { churnBetween } from './churn.js';
+import type { SourceFile } from './discovery.js';
+import { analyzeFile, type Classifier, classifier, type FileAnalysis } from './file-analysis.js';
+import { languageOfPath, registerGrammars } from './languages/registry.js';
+import type { LanguageId, LanguageSpec } from './languages/types.js';
+import { type MetricsOptions, resolveOptions } from './options.js';
+import type { CallableMetrics, FileMetrics, RuleHit } from './results.js';
+import { CompiledRules, rulesFor } from './rules/engine.js';
+import { rulePack } from './rules/pack.js';
+import { debtMinutesPerWeight } from './rules/types.js';
+
+/** The project-level values, keyed as the `quality` scorer reports them (without the prefix). */
+export interface QualitySummary {
+  files: number;
+  loc: number;
+  callables: number;
+  erosion: number;
+  verbosity: number;
+  clone_ratio: number;
+  clone_lines: number;
+  clone_groups: number;
+  violation_rate: number;
+  rule_hits: number;
+  flagged_lines: number;
+  max_cc: number;
+  mean_cc: number;
+  high_cc_count: number;
+  cognitive_complexity: number;
+  max_cognitive: number;
+  technical_debt_minutes: number;
+  parse_errors: number;
+  /** Against the previous snapshot; null without one (or when the previous one had no code). */
+  lines_added: number | null;
+  lines_removed: number | null;
+  churn_ratio: number | null;
+  delta_loc: number | null;
+}
+
+export interface CloneInstance {
+  file: string;
+  startLine: number;
+  endLine: number;
+}
+
+export interface ProjectReport {
+  summary: QualitySummary;
+  files: FileMetrics[];
+  callables: CallableMetrics[];
+  hits: RuleHit[];
+  clones: CloneInstance[][];
+  options: MetricsOptions;
+}
+
+const perLanguage = new Map<LanguageId, { kinds: Classifier; rules: Map<string, CompiledRules> }>();
+
+function prepared(spec: LanguageSpec, options: MetricsOptions) {
+  registerGrammars();
+  let entry = perLanguage.get(spec.id);
+  if (!entry) {
+    entry = { kinds: classifier(spec), rules: new Map() };
+    perLanguage.set(spec.id, entry);
+  }
+  let rules: CompiledRules | undefined;
+  if (options.rules) {
+    const key = `${[...options.disabledRules].sort().join(',')}|${options.onlyRules ? [...options.onlyRules].sort().join(',') : '*'}`;
+    rules = entry.rules.get(key);
+    if (!rules) {
+      rules = new CompiledRules(spec, rulesFor(spec, rulePack, options.disabledRules, options.onlyRules));
+      entry.rules.set(key, rules);
+    }
+  }
+  return { kinds: entry.kinds, rules };
+}
+
+/** Measures one file on its own (no clones: they need the whole project). */
+export function analyzeSource(source: SourceFile, options: Partial<MetricsOptions> = {}): FileAnalysis {
+  const resolved = resolveOptions(options);
+  const spec = languageOfPath(source.path);
+  if (!spec) throw new Error(`${source.path}: no supported language for this file extension`);
+  const { kinds, rules } = prepared(spec, resolved);
+  return analyzeFile(source.path, source.text, spec, kinds, rules, resolved);
+}
+
+function ratio(numerator: number, denominator: number): number {
+  return denominator > 0 ? numerator / denominator : 0;
+}
+
+/** Measures a set of sources (see README for every metric). */
+export function analyzeProject(
+  sources: readonly SourceFile[],
+  options: Partial<MetricsOptions> = {},
+  previous?: readonly SourceFile[],
+): ProjectReport {
+  const resolved = resolveOptions(options);
+  const analyses = sources.map((source) => analyzeSource(source, resolved));
+  const clones = findClones(analyses);
+  const callables = analyses.flatMap((analysis) => analysis.callables);
+  const hits = analyses.flatMap((analysis) => analysis.hits);
+  const files = analyses.map((analysis) => analysis.metrics);
+
+  const loc = sum(files.map((file) => file.loc));
+  const totalMass = sum(callables.map((callable) => callable.mass));
+  const high = callables.filter((callable) => callable.cc > resolved.ccThreshold);
+  const cloneLines = sum(files.map((file) => file.cloneLines));
+  const debt =
+    sum(hits.map((hit) => hit.weight * debtMinutesPerWeight)) +
+    sum(
+      callables
+        .filter((callable) => callable.depth === 0 && callable.cognitive > resolved.cognitiveThreshold)
+        .map((callable) => 5 + callable.cognitive - resolved.cognitiveThreshold),
+    ) +
+    duplicationDebt(clones);
+
+  const summary: QualitySummary = {
+    files: files.length,
+    loc,
+    callables: callables.length,
+    erosion: ratio(sum(high.map((callable) => callable.mass)), totalMass),
+    verbosity: ratio(sum(files.map((file) => file.verboseLines)), loc),
+    clone_ratio: ratio(cloneLines, loc),
+    clone_lines: cloneLines,
+    clone_groups: clones.length,
+    violation_rate: ratio(hits.length, loc),
+    rule_hits: hits.length,
+    flagged_lines: sum(files.map((file) => file.flaggedLines)),
+    max_cc: callables.reduce((max, callable) => Math.max(max, callable.cc), 0),
+    mean_cc: ratio(sum(callables.map((callable) => callable.cc)), callables.length),
+    high_cc_count: high.length,
+    cognitive_complexity: sum(files.map((file) => file.cognitive)),
+    max_cognitive: callables.reduce((max, callable) => Math.max(max, callable.cognitive), 0),
+    technical_debt_minutes: debt,
+    parse_errors: sum(files.map((file) => file.parseErrors)),
+    lines_added: null,
+    lines_removed: null,
+    churn_ratio: null,
+    delta_loc: null,
+  };
+  if (previous) {
+    const before = analyzeProjectLoc(previous, resolved);
+    const churn = churnBetween(previous, sources);
+    summary.lines_added = churn.added;
+    summary.lines_removed = churn.removed;
+    summary.churn_ratio = before > 0 ? (churn.added + churn.removed) / before : null;
+    summary.delta_loc = before > 0 ? (loc - before) / before : null;
+  }
+  return { summary, files, callables, hits, clones, options: resolved };
+}
+
+/** LOC of a set of sources, without rules or clones. */
+function analyzeProjectLoc(sources: readonly SourceFile[], options: MetricsOptions): number {
+  const light = { ...options, rules: false };
+  return sum(sources.map((source) => analyzeSource(source, light).metrics.loc));
+}
+
+/** Groups identical candidates across files; marks clone lines and verbose lines per file. */
+function findClones(analyses: FileAnalysis[]): CloneInstance[][] {
+  const groups = new Map<string, { analysis: FileAnalysis; startLine: number; endLine: number }[]>();
+  for (const analysis of analyses) {
+    for (const candidate of analysis.candidates) {
+      const list = groups.get(candidate.hash);
+      const instance = { analysis, startLine: candidate.startLine, endLine: candidate.endLine };
+      if (list) list.push(instance);
+      else groups.set(candidate.hash, [instance]);
+    }
+  }
+  const cloneLines = new Map<FileAnalysis, Set<number>>();
+  const result: CloneInstance[][] = [];
+  for (const instances of groups.values()) {
+    if (instances.length < 2) continue;
+    result.push(
+      instances.map(({ analysis, startLine, endLine }) => {
+        const lines = cloneLines.get(analysis) ?? new Set<number>();
+        cloneLines.set(analysis, lines);
+        for (let line = startLine; line <= endLine; line++) if (analysis.code[line]) lines.add(line);
+        return { file: analysis.metrics.path, startLine: startLine + 1, endLine: endLine + 1 };
+      }),
+    );
+  }
+  for (const [analysis, lines] of cloneLines) {
+    analysis.metrics.cloneLines = lines.size;
+    let verbose = lines.size;
+    for (const line of analysis.flagged) if (!lines.has(line)) verbose++;
+    analysis.metrics.verboseLines = verbose;
+  }
+  return result;
+}
+
+/** 10 minutes per duplicated block beyond the first of its group, counting outermost blocks only. */
+function duplicationDebt(groups: CloneInstance[][]): number {
+  const byFile = new Map<string, { instance: CloneInstance; group: number }[]>();
+  groups.forEach((group, index) => {
+    for (const instance of group) {
+      const list = byFile.get(instance.file) ?? [];
+      list.push({ instance, group: index });
+      byFile.set(instance.file, list);
+    }
+  });
+  const outerCount = new Array<number>(groups.length).fill(0);
+  for (const list of byFile.values()) {
+    list.sort(
+      (a, b) => a.instance.startLine - b.instance.startLine || b.instance.endLine - a.instance.endLine,
+    );
+    let reach = -1;
+    for (const { instance, group } of list) {
+      if (instance.endLine <= reach) continue;
+      reach = instance.endLine;
+      outerCount[group]!++;
+    }
+  }
+  return outerCount.reduce((total, count) => total + 10 * Math.max(0, count - 1), 0);
+}
+
+function sum(values: number[]): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}

@@ -1,0 +1,5 @@
+import type { SlopRule } from '../types.js';
+import { conditionals } from './conditionals.js';
+
+/** The Python rule pack. */
+export const pythonRules: readonly SlopRule[] = [...conditionals];

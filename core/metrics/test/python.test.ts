@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeProject, analyzeSource } from '../src/index.js';
+
+const program = `import os
+
+
+def simple(a):
+    """Docstring line one.
+
+    More docs.
+    """
+    # a comment
+    return a + 1
+
+
+def branchy(x, items):
+    if x > 0 and x < 10:
+        return [i for i in items if i]
+    elif x == 0:
+        return None
+    for i in items:
+        while i:
+            i -= 1
+    try:
+        pass
+    except ValueError:
+        pass
+    assert x
+    return x if x else -x
+
+
+class Box:
+    def method(self):
+        def inner(y):
+            return y or 0
+        return inner(1)
+`;
+
+describe('Python metrics', () => {
+  const analysis = analyzeSource({ path: 'm.py', text: program }, { rules: false });
+  const byName = new Map(analysis.callables.map((callable) => [callable.qualifiedName, callable]));
+
+  it('counts logical lines without blanks, comments or docstrings', () => {
+    expect(analysis.metrics.loc).toBe(22);
+    expect(analysis.metrics.lines).toBe(33);
+  });
+
+  it('finds functions, methods and nested functions, with qualified names', () => {
+    expect([...byName.keys()]).toEqual(['simple', 'branchy', 'Box.method', 'Box.method.inner']);
+    expect(byName.get('Box.method.inner')?.depth).toBe(1);
+  });
+
+  it('computes SLOC and cyclomatic complexity per callable', () => {
+    expect(byName.get('simple')).toMatchObject({ sloc: 2, cc: 1, startLine: 4, endLine: 10 });
+    // if, and, comprehension, comprehension if, elif, for, while, except, assert, ternary
+    expect(byName.get('branchy')).toMatchObject({ sloc: 14, cc: 11 });
+    // The nested function's `or` counts toward its parent too.
+    expect(byName.get('Box.method')).toMatchObject({ sloc: 4, cc: 2 });
+    expect(byName.get('Box.method.inner')).toMatchObject({ sloc: 2, cc: 2 });
+  });
+
+  it('computes mass and erosion', () => {
+    const report = analyzeProject([{ path: 'm.py', text: program }], { rules: false });
+    const total = Math.sqrt(2) + 11 * Math.sqrt(14) + 2 * 2 + 2 * Math.sqrt(2);
+    expect(report.summary.erosion).toBeCloseTo((11 * Math.sqrt(14)) / total, 10);
+    expect(report.summary.high_cc_count).toBe(1);
+    expect(report.summary.max_cc).toBe(11);
+    expect(report.summary.mean_cc).toBeCloseTo(16 / 4, 10);
+    const strict = analyzeProject([{ path: 'm.py', text: program }], { rules: false, ccThreshold: 11 });
+    expect(strict.summary.erosion).toBe(0);
+    const linear = analyzeProject([{ path: 'm.py', text: program }], { rules: false, sizeTerm: 'linear' });
+    expect(linear.summary.erosion).toBeCloseTo(154 / (2 + 154 + 8 + 4), 10);
+  });
+
+  it('computes cognitive complexity with nesting increments', () => {
+    // if +1, `and` +1, elif +1, for +1, while +2 (nested), except +1, ternary +1
+    expect(byName.get('branchy')?.cognitive).toBe(8);
+    expect(byName.get('Box.method')?.cognitive).toBe(1);
+    expect(analysis.metrics.cognitive).toBe(9);
+  });
+
+  it('counts radon-only decisions when asked', () => {
+    const text = 'def f(p):\n    with open(p) as h:\n        return sorted(h, key=lambda l: l)\n';
+    const reference = analyzeSource({ path: 'r.py', text }, { rules: false });
+    const radon = analyzeSource({ path: 'r.py', text }, { rules: false, ccVariant: 'radon' });
+    expect(reference.callables[0]?.cc).toBe(1);
+    expect(radon.callables[0]?.cc).toBe(3);
+  });
+
+  it('gives zero erosion and verbosity to an empty project', () => {
+    const report = analyzeProject([{ path: 'e.py', text: '# nothing\n' }]);
+    expect(report.summary).toMatchObject({
+      loc: 0,
+      erosion: 0,
+      verbosity: 0,
+      clone_ratio: 0,
+      violation_rate: 0,
+    });
+  });
+});
