@@ -9,7 +9,7 @@ import {
   type Usage,
 } from '@longhaul/core';
 import type { Backend, CallContext } from './backends/backend.js';
-import { createBackend } from './backends/index.js';
+import { type BackendDeps, createBackend } from './backends/index.js';
 import { type GatewayConfigInput, gatewayConfigSchema } from './config.js';
 import type { GatewayError } from './errors.js';
 import { Listeners } from './listeners.js';
@@ -57,7 +57,12 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
     );
   const { models, prices } = parsed.data;
   const env = options.env ?? process.env;
-  const deps = { baseDir: options.baseDir ?? process.cwd(), runDir: options.runDir, env, log: options.log };
+  const deps: BackendDeps = {
+    baseDir: options.baseDir ?? process.cwd(),
+    runDir: options.runDir,
+    env,
+    log: options.log,
+  };
   const backends = new Map<string, Backend>();
   for (const [name, model] of Object.entries(models))
     backends.set(name, await createBackend(name, model, deps));
@@ -136,7 +141,10 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
       trials.delete(trialId);
       focuses.delete(trialId);
     },
-    close: () => listeners.close(),
+    async close() {
+      await listeners.close();
+      await deps.recorder?.flush();
+    },
   };
 }
 

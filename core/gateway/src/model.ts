@@ -52,6 +52,8 @@ export interface ModelRequest {
   body: Record<string, unknown>;
   /** Query string of the request path, without `?` (Claude Code sends `beta=true`). */
   query: string;
+  /** API version and beta headers the caller sent, for backends that forward the request. */
+  headers?: Record<string, string>;
 }
 
 export interface TokenCounts {

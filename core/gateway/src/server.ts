@@ -58,6 +58,18 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   return body as Record<string, unknown>;
 }
 
+/** Headers that change what a provider does; never credentials. */
+const forwarded = ['anthropic-version', 'anthropic-beta', 'openai-beta', 'accept'];
+
+function forwardedHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of forwarded) {
+    const value = req.headers[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -107,6 +119,7 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
     if (!route || req.method !== 'POST')
       throw new GatewayError(404, 'invalid_request', `no such endpoint: ${req.method} ${url.pathname}`);
     const request = codec.parseRequest(await readBody(req), url.search.replace(/^\?/, ''));
+    request.headers = forwardedHeaders(req);
     const backend = host.backend(request.model);
     if (!backend)
       throw new GatewayError(
@@ -120,6 +133,8 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
     const result = await backend.complete(request, host.context(trialId, request.model, abort.signal));
     await answer(host, trialId, codec, request, result, res);
   } catch (error) {
+    // A caller that hung up mid-answer has nobody left to tell.
+    if (res.destroyed && !res.writableEnded) return;
     const failure =
       error instanceof GatewayError
         ? error
@@ -159,6 +174,17 @@ async function answer(
     res.write(chunk);
   }
   res.end();
-  if (result.status < 300)
-    host.replied(trialId, request, codec.parseReply(Buffer.concat(seen).toString('utf8'), request.stream));
+  if (result.status >= 300) return;
+  let reply: ModelReply;
+  try {
+    reply = codec.parseReply(Buffer.concat(seen).toString('utf8'), request.stream);
+  } catch (error) {
+    // The caller already has the bytes; only metering is lost, and that is worth a warning.
+    host.failed(
+      trialId,
+      new GatewayError(502, 'protocol', `unreadable provider reply, not metered: ${String(error)}`),
+    );
+    return;
+  }
+  host.replied(trialId, request, reply);
 }

@@ -141,7 +141,10 @@ export async function codexLikeTurn(
         });
       }
     }
-    if (!called) return { calls, final: response.output_text };
+    if (!called) {
+      const texts = response.output.flatMap((item) => (item.type === 'message' ? item.content : []));
+      return { calls, final: texts.map((part) => (part.type === 'output_text' ? part.text : '')).join('') };
+    }
   }
   throw new Error('the turn did not end within 20 requests');
 }

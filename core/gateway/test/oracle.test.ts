@@ -80,6 +80,7 @@ describe('oracle backend', () => {
     const second = await codexLikeTurn(client, 'gpt-oracle', workspace, [exec], 'step 2');
     await expectSame(workspace, task.steps[1]!.solution!);
     expect(second.calls[0]).toBe('exec_command');
+    expect(second.final).toMatch(/matches the reference solution of step-2: 2 file\(s\) written, 1 deleted/);
 
     // apply_patch only (free-form custom tool): no listing, deletions from the previous step's solution.
     const patchTask = await makeTask([

@@ -1,9 +1,17 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, type Logger, readYaml } from '@longhaul/core';
 import { z } from 'zod';
-import { type ModelConfig, type ScriptedReplyConfig, scriptedReplySchema } from '../config.js';
+import {
+  type ModelConfig,
+  type ScriptedReplyConfig,
+  scriptedReplySchema,
+  type UpstreamModelConfig,
+} from '../config.js';
 import { OracleBackend } from '../oracle/backend.js';
+import { RecordBackend, Recorder } from '../recording/record.js';
+import { loadRecording, ReplayBackend } from '../recording/replay.js';
 import type { Backend } from './backend.js';
+import { PassthroughBackend } from './passthrough.js';
 import { ScriptedBackend } from './scripted.js';
 
 export interface BackendDeps {
@@ -11,6 +19,22 @@ export interface BackendDeps {
   runDir: string;
   env: NodeJS.ProcessEnv;
   log?: Logger;
+  /** The run's recording, made by the first `record` model. */
+  recorder?: Recorder;
+}
+
+/** Reads a provider key from the host environment; it goes nowhere but the provider. */
+function providerKey(name: string, config: UpstreamModelConfig, deps: BackendDeps): string {
+  const key = deps.env[config.apiKeyEnv];
+  if (!key)
+    throw new ConfigError([
+      {
+        file: '<models>',
+        key: `${name}.apiKeyEnv`,
+        message: `environment variable ${config.apiKeyEnv} is not set on the host (the provider key for model '${name}')`,
+      },
+    ]);
+  return key;
 }
 
 const repliesFileSchema = z.union([
@@ -44,13 +68,29 @@ export async function createBackend(name: string, config: ModelConfig, deps: Bac
         : new ScriptedBackend(config.replies ?? [], `models.${name}.replies`);
     case 'oracle':
       return new OracleBackend({ listing: config.listing });
-    default:
-      throw new ConfigError([
-        {
-          file: '<models>',
-          key: `${name}.backend`,
-          message: `backend '${config.backend}' is not available yet`,
-        },
-      ]);
+    case 'passthrough':
+      return new PassthroughBackend(name, config, providerKey(name, config, deps));
+    case 'record': {
+      const key = providerKey(name, config, deps);
+      deps.recorder ??= new Recorder(deps.runDir, [], deps.log);
+      deps.recorder.addSecret(key);
+      return new RecordBackend(new PassthroughBackend(name, config, key), deps.recorder);
+    }
+    case 'replay': {
+      const ignore = config.ignore.map((pattern, index) => {
+        try {
+          return new RegExp(pattern, 'g');
+        } catch (error) {
+          throw new ConfigError([
+            {
+              file: '<models>',
+              key: `${name}.ignore[${index}]`,
+              message: `invalid regular expression: ${String(error)}`,
+            },
+          ]);
+        }
+      });
+      return new ReplayBackend(await loadRecording(path(config.from)), config.from, ignore);
+    }
   }
 }

@@ -1,0 +1,194 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { startGateway } from './helpers.js';
+import { anthropicStream, fakeUpstream, sendError, sendStream } from './upstream.js';
+
+const secret = 'sk-ant-test-0123456789-SECRET';
+
+function sonnet(url: string, extra: Record<string, unknown> = {}) {
+  return {
+    backend: 'passthrough' as const,
+    provider: 'anthropic' as const,
+    model: 'claude-sonnet-4-5',
+    apiKeyEnv: 'TEST_ANTHROPIC_KEY',
+    baseUrl: url,
+    backoffMs: 1,
+    ...extra,
+  };
+}
+
+describe('passthrough backend', () => {
+  it('forwards a Claude Code-shaped request with the provider key, model id and beta headers, and meters cost', async () => {
+    const upstream = await fakeUpstream((_req, res) =>
+      sendStream(res, anthropicStream('Hello from upstream.')),
+    );
+    const { gateway, baseUrl, token } = await startGateway(
+      { models: { sonnet: sonnet(upstream.url) } },
+      { env: { TEST_ANTHROPIC_KEY: secret } },
+    );
+    // What Claude Code sends: the beta query flag and an anthropic-beta header, streaming.
+    const client = new Anthropic({ baseURL: baseUrl, apiKey: token });
+    const message = await client.messages
+      .stream(
+        { model: 'sonnet', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] },
+        { query: { beta: 'true' }, headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' } },
+      )
+      .finalMessage();
+    expect(message.content).toEqual([{ type: 'text', text: 'Hello from upstream.' }]);
+    const seen = upstream.requests[0]!;
+    expect(seen.path).toBe('/v1/messages?beta=true');
+    expect(seen.headers['x-api-key']).toBe(secret);
+    expect(seen.headers['anthropic-beta']).toBe('interleaved-thinking-2025-05-14');
+    expect(seen.body.model).toBe('claude-sonnet-4-5');
+    expect(JSON.stringify(seen)).not.toContain(token);
+    const usage = gateway.takeUsage('trial-1');
+    expect(usage).toMatchObject({
+      inputTokens: 1000,
+      outputTokens: 500,
+      cacheReadTokens: 3000,
+      cacheWriteTokens: 200,
+    });
+    // claude-sonnet-4-5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per million tokens.
+    expect(usage.costUsd).toBeCloseTo((1000 * 3 + 500 * 15 + 3000 * 0.3 + 200 * 3.75) / 1e6, 10);
+    expect(gateway.takeUsage('trial-1').costUsd).toBe(0);
+  });
+
+  it('retries a 429 and a 503 with backoff, then answers', async () => {
+    const upstream = await fakeUpstream((_req, res, index) => {
+      if (index === 0) return sendError(res, 429, 'slow down', { 'retry-after': '0' });
+      if (index === 1) return sendError(res, 503, 'overloaded');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'text', text: 'third time lucky' }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 5, output_tokens: 3 },
+        }),
+      );
+    });
+    const { gateway, baseUrl, token } = await startGateway(
+      { models: { sonnet: sonnet(upstream.url) } },
+      { env: { TEST_ANTHROPIC_KEY: secret } },
+    );
+    const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
+    const message = await client.messages.create({
+      model: 'sonnet',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'x' }],
+      stream: false,
+    });
+    expect(upstream.requests).toHaveLength(3);
+    expect(message.content).toEqual([{ type: 'text', text: 'third time lucky' }]);
+    expect(gateway.takeErrors('trial-1')).toEqual([]);
+  });
+
+  it('classifies what the provider answers once retries are spent', async () => {
+    const cases: [number, string, string][] = [
+      [401, `invalid x-api-key ${secret}`, 'auth'],
+      [429, 'rate limited', 'rate_limit'],
+      [400, 'prompt is too long: 210000 tokens > 200000 maximum', 'context_overflow'],
+      [500, 'internal', 'server'],
+    ];
+    for (const [status, text, errorClass] of cases) {
+      const upstream = await fakeUpstream((_req, res) => sendError(res, status, text));
+      const logs: string[] = [];
+      const log = {
+        info: (m: string) => logs.push(m),
+        warn: (m: string) => logs.push(m),
+        error: (m: string) => logs.push(m),
+      };
+      const { gateway, baseUrl, token } = await startGateway(
+        { models: { sonnet: sonnet(upstream.url, { retries: 2 }) } },
+        { env: { TEST_ANTHROPIC_KEY: secret }, log },
+      );
+      const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
+      const failure = await client.messages
+        .create({ model: 'sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+        .catch((error: unknown) => error as InstanceType<typeof Anthropic.APIError>);
+      expect(failure).toBeInstanceOf(Anthropic.APIError);
+      expect((failure as InstanceType<typeof Anthropic.APIError>).status).toBe(status);
+      const retried = status === 429 || status >= 500;
+      expect(upstream.requests).toHaveLength(retried ? 3 : 1);
+      const [error] = gateway.takeErrors('trial-1');
+      expect(error?.errorClass).toBe(errorClass);
+      expect(`${error?.message} ${logs.join('\n')} ${String(failure)}`).not.toContain(secret);
+    }
+  });
+
+  it('forwards OpenAI Responses requests with a bearer key and refuses an API the provider does not speak', async () => {
+    const completed = {
+      type: 'response.completed',
+      sequence_number: 1,
+      response: {
+        id: 'resp_1',
+        object: 'response',
+        created_at: 1,
+        status: 'completed',
+        model: 'gpt-5',
+        output: [
+          {
+            type: 'message',
+            id: 'msg_1',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'hi there', annotations: [] }],
+          },
+        ],
+        usage: {
+          input_tokens: 100,
+          input_tokens_details: { cached_tokens: 40 },
+          output_tokens: 10,
+          total_tokens: 110,
+        },
+      },
+    };
+    const created = {
+      type: 'response.created',
+      sequence_number: 0,
+      response: { ...completed.response, status: 'in_progress', output: [], usage: null },
+    };
+    const frames = [created, completed].map(
+      (event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
+    );
+    const upstream = await fakeUpstream((_req, res) => sendStream(res, frames.join('')));
+    const { gateway, baseUrl, token } = await startGateway(
+      {
+        models: {
+          gpt: {
+            backend: 'passthrough',
+            provider: 'openai',
+            model: 'gpt-5',
+            apiKeyEnv: 'OAI',
+            baseUrl: upstream.url,
+          },
+        },
+      },
+      { env: { OAI: 'sk-openai-SECRET' } },
+    );
+    const client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: token, maxRetries: 0 });
+    const response = await client.responses.stream({ model: 'gpt', input: 'hello' }).finalResponse();
+    expect(response.output[0]).toMatchObject({ type: 'message', content: [{ text: 'hi there' }] });
+    expect(upstream.requests[0]?.headers.authorization).toBe('Bearer sk-openai-SECRET');
+    expect(gateway.takeUsage('trial-1')).toMatchObject({
+      inputTokens: 60,
+      cacheReadTokens: 40,
+      outputTokens: 10,
+    });
+    const anthropic = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
+    await expect(
+      anthropic.messages.create({ model: 'gpt', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toThrow(/passes through to the openai API, which does not serve \/v1\/messages/);
+  });
+
+  it('refuses to start without the provider key in the host environment, naming the variable', async () => {
+    await expect(
+      startGateway({ models: { sonnet: sonnet('http://127.0.0.1:9') } }, { env: {} }),
+    ).rejects.toThrow(/TEST_ANTHROPIC_KEY is not set/);
+  });
+});

@@ -1,0 +1,140 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import Anthropic from '@anthropic-ai/sdk';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { anthropicCodec } from '../src/api/anthropic.js';
+import type { ModelReply } from '../src/index.js';
+import { startGateway, tempDir } from './helpers.js';
+import { fakeUpstream, sendStream } from './upstream.js';
+
+const secret = 'sk-ant-record-test-SECRET-9876';
+
+/** An upstream whose answers differ on every call, so a replay that guessed would show. */
+async function countingUpstream() {
+  return fakeUpstream((request, res, index) => {
+    const reply: ModelReply = {
+      model: 'claude-sonnet-4-5',
+      content:
+        index % 2 === 0
+          ? [{ type: 'tool_call', id: `toolu_${index}`, name: 'add', input: { a: index, b: 1 } }]
+          : [{ type: 'text', text: `answer #${index}` }],
+      stopReason: index % 2 === 0 ? 'tool_use' : 'end',
+      usage: { inputTokens: 10 + index, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    };
+    const parsed = anthropicCodec.parseRequest(request.body, '');
+    if (!parsed.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify(anthropicCodec.renderReply(reply, parsed)));
+    }
+    sendStream(res, anthropicCodec.renderStream(reply, parsed).join(''));
+  });
+}
+
+const add = tool({
+  inputSchema: jsonSchema<{ a: number; b: number }>({
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+  }),
+  execute: async ({ a, b }) => ({ sum: a + b }),
+});
+
+/** A conversation whose prompt names a fresh temporary directory and the current time, as agent CLIs do. */
+async function converse(baseUrl: string, token: string) {
+  const anthropic = createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: token });
+  const workdir = await tempDir('lh-work-');
+  const result = await generateText({
+    model: anthropic('sonnet'),
+    tools: { add },
+    prompt: `Working directory: ${workdir}. Now: ${new Date().toISOString()}. Add.`,
+    stopWhen: stepCountIs(4),
+  });
+  const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
+  const plain = await client.messages.create({
+    model: 'sonnet',
+    max_tokens: 10,
+    messages: [{ role: 'user', content: 'second' }],
+  });
+  return {
+    calls: result.steps.flatMap((step) => step.toolCalls.map((call) => call.input)),
+    text: result.text,
+    plain: plain.content,
+  };
+}
+
+async function filesUnder(dir: string): Promise<string> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const texts = await Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => readFile(join(entry.parentPath, entry.name), 'utf8')),
+  );
+  return texts.join('\n');
+}
+
+describe('record and replay', () => {
+  it('replays a recorded run offline to the same replies, and never stores the provider key', async () => {
+    const upstream = await countingUpstream();
+    const logs: string[] = [];
+    const log = {
+      info: (m: string) => logs.push(m),
+      warn: (m: string) => logs.push(m),
+      error: (m: string) => logs.push(m),
+    };
+    const recorded = await startGateway(
+      {
+        models: {
+          sonnet: {
+            backend: 'record',
+            provider: 'anthropic',
+            model: 'claude-sonnet-4-5',
+            apiKeyEnv: 'KEY',
+            baseUrl: upstream.url,
+          },
+        },
+      },
+      { env: { KEY: secret }, log },
+    );
+    const original = await converse(recorded.baseUrl, recorded.token);
+    expect(original.text).toBe('answer #1');
+    expect(original.calls).toEqual([{ a: 0, b: 1 }]);
+    await recorded.gateway.close();
+    const upstreamCalls = upstream.requests.length;
+
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // a different second in the prompt
+    const replayed = await startGateway(
+      { models: { sonnet: { backend: 'replay', from: recorded.runDir } } },
+      { log },
+    );
+    expect(await converse(replayed.baseUrl, replayed.token)).toEqual(original);
+    expect(upstream.requests.length).toBe(upstreamCalls);
+    expect(replayed.gateway.takeUsage('trial-1').inputTokens).toBe(10 + 11 + 12);
+
+    const client = new Anthropic({ baseURL: replayed.baseUrl, apiKey: replayed.token, maxRetries: 0 });
+    await expect(
+      client.messages.create({
+        model: 'sonnet',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'never asked' }],
+      }),
+    ).rejects.toThrow(
+      /no recorded answer for request [0-9a-f]+ of trial trial-1 \(model sonnet, 1 messages, last: \\"never asked\\"\)/,
+    );
+    await expect(
+      client.messages.create({
+        model: 'sonnet',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'second' }],
+      }),
+    ).rejects.toThrow(/its 1 recorded answer\(s\) are used up/);
+
+    const stored = await filesUnder(recorded.runDir);
+    expect(stored).toContain('answer #1');
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(recorded.token);
+    expect(await filesUnder(replayed.runDir).catch(() => '')).not.toContain(secret);
+    expect(logs.join('\n')).not.toContain(secret);
+  });
+});
