@@ -1,4 +1,4 @@
-import { ConfigError, type ConfigIssue, readYaml, type YamlFile, zodConfigIssues } from '@longhaul/core';
+import { ConfigError, type ConfigIssue, checkYaml, readYaml, type YamlFile } from '@longhaul/core';
 import type { z } from 'zod';
 
 /** Collects every issue of a load so the author sees all of them at once. */
@@ -27,9 +27,9 @@ export class IssueList {
   ): Promise<{ yaml: YamlFile; value: z.output<S> } | undefined> {
     const yaml = await this.collect(() => readYaml(file));
     if (!yaml) return undefined;
-    const parsed = schema.safeParse(yaml.value ?? {});
-    if (parsed.success) return { yaml, value: parsed.data };
-    this.issues.push(...zodConfigIssues(yaml, parsed.error, schema));
+    const checked = checkYaml(yaml, schema);
+    if (checked.data !== undefined) return { yaml, value: checked.data };
+    this.issues.push(...checked.issues);
     return undefined;
   }
 

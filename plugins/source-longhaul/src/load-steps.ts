@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CaseCategory, caseCategories, closestName, readCliCase, type Step } from '@longhaul/core';
+import { type CaseCategory, caseCategories, closest, readCliCase, type Step } from '@longhaul/core';
 import type { IssueList } from './issues.js';
 import { renderSpec } from './spec-text.js';
 import { stepFileSchema } from './task-file.js';
@@ -70,7 +70,7 @@ async function loadStep(
       ctx.issues.add({
         file: join(dir, name),
         message: `unexpected entry in a step directory (expected ${stepEntries.join(', ')})`,
-        suggestion: closestName(name, stepEntries),
+        suggestion: closest(name, stepEntries),
       });
     }
   }
@@ -90,7 +90,7 @@ async function loadStep(
         ctx.components
           ? `unknown component '${item.component}'`
           : 'discloses components, but the task has no components.yaml',
-        ctx.components ? closestName(item.component, ctx.components) : undefined,
+        ctx.components ? closest(item.component, ctx.components) : undefined,
       ),
     );
   });
@@ -125,7 +125,7 @@ async function checkCases(
       issues.add({
         file: categoryDir,
         message: `unknown case category '${category.name}' (expected a directory named ${caseCategories.join(', ')})`,
-        suggestion: closestName(category.name, caseCategories),
+        suggestion: closest(category.name, caseCategories),
       });
       continue;
     }

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { closestName, type Source, type SourceContext, type Task } from '@longhaul/core';
+import { closest, type Source, type SourceContext, type Task } from '@longhaul/core';
 import { IssueList } from './issues.js';
 import { loadTask } from './load-task.js';
 import type { SourceOptions } from './options.js';
@@ -47,7 +47,7 @@ export class LonghaulSource implements Source {
           file: path,
           key: `tasks[${position}]`,
           message: `no task matches '${pattern}' (tasks here: ${names.join(', ') || 'none'})`,
-          suggestion: closestName(pattern, names),
+          suggestion: closest(pattern, names),
         });
       }
     });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error.js';
 import { readYaml } from '../config/yaml-file.js';
-import { zodConfigIssues } from './zod-issues.js';
+import { checkYaml } from './yaml-schema.js';
 
 /**
  * Hidden black-box CLI cases of the native task format (problems/<task>/steps/<nn>-<slug>/cases/).
@@ -82,7 +82,10 @@ export const cliCaseSchema = z.strictObject({
     .record(relativePath, z.string())
     .optional()
     .describe('Input files written into the workspace before the case runs'),
-  before: z.array(invocationSchema).optional().describe('Invocations run first, in order; each must end with its exitCode (default 0)'),
+  before: z
+    .array(invocationSchema)
+    .optional()
+    .describe('Invocations run first, in order; each must end with its exitCode (default 0)'),
   timeoutMs: z.number().int().positive().optional().describe("Overrides the task's timeouts.caseMs"),
   expect: z.strictObject({
     exitCode: z.number().int().default(0),
@@ -96,8 +99,8 @@ export type CliCase = z.output<typeof cliCaseSchema>;
 /** Reads and validates a case file; a bad file is a ConfigError located at the key at fault. */
 export async function readCliCase(file: string): Promise<CliCase> {
   const yaml = await readYaml(file);
-  const parsed = cliCaseSchema.safeParse(yaml.value ?? {});
-  if (!parsed.success) throw new ConfigError(zodConfigIssues(yaml, parsed.error, cliCaseSchema));
+  const parsed = checkYaml(yaml, cliCaseSchema);
+  if (!parsed.data) throw new ConfigError(parsed.issues);
   for (const [name, expectation] of Object.entries(parsed.data.expect.files ?? {})) {
     if (expectation.absent && Object.keys(expectation).length > 1) {
       throw new ConfigError([yaml.issue(['expect', 'files', name], "'absent' takes no other keys")]);

@@ -1,2 +1,2 @@
 export * from './cli-case.js';
-export * from './zod-issues.js';
+export * from './yaml-schema.js';
