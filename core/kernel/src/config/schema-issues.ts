@@ -71,7 +71,8 @@ function describe(issue: Issue, root: unknown, path: KeyPath): string {
     return `missing required key '${path[path.length - 1] ?? ''}'${expected}`;
   }
   if (issue.code === 'invalid_type') {
-    return `expected ${issue.expected}, got ${typeName(valueAt(root, path))}`;
+    const expected = issue.expected === 'int' ? 'integer' : issue.expected;
+    return `expected ${expected}, got ${typeName(valueAt(root, path))}`;
   }
   return issue.message;
 }
