@@ -1,0 +1,247 @@
+import { existsSync } from 'node:fs';
+import {
+  ClassifiedError,
+  type Environment,
+  readDirectoryFiles,
+  type SandboxSpec,
+  type SnapshotStore,
+} from '@longhaul/core';
+import Docker from 'dockerode';
+import { agentUser, packFiles } from './archive.js';
+import { baseImageRef, baseRecipe } from './base-image.js';
+import { excludeMatcher } from './excludes.js';
+import { type ResolvedImage, resolveImage } from './images.js';
+import { labels, ownerLabel } from './labels.js';
+import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';
+import { type DockerOptions, parseSize } from './options.js';
+import { CgroupCounters, runsInContainer } from './proc.js';
+import { DockerSandbox } from './sandbox.js';
+
+/** Makes the agent user and the workspace in images that were not built by `longhaul images build`. */
+function agentSetup(workspace: string): string {
+  const { name, uid, gid, home } = agentUser;
+  return [
+    `grep -q '^${name}:' /etc/passwd 2>/dev/null || echo '${name}:x:${uid}:${gid}:${name}:${home}:/bin/sh' >> /etc/passwd`,
+    `grep -q '^${name}:' /etc/group 2>/dev/null || echo '${name}:x:${gid}:' >> /etc/group`,
+    `mkdir -p ${home} '${workspace}'`,
+    `chown ${uid}:${gid} ${home} '${workspace}'`,
+  ].join(' && ');
+}
+
+/** A connection to the Docker daemon that says what to do when there is none. */
+export async function connectDocker(docker = new Docker()): Promise<Docker> {
+  try {
+    await docker.ping();
+    return docker;
+  } catch (error) {
+    const where = process.env.DOCKER_HOST ?? '/var/run/docker.sock';
+    throw new ClassifiedError(
+      'sandbox',
+      `cannot reach the Docker daemon at ${where} (${(error as Error).message}); start dockerd or set DOCKER_HOST`,
+      { cause: error },
+    );
+  }
+}
+
+function parseMount(spec: string): { Type: 'bind'; Source: string; Target: string; ReadOnly: true } {
+  const [source = '', target] = spec.split(':');
+  if (!existsSync(source))
+    throw new ClassifiedError('sandbox', `docker option mounts: host path ${source} does not exist`);
+  return { Type: 'bind', Source: source, Target: target ?? source, ReadOnly: true };
+}
+
+/**
+ * Opens one container per sandbox (so per trial, and per scorer run over a snapshot) on the run's
+ * network. Hidden tests never meet the agent: scorers open their own sandbox from the step's
+ * snapshot and copy the cases into that one only.
+ */
+export class DockerEnvironment implements Environment {
+  private docker: Promise<Docker> | undefined;
+  private readonly images = new Map<string, ResolvedImage>();
+
+  constructor(
+    private readonly options: DockerOptions,
+    private readonly store?: SnapshotStore,
+    private readonly client?: Docker,
+  ) {}
+
+  private connect(): Promise<Docker> {
+    this.docker ??= connectDocker(this.client);
+    this.docker.catch(() => {
+      this.docker = undefined;
+    });
+    return this.docker;
+  }
+
+  async open(spec: SandboxSpec): Promise<DockerSandbox> {
+    const docker = await this.connect();
+    const image = await resolveImage(docker, {
+      taskId: spec.task.id,
+      taskRoot: spec.task.root,
+      needs: spec.needs,
+      image: this.options.image,
+      buildTimeoutMs: this.options.buildTimeoutMs,
+    });
+    this.images.set(image.ref, image);
+    const mode = this.options.network ?? spec.needs.network ?? 'none';
+    const network = await acquireNetwork(docker, {
+      runId: spec.runId,
+      mode,
+      firewall: this.options.firewall,
+      hostPorts: this.options.hostPorts,
+    });
+    let container: Docker.Container | undefined;
+    try {
+      container = await this.create(docker, spec, image, network);
+      return await this.prepare(docker, container, spec, image, network);
+    } catch (error) {
+      await container?.remove({ force: true, v: true }).catch(() => undefined);
+      await releaseNetwork(docker, network);
+      if (error instanceof ClassifiedError) throw error;
+      throw new ClassifiedError(
+        'sandbox',
+        `opening a docker sandbox for ${spec.trialId} failed: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  private async create(docker: Docker, spec: SandboxSpec, image: ResolvedImage, network: RunNetwork) {
+    const memory = parseSize(this.options.memory);
+    const tags = {
+      [labels.run]: spec.runId,
+      [labels.trial]: spec.trialId,
+      [labels.purpose]: spec.purpose,
+      [labels.task]: spec.task.id,
+      [labels.owner]: ownerLabel(),
+    };
+    const container = await docker.createContainer({
+      Image: image.ref,
+      Entrypoint: ['sleep'],
+      Cmd: ['infinity'],
+      Labels: tags,
+      Hostname: 'sandbox',
+      WorkingDir: this.options.workspace,
+      HostConfig: {
+        Init: true,
+        NetworkMode: network.name,
+        Memory: memory,
+        MemorySwap: memory,
+        NanoCpus: Math.round(this.options.cpus * 1e9),
+        PidsLimit: this.options.pids,
+        ...(this.options.disk === undefined ? {} : { StorageOpt: { size: this.options.disk } }),
+        SecurityOpt: ['no-new-privileges'],
+        CapDrop: ['NET_RAW'],
+        Mounts: [
+          {
+            Type: 'volume',
+            Source: '',
+            Target: this.options.workspace,
+            VolumeOptions: { NoCopy: false, Labels: tags, DriverConfig: { Name: 'local', Options: {} } },
+          },
+          ...this.options.mounts.map(parseMount),
+        ],
+      },
+    });
+    await container.start();
+    return container;
+  }
+
+  private async prepare(
+    docker: Docker,
+    container: Docker.Container,
+    spec: SandboxSpec,
+    image: ResolvedImage,
+    network: RunNetwork,
+  ): Promise<DockerSandbox> {
+    const info = await container.inspect();
+    if (!(await runsInContainer(info.State.Pid, info.Id))) {
+      throw new ClassifiedError(
+        'sandbox',
+        'the Docker daemon runs on another machine: the docker environment needs it on this host (it kills process trees, reads cgroup counters and guards the host from here)',
+      );
+    }
+    const ip = info.NetworkSettings.Networks[network.name]?.IPAddress;
+    if (!ip)
+      throw new ClassifiedError(
+        'sandbox',
+        `container ${info.Id.slice(0, 12)} got no address on ${network.name}`,
+      );
+    let disposed = false;
+    const sandbox = new DockerSandbox({
+      docker,
+      container,
+      ip,
+      hostAddress: network.gateway,
+      counters: await CgroupCounters.of(info.State.Pid),
+      options: this.options,
+      store: this.store,
+      excluded: excludeMatcher(this.options.excludes),
+      beforeCommand: async () => network.firewall?.refresh(),
+      dispose: async () => {
+        if (disposed) return;
+        disposed = true;
+        await container.remove({ force: true, v: true }).catch((error: { statusCode?: number }) => {
+          if (error.statusCode !== 404)
+            throw new ClassifiedError('sandbox', `removing container ${info.Id.slice(0, 12)} failed`, {
+              cause: error,
+            });
+        });
+        await releaseNetwork(docker, network);
+      },
+    });
+    if (!image.base)
+      await this.rootScript(sandbox, agentSetup(this.options.workspace), 'creating the agent user');
+    if (spec.from !== undefined) {
+      await sandbox.restore(spec.from);
+    } else if (spec.task.seed !== undefined) {
+      await container.putArchive(await packFiles(await readDirectoryFiles(spec.task.seed)), {
+        path: this.options.workspace,
+      });
+    }
+    const setup = spec.needs.setup ?? [];
+    for (const command of setup) await this.rootScript(sandbox, command, `setup command "${command}"`);
+    if (setup.length > 0) {
+      await this.rootScript(
+        sandbox,
+        `chown -R ${agentUser.uid}:${agentUser.gid} '${this.options.workspace}'`,
+        'handing the workspace to the agent',
+      );
+    }
+    return sandbox;
+  }
+
+  private async rootScript(sandbox: DockerSandbox, script: string, what: string): Promise<void> {
+    const result = await sandbox.exec(['sh', '-c', script], {
+      user: 'root',
+      timeoutMs: this.options.setupTimeoutMs,
+    });
+    if (result.exitCode !== 0) {
+      const output = `${result.stdout}${result.stderr}`.trim().split('\n').slice(-20).join('\n');
+      throw new ClassifiedError(
+        'sandbox',
+        `${what} failed (exit ${result.exitCode}${result.timedOut ? ', timed out' : ''}):\n${output}`,
+      );
+    }
+  }
+
+  /** Docker's version and the id of every image this environment used (or would use): for lock.json. */
+  async describe(): Promise<Record<string, unknown>> {
+    const docker = await this.connect();
+    const version = await docker.version();
+    const images: Record<string, string> = {};
+    for (const [ref, image] of this.images) images[ref] = image.id;
+    if (this.images.size === 0) {
+      const ref = this.options.image ?? baseImageRef();
+      const id = await docker
+        .getImage(ref)
+        .inspect()
+        .then((i) => i.Id)
+        .catch(() => undefined);
+      if (id !== undefined) images[ref] = id;
+    }
+    return { engine: version.Version, api: version.ApiVersion, images, baseRecipe };
+  }
+}

@@ -1,0 +1,32 @@
+import { definePlugin, tokens } from '@longhaul/core';
+import { DockerEnvironment } from './environment.js';
+import { dockerOptions } from './options.js';
+
+export { agentUser } from './archive.js';
+export {
+  type BaseImageBuild,
+  type BuiltImage,
+  baseImageRef,
+  baseRecipe,
+  buildBaseImage,
+  defaultCacheDir,
+} from './base-image.js';
+export { connectDocker, DockerEnvironment } from './environment.js';
+export { excludeMatcher } from './excludes.js';
+export type { DockerExecResult } from './exec.js';
+export { labels } from './labels.js';
+export { type DockerOptions, defaultExcludes, dockerOptions, parseSize } from './options.js';
+export { type PruneOptions, type PruneReport, prune } from './prune.js';
+export { DockerSandbox } from './sandbox.js';
+
+export default definePlugin({
+  kind: 'environment',
+  id: 'docker',
+  description: 'One container per trial on an internal network, with offline-built base images',
+  options: dockerOptions,
+  register(bind, options) {
+    bind(tokens.Environment).toDynamicValue(
+      (ctx) => new DockerEnvironment(options, ctx.get(tokens.SnapshotStore, { optional: true })),
+    );
+  },
+});

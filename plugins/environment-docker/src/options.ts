@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+export const defaultExcludes = ['node_modules', '.venv', '__pycache__', '.git'];
+
+const size = z.string().regex(/^\d+(\.\d+)?\s*[kmgt]?b?$/i, 'a size such as 512m, 4g or 1073741824');
+
+export const dockerOptions = z
+  .object({
+    image: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Image for tasks that name none (their `environment.image` or `environment.dockerfile` wins). Default: the project's base image longhaul/base:<recipe hash>, made by `longhaul images build`.",
+      ),
+    cpus: z.number().positive().default(2).describe('CPUs each container may use (fractions allowed).'),
+    memory: size
+      .default('4g')
+      .describe(
+        'Memory limit of each container, swap included; a process past it is OOM-killed and reported.',
+      ),
+    pids: z
+      .number()
+      .int()
+      .min(16)
+      .default(512)
+      .describe('Most processes (and threads) a container may hold; contains fork bombs.'),
+    disk: size
+      .optional()
+      .describe(
+        "Size quota of each container's writable layer. Docker allows it only on some storage drivers (overlay2 on xfs with pquota, devicemapper, btrfs, zfs); elsewhere opening a sandbox fails and says so.",
+      ),
+    network: z
+      .enum(['none', 'open'])
+      .optional()
+      .describe(
+        "`none`: an internal network per run, where only the host's gateway address is reachable (for the model gateway). `open`: internet access too, for tasks that install packages. Default: the task's `environment.network`, else none.",
+      ),
+    hostPorts: z
+      .array(z.number().int().min(1).max(65535))
+      .default([])
+      .describe(
+        'Host ports sandboxes may reach at hostAddress besides those a host process serves on that address itself (the model gateway binds there). Every other host port is refused.',
+      ),
+    firewall: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Guard the host with iptables rules per run network (needs root on the Docker host). Turning it off lets sandboxes reach every service the host listens with on all addresses.',
+      ),
+    mounts: z
+      .array(z.string().regex(/^\/[^:]*(:\/[^:]*)?$/, 'HOST_PATH or HOST_PATH:CONTAINER_PATH, both absolute'))
+      .default([])
+      .describe(
+        'Host paths mounted read-only in every container, at the same path unless `HOST:CONTAINER` says otherwise; for agent CLIs installed on the host, e.g. node_modules/@anthropic-ai/claude-code-linux-x64.',
+      ),
+    env: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe(
+        'Extra environment variables for every command. The agent can read them: never put secrets here.',
+      ),
+    excludes: z
+      .array(z.string().min(1))
+      .default(defaultExcludes)
+      .describe(
+        'Names or globs (`*` within one path segment) left out of snapshots, pulls and pushes. A name matches anywhere in the workspace; a pattern with `/` matches a path from the workspace root.',
+      ),
+    workspace: z
+      .string()
+      .regex(/^\/.+/, 'an absolute path')
+      .default('/workspace')
+      .describe('Where the workspace is mounted inside containers.'),
+    setupTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(600_000)
+      .describe("Time limit for each of the task's setup commands (run as root)."),
+    buildTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(1_800_000)
+      .describe("Time limit for building a task's Dockerfile."),
+  })
+  .strict();
+
+export type DockerOptions = z.output<typeof dockerOptions>;
+
+const units: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** `512m` → bytes, as Docker counts them (powers of 1024). */
+export function parseSize(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([kmgt]?)b?$/i.exec(text.trim());
+  if (!match) throw new Error(`"${text}" is not a size (write e.g. 512m, 4g or a number of bytes)`);
+  return Math.round(Number(match[1]) * (units[(match[2] ?? '').toLowerCase()] ?? 1));
+}

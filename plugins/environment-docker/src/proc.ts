@@ -1,0 +1,137 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * The Docker daemon runs containers as ordinary processes of this host, so their process tree,
+ * sessions and cgroups are visible here under their host pids. `docker exec` makes every command
+ * the leader of a new session, which is how the processes a command started are found again.
+ */
+interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  session: number;
+}
+
+async function processTable(): Promise<ProcessEntry[]> {
+  const names = await readdir('/proc');
+  const entries = await Promise.all(
+    names
+      .filter((name) => /^\d+$/.test(name))
+      .map(async (name) => {
+        try {
+          const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+          // The command name (field 2) may hold spaces and parentheses: parse after its last ')'.
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          return { pid: Number(name), ppid: Number(fields[1]), session: Number(fields[3]) };
+        } catch {
+          return undefined; // exited while the table was read
+        }
+      }),
+  );
+  return entries.filter((e): e is ProcessEntry => e !== undefined);
+}
+
+/** Processes of the session led by `leader`, and every descendant of those (even in other sessions). */
+function members(table: ProcessEntry[], leader: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const p of table) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+  const found = new Set(table.filter((p) => p.session === leader || p.pid === leader).map((p) => p.pid));
+  const queue = [...found];
+  for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
+    for (const child of children.get(pid) ?? []) {
+      if (!found.has(child)) {
+        found.add(child);
+        queue.push(child);
+      }
+    }
+  }
+  return [...found];
+}
+
+/**
+ * SIGKILLs a command's whole process tree: its session and all descendants. Repeats until nothing
+ * is left, so a process that forks while it is being killed (a fork bomb) is caught too.
+ */
+export async function killSession(leader: number, rounds = 100): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    const targets = members(await processTable(), leader);
+    if (targets.length === 0) return;
+    for (const pid of targets) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await delay(round < 10 ? 5 : 50);
+  }
+}
+
+/** The pid a host process has inside its container's pid namespace. */
+export async function namespacePid(hostPid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${hostPid}/status`, 'utf8');
+    const line = /^NSpid:\s*(.+)$/m.exec(status)?.[1];
+    const pids = line?.trim().split(/\s+/).map(Number);
+    return pids?.[pids.length - 1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `hostPid` is a process of this host that runs in the container `containerId`. */
+export async function runsInContainer(hostPid: number, containerId: string): Promise<boolean> {
+  try {
+    return (await readFile(`/proc/${hostPid}/cgroup`, 'utf8')).includes(containerId);
+  } catch {
+    return false;
+  }
+}
+
+export interface LimitCounters {
+  /** Processes the kernel killed for memory in the container so far. */
+  oomKills: number;
+  /** Times a fork failed because the container was at its pids limit. */
+  pidsMax: number;
+}
+
+async function counter(file: string, key: string): Promise<number> {
+  try {
+    const text = await readFile(file, 'utf8');
+    return Number(new RegExp(`^${key}\\s+(\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Reads the container's memory and pids cgroup counters (cgroup v1 or v2) through its init process. */
+export class CgroupCounters {
+  private constructor(
+    private readonly memory: string,
+    private readonly pids: string,
+    private readonly v2: boolean,
+  ) {}
+
+  static async of(initPid: number): Promise<CgroupCounters> {
+    const lines = (await readFile(`/proc/${initPid}/cgroup`, 'utf8')).trim().split('\n');
+    const path = (controller: string) =>
+      lines.map((l) => l.split(':')).find((parts) => parts[1]?.split(',').includes(controller))?.[2];
+    const memory = path('memory');
+    const pids = path('pids');
+    if (memory !== undefined && pids !== undefined) {
+      return new CgroupCounters(`/sys/fs/cgroup/memory${memory}`, `/sys/fs/cgroup/pids${pids}`, false);
+    }
+    const unified = lines.find((l) => l.startsWith('0::'))?.slice(3) ?? '/';
+    return new CgroupCounters(`/sys/fs/cgroup${unified}`, `/sys/fs/cgroup${unified}`, true);
+  }
+
+  async read(): Promise<LimitCounters> {
+    const [oomKills, pidsMax] = await Promise.all([
+      this.v2
+        ? counter(`${this.memory}/memory.events`, 'oom_kill')
+        : counter(`${this.memory}/memory.oom_control`, 'oom_kill'),
+      counter(`${this.pids}/pids.events`, 'max'),
+    ]);
+    return { oomKills, pidsMax };
+  }
+}

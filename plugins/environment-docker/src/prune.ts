@@ -1,0 +1,67 @@
+import type Docker from 'dockerode';
+import { chainPrefix, installedChains, removeChain } from './firewall.js';
+import { labels, ownerAlive } from './labels.js';
+
+export interface PruneOptions {
+  /** Only what this run left. */
+  runId?: string;
+  /** Also remove objects whose owning process still runs (a live run loses its sandboxes). */
+  all?: boolean;
+}
+
+export interface PruneReport {
+  containers: string[];
+  volumes: string[];
+  networks: string[];
+  chains: string[];
+  /** Objects left alone because the process that made them still runs. */
+  kept: number;
+}
+
+/**
+ * Removes the containers, volumes and networks (and their iptables chains) that runs left behind:
+ * everything labelled `longhaul.run`, except what belongs to a process that is still running.
+ */
+export async function prune(docker: Docker, options: PruneOptions = {}): Promise<PruneReport> {
+  const label = options.runId === undefined ? labels.run : `${labels.run}=${options.runId}`;
+  const filters = JSON.stringify({ label: [label] });
+  const report: PruneReport = { containers: [], volumes: [], networks: [], chains: [], kept: 0 };
+  const stale = (tags: Record<string, string> | undefined) => {
+    const fresh = options.all !== true && ownerAlive(tags?.[labels.owner]);
+    if (fresh) report.kept += 1;
+    return !fresh;
+  };
+  for (const c of await docker.listContainers({ all: true, filters })) {
+    if (!stale(c.Labels)) continue;
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true, v: true })
+      .catch(() => undefined);
+    report.containers.push(c.Names[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12));
+  }
+  const { Volumes: volumes } = await docker.listVolumes({ filters });
+  for (const v of volumes ?? []) {
+    if (!stale(v.Labels ?? undefined)) continue;
+    await docker
+      .getVolume(v.Name)
+      .remove()
+      .then(() => report.volumes.push(v.Name))
+      .catch(() => undefined);
+  }
+  for (const n of await docker.listNetworks({ filters })) {
+    if (!stale(n.Labels)) continue;
+    await docker
+      .getNetwork(n.Id)
+      .remove()
+      .then(() => report.networks.push(n.Name))
+      .catch(() => undefined);
+  }
+  // A chain outlives its network only when a process died between the two removals.
+  const networks = new Set((await docker.listNetworks()).map((n) => `${chainPrefix}${n.Id.slice(0, 12)}`));
+  for (const chain of await installedChains()) {
+    if (networks.has(chain)) continue;
+    await removeChain(chain);
+    report.chains.push(chain);
+  }
+  return report;
+}

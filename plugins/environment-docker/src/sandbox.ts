@@ -1,0 +1,283 @@
+import { posix } from 'node:path';
+import {
+  ClassifiedError,
+  type ExecOptions,
+  type FileEntry,
+  type Sandbox,
+  type SnapshotRef,
+  type SnapshotStore,
+  type WorkspaceFile,
+} from '@longhaul/core';
+import type Docker from 'dockerode';
+import { agentUser, packFiles, readArchive } from './archive.js';
+import type { ExcludeMatcher } from './excludes.js';
+import { DockerCommand as Command, type DockerCommand, type DockerExecResult } from './exec.js';
+import type { DockerOptions } from './options.js';
+import type { CgroupCounters } from './proc.js';
+
+const defaultMaxOutputBytes = 16 * 1024 * 1024;
+
+export interface SandboxParts {
+  docker: Docker;
+  container: Docker.Container;
+  /** The container's address on the run network; how the host reaches servers in it. */
+  ip: string;
+  hostAddress: string;
+  counters: CgroupCounters;
+  options: DockerOptions;
+  store: SnapshotStore | undefined;
+  excluded: ExcludeMatcher;
+  /** Refreshes the host firewall before commands run (a gateway may have started listening). */
+  beforeCommand: () => Promise<void>;
+  /** Removes the container and its volume, and releases the network. */
+  dispose: () => Promise<void>;
+}
+
+function statusCode(error: unknown): number | undefined {
+  return (error as { statusCode?: number }).statusCode;
+}
+
+function notFound(path: string): Error {
+  return Object.assign(new Error(`no such file or directory in the sandbox workspace: ${path}`), {
+    code: 'ENOENT',
+  });
+}
+
+/** Shell-quotes one word for `sh -c`. */
+function quote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * A container with the workspace on a volume. Commands run through `docker exec` as the agent
+ * (uid 1000) unless they ask for root; files move in and out as tar archives through the Docker
+ * API, so nothing here depends on tools inside the image beyond `sh`, `find` and `rm`.
+ */
+export class DockerSandbox implements Sandbox {
+  readonly id: string;
+  readonly workspace: string;
+  readonly hostAddress: string;
+  private closing: Promise<void> | undefined;
+  private readonly running = new Set<DockerCommand>();
+
+  constructor(private readonly parts: SandboxParts) {
+    this.id = parts.container.id.slice(0, 12);
+    this.workspace = parts.options.workspace;
+    this.hostAddress = parts.hostAddress;
+  }
+
+  private guard(what: string): void {
+    if (this.closing !== undefined)
+      throw new ClassifiedError('sandbox', `${what}: sandbox ${this.id} is closed`);
+  }
+
+  /** A workspace-relative path ('' for the workspace itself); refuses anything outside it. */
+  private relative(path: string): string {
+    const rel = posix.isAbsolute(path)
+      ? posix.relative(this.workspace, posix.normalize(path))
+      : posix.normalize(path);
+    const clean = rel === '.' ? '' : rel.replace(/\/+$/, '');
+    if (clean === '..' || clean.startsWith('../') || posix.isAbsolute(clean)) {
+      throw new Error(`${path} is outside the sandbox workspace ${this.workspace}`);
+    }
+    return clean;
+  }
+
+  private absolute(rel: string): string {
+    return rel === '' ? this.workspace : `${this.workspace}/${rel}`;
+  }
+
+  /** Turns Docker API failures into a classified fault, naming OOM when it killed the container. */
+  private async fault(what: string, error: unknown): Promise<never> {
+    if (error instanceof ClassifiedError) throw error;
+    const state = await this.parts.container
+      .inspect()
+      .then((info) => info.State)
+      .catch(() => undefined);
+    if (state?.OOMKilled && !state.Running) {
+      throw new ClassifiedError('oom', `${what}: the sandbox ${this.id} was killed for memory`, {
+        cause: error,
+      });
+    }
+    const reason = state === undefined ? 'its container is gone' : (error as Error).message;
+    throw new ClassifiedError('sandbox', `${what} in sandbox ${this.id} failed: ${reason}`, { cause: error });
+  }
+
+  private async command(
+    argv: string[],
+    options: ExecOptions & { timeoutMs?: number },
+  ): Promise<DockerCommand> {
+    if (argv.length === 0) throw new Error('exec needs a program: argv is empty');
+    const rel = this.relative(options.cwd ?? '');
+    const root = options.user === 'root';
+    const env = {
+      HOME: root ? '/root' : agentUser.home,
+      USER: root ? 'root' : agentUser.name,
+      LOGNAME: root ? 'root' : agentUser.name,
+      ...this.parts.options.env,
+      ...options.env,
+    };
+    try {
+      await this.parts.beforeCommand();
+      const command = await Command.run(this.parts.docker, this.parts.container, this.parts.counters, {
+        argv,
+        user: root ? '0:0' : `${agentUser.uid}:${agentUser.gid}`,
+        cwd: this.absolute(rel),
+        env,
+        stdin: options.stdin,
+        maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+      });
+      this.running.add(command);
+      void command.wait().finally(() => this.running.delete(command));
+      return command;
+    } catch (error) {
+      return this.fault(`exec ${argv[0]}`, error);
+    }
+  }
+
+  async exec(argv: string[], options: ExecOptions = {}): Promise<DockerExecResult> {
+    this.guard('exec');
+    const command = await this.command(argv, options);
+    try {
+      return await command.wait();
+    } catch (error) {
+      return this.fault(`exec ${argv[0]}`, error);
+    }
+  }
+
+  async start(
+    argv: string[],
+    options: Omit<ExecOptions, 'timeoutMs' | 'stdin'> = {},
+  ): Promise<DockerCommand> {
+    this.guard('start');
+    return this.command(argv, options);
+  }
+
+  /** Runs a root shell script in the workspace and fails loudly if it fails. */
+  private async root(script: string, what: string): Promise<void> {
+    const result = await this.exec(['sh', '-c', script], { user: 'root', timeoutMs: 120_000 });
+    if (result.exitCode !== 0) {
+      throw new ClassifiedError(
+        'sandbox',
+        `${what} failed (exit ${result.exitCode}): ${result.stderr.trim()}`,
+      );
+    }
+  }
+
+  private async archive(rel: string, withData: (path: string) => boolean) {
+    try {
+      const stream = await this.parts.container.getArchive({ path: this.absolute(rel) });
+      return await readArchive(stream, rel, withData);
+    } catch (error) {
+      if (statusCode(error) === 404) throw notFound(rel || '.');
+      return this.fault('reading the workspace', error);
+    }
+  }
+
+  private async put(files: readonly WorkspaceFile[]): Promise<void> {
+    try {
+      await this.parts.container.putArchive(await packFiles(files), { path: this.workspace });
+    } catch (error) {
+      await this.fault('writing the workspace', error);
+    }
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    this.guard('readFile');
+    const rel = this.relative(path);
+    const [entry] = await this.archive(rel, (p) => p === rel);
+    if (entry === undefined || entry.path !== rel) throw notFound(path);
+    if (entry.type === 'dir') throw new Error(`${path} is a directory, not a file`);
+    return new Uint8Array(entry.data ?? Buffer.alloc(0));
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+    this.guard('writeFile');
+    const rel = this.relative(path);
+    if (rel === '') throw new Error(`${path} is the workspace itself, not a file`);
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    await this.put([{ path: rel, mode: options.mode ?? 0o644, data: bytes }]);
+  }
+
+  async remove(path: string): Promise<void> {
+    this.guard('remove');
+    const rel = this.relative(path);
+    if (rel === '') throw new Error('remove() refuses to delete the workspace itself');
+    await this.root(`rm -rf -- ${quote(this.absolute(rel))}`, `removing ${rel}`);
+  }
+
+  async list(path = '', options: { recursive?: boolean } = {}): Promise<FileEntry[]> {
+    this.guard('list');
+    const rel = this.relative(path);
+    const depth = rel === '' ? 1 : rel.split('/').length + 1;
+    const entries = await this.archive(rel, () => false);
+    return entries
+      .filter((e) => e.path !== rel && (options.recursive || e.path.split('/').length === depth))
+      .map(({ path: p, type, size, mode }) => ({ path: p, type, size, mode }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  async pull(): Promise<WorkspaceFile[]> {
+    this.guard('pull');
+    const keep = (path: string) => path !== '' && !this.parts.excluded(path);
+    const entries = await this.archive('', keep);
+    return entries
+      .filter((e) => e.type !== 'dir' && keep(e.path))
+      .map((e) => ({ path: e.path, mode: e.mode, data: new Uint8Array(e.data ?? Buffer.alloc(0)) }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  async push(files: WorkspaceFile[]): Promise<void> {
+    this.guard('push');
+    const wanted = files
+      .map((f) => ({ ...f, path: this.relative(f.path) }))
+      .filter((f) => !this.parts.excluded(f.path));
+    for (const f of wanted) if (f.path === '') throw new Error('push() got a file without a path');
+    // Everything but the excluded paths goes; then the files come in as one archive.
+    const patterns = this.parts.options.excludes.map((e) =>
+      e.includes('/') ? { path: `./${e.replace(/^\/+|\/+$/g, '')}` } : { path: `*/${e}` },
+    );
+    const prune = patterns.map((p) => `-path ${quote(p.path)}`).join(' -o ');
+    const keep = patterns.map((p) => `! -path ${quote(p.path)} ! -path ${quote(`${p.path}/*`)}`).join(' ');
+    const skip = prune === '' ? '' : `\\( ${prune} \\) -prune -o`;
+    await this.root(
+      `cd ${quote(this.workspace)} && find . -mindepth 1 ${skip} ! -type d -exec rm -f -- {} + && find . -mindepth 1 -depth -type d -empty ${keep} -delete`,
+      'clearing the workspace',
+    );
+    if (wanted.length > 0) await this.put(wanted);
+  }
+
+  private snapshots(): SnapshotStore {
+    if (!this.parts.store)
+      throw new ClassifiedError('sandbox', 'no snapshot store is bound (tokens.SnapshotStore)');
+    return this.parts.store;
+  }
+
+  async snapshot(): Promise<SnapshotRef> {
+    this.guard('snapshot');
+    return this.snapshots().put(await this.pull());
+  }
+
+  async restore(ref: SnapshotRef): Promise<void> {
+    this.guard('restore');
+    await this.push(await this.snapshots().get(ref));
+  }
+
+  /**
+   * The container's own address on the run network: the host reaches it directly, so nothing is
+   * published on a host port and other machines cannot reach it.
+   */
+  async expose(port: number): Promise<string> {
+    this.guard('expose');
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new Error(`expose(${port}): not a TCP port`);
+    return `http://${this.parts.ip}:${port}`;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.parts.dispose();
+    return this.closing;
+  }
+}
