@@ -1,9 +1,18 @@
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseYaml, type Score, type Step, type Task, type TrialSpec } from '@longhaul/core';
+import {
+  parseYaml,
+  readDirectoryFiles,
+  type Score,
+  type Step,
+  type StepScoreContext,
+  type Task,
+  type TrialSpec,
+} from '@longhaul/core';
+import { FakeSnapshotStore } from '@longhaul/testkit';
 import { TestsScorer } from '../src/index.js';
-import { MemorySnapshots, TempSandbox } from './temp-sandbox.js';
+import { TempSandbox } from './temp-sandbox.js';
 
 /**
  * A task read straight from a native task directory (task.yaml and steps/<nn>-<slug>/), without
@@ -47,27 +56,35 @@ export interface Scored {
   outDir: string;
 }
 
-/** Scores `workspace` (a host directory) as the result of step `index` of `task`. */
+/** A step score context over `workspace` (a host directory) as the result of step `index`. */
+export async function stepContext(task: Task, index: number, workspace: string): Promise<StepScoreContext> {
+  const snapshots = new FakeSnapshotStore();
+  return {
+    task,
+    step: task.steps[index]!,
+    trial: { id: 'trial' } as TrialSpec,
+    snapshot: await snapshots.put(await readDirectoryFiles(workspace)),
+    snapshots,
+    openSandbox: (from) => TempSandbox.create(snapshots, from),
+    outDir: await mkdtemp(join(tmpdir(), 'longhaul-tests-out-')),
+    status: 'ok',
+    signal: new AbortController().signal,
+  };
+}
+
+/** Scores `workspace` as the result of step `index` of `task`. */
 export async function scoreStep(
   task: Task,
   index: number,
   workspace: string,
   options: { regression?: boolean } = {},
 ): Promise<Scored> {
-  const snapshots = new MemorySnapshots();
-  const snapshot = await snapshots.putDir(workspace);
-  const outDir = await mkdtemp(join(tmpdir(), 'longhaul-tests-out-'));
+  const context = await stepContext(task, index, workspace);
   const scorer = new TestsScorer({ regression: options.regression ?? true, maxOutputBytes: 1 << 20 });
-  const list = await scorer.score({
-    task,
-    step: task.steps[index]!,
-    trial: { id: 'trial' } as TrialSpec,
-    snapshot,
-    snapshots,
-    openSandbox: (from) => TempSandbox.create(snapshots, from),
-    outDir,
-    status: 'ok',
-    signal: new AbortController().signal,
-  });
-  return { scores: Object.fromEntries(list.map((score) => [score.metric, score.value])), list, outDir };
+  const list = await scorer.score(context);
+  return {
+    scores: Object.fromEntries(list.map((score) => [score.metric, score.value])),
+    list,
+    outDir: context.outDir,
+  };
 }

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import type {
@@ -13,40 +12,6 @@ import type {
   WorkspaceFile,
 } from '@longhaul/core';
 
-/** Snapshots kept in memory, addressed by the hash of their files. */
-export class MemorySnapshots implements SnapshotStore {
-  private readonly snapshots = new Map<SnapshotRef, WorkspaceFile[]>();
-
-  async put(files: WorkspaceFile[]): Promise<SnapshotRef> {
-    const hash = createHash('sha256');
-    for (const file of [...files].sort((a, b) => a.path.localeCompare(b.path))) {
-      hash.update(`${file.path}\0${file.mode}\0`).update(file.data);
-    }
-    const ref = hash.digest('hex');
-    this.snapshots.set(ref, files);
-    return ref;
-  }
-
-  async get(ref: SnapshotRef): Promise<WorkspaceFile[]> {
-    const files = this.snapshots.get(ref);
-    if (!files) throw new Error(`no snapshot ${ref}`);
-    return files;
-  }
-
-  async has(ref: SnapshotRef): Promise<boolean> {
-    return this.snapshots.has(ref);
-  }
-
-  /** A snapshot of a host directory. */
-  async putDir(dir: string): Promise<SnapshotRef> {
-    const sandbox = await TempSandbox.create(this);
-    await cp(dir, sandbox.workspace, { recursive: true });
-    const ref = await sandbox.snapshot();
-    await sandbox.close();
-    return ref;
-  }
-}
-
 /** A minimal sandbox over a temp directory: enough to drive scorers in unit tests. */
 export class TempSandbox implements Sandbox {
   readonly id = `temp-${Math.random().toString(36).slice(2)}`;
@@ -54,10 +19,10 @@ export class TempSandbox implements Sandbox {
 
   private constructor(
     readonly workspace: string,
-    private readonly snapshots: MemorySnapshots,
+    private readonly snapshots: SnapshotStore,
   ) {}
 
-  static async create(snapshots: MemorySnapshots, from?: SnapshotRef): Promise<TempSandbox> {
+  static async create(snapshots: SnapshotStore, from?: SnapshotRef): Promise<TempSandbox> {
     const sandbox = new TempSandbox(await mkdtemp(join(tmpdir(), 'longhaul-ws-')), snapshots);
     if (from) await sandbox.restore(from);
     return sandbox;
