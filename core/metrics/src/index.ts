@@ -9,6 +9,13 @@ export {
   selectSources,
 } from './discovery.js';
 export { type FileAnalysis, massOf } from './file-analysis.js';
+export {
+  type HistoryCommit,
+  type HistoryOptions,
+  measureHistory,
+  sourcesAtCommit,
+  sourceTouchingCommits,
+} from './git.js';
 export { languageById, languageOfPath, languages, registerGrammars } from './languages/registry.js';
 export type { LanguageId, LanguageSpec, RuleFamily } from './languages/types.js';
 export {
@@ -18,6 +25,7 @@ export {
   resolveOptions,
   type SizeTerm,
 } from './options.js';
+export { type Phase, phases, progressOf, progressPhases, spread } from './progress.js';
 export {
   analyzeProject,
   analyzeSource,

@@ -1,0 +1,56 @@
+import { loadExperiment, startRun } from '@longhaul/core';
+import { type Command, InvalidArgumentError } from 'commander';
+import { collect, reportingConfigErrors } from '../print-error.js';
+import { driveRun } from '../progress/drive-run.js';
+
+function positive(label: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0 || (label === 'concurrency' && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(
+        `${label} must be a positive ${label === 'concurrency' ? 'integer' : 'number'}`,
+      );
+    }
+    return n;
+  };
+}
+
+export const concurrencyOption = [
+  '--concurrency <n>',
+  'trials at once (overrides the experiment)',
+  positive('concurrency'),
+] as const;
+
+export const graceOption = [
+  '--grace <seconds>',
+  'after Ctrl-C, how long running turns may finish before they are aborted',
+  positive('grace'),
+  30,
+] as const;
+
+/** `longhaul run <experiment>`: runs every trial of an experiment into a new run directory. */
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description('Run an experiment: every trial, scored, into a run directory')
+    .argument('<experiment>', 'experiment YAML file')
+    .option('--run-dir <dir>', 'write the run into exactly this directory (default: runs/<name>-<time>)')
+    .option(...concurrencyOption)
+    .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
+    .option(...graceOption)
+    .action(
+      async (
+        file: string,
+        options: { runDir?: string; concurrency?: number; set: string[]; grace: number },
+      ) => {
+        const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+        process.exitCode = await reportingConfigErrors(() =>
+          driveRun(
+            (hooks) =>
+              startRun(experiment, { ...hooks, runDir: options.runDir, concurrency: options.concurrency }),
+            { graceSeconds: options.grace },
+          ),
+        );
+      },
+    );
+}

@@ -1,0 +1,61 @@
+import { RunCancellation, type RunOptions, type RunResult } from '@longhaul/core';
+import { progressView, type ViewStream } from './views.js';
+
+export interface DriveOptions {
+  /** Seconds running turns get to finish after the first Ctrl-C. */
+  graceSeconds: number;
+  /** Progress and notices (default: stderr). */
+  stream?: ViewStream;
+  /** What reporters print (default: stdout). */
+  out?: ViewStream;
+}
+
+/** Exit code of a run the user stopped (128 + SIGINT), as shells report it. */
+export const cancelledExitCode = 130;
+
+/**
+ * Runs `start` with a progress view and SIGINT handling, and turns its result into an exit
+ * code. First Ctrl-C: no new trials or turns, running turns get the grace period, then they are
+ * aborted; second Ctrl-C: abort now. Either way the run stays resumable.
+ */
+export async function driveRun(
+  start: (hooks: Pick<RunOptions, 'onEvent' | 'print' | 'cancellation'>) => Promise<RunResult>,
+  options: DriveOptions,
+): Promise<number> {
+  const stream = options.stream ?? process.stderr;
+  const out = options.out ?? process.stdout;
+  const view = progressView(stream, out);
+  const cancellation = new RunCancellation();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      view.notice(
+        `stopping: no new trials; running turns get ${options.graceSeconds}s to finish (Ctrl-C again to abort them now)`,
+      );
+      cancellation.stop(options.graceSeconds * 1000);
+    } else {
+      view.notice('aborting running turns');
+      cancellation.abort();
+    }
+  };
+  process.on('SIGINT', onSigint);
+  let result: RunResult;
+  try {
+    result = await start({
+      cancellation,
+      onEvent: (event) => view.onEvent(event),
+      print: (text) => view.print(text),
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+    view.close();
+  }
+  for (const error of result.errors) stream.write(`error: ${error}\n`);
+  stream.write(`run directory: ${result.runDir}\n`);
+  if (result.status === 'cancelled') {
+    stream.write(`stopped; continue with: longhaul resume ${result.runDir}\n`);
+    return cancelledExitCode;
+  }
+  return result.status === 'ok' ? 0 : 1;
+}

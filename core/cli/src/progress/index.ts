@@ -1,0 +1,3 @@
+export * from './drive-run.js';
+export * from './progress-state.js';
+export * from './views.js';

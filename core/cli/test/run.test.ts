@@ -1,0 +1,116 @@
+import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TrialRecord } from '@longhaul/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ensureBuilt,
+  fixtureExperiment,
+  spawnCli,
+  turnStarts,
+  waitForEvent,
+} from './fixtures/resume/spawn-cli.js';
+
+let work: string;
+beforeAll(async () => {
+  await ensureBuilt();
+  work = await mkdtemp(join(tmpdir(), 'longhaul-run-'));
+}, 300_000);
+afterAll(() => rm(work, { recursive: true, force: true }));
+
+const readTrial = async (runDir: string, id: string) =>
+  JSON.parse(await readFile(join(runDir, 'trials', id, 'trial.json'), 'utf8')) as TrialRecord;
+
+describe('longhaul run', () => {
+  it('runs every trial into --run-dir, prints plain progress lines off a TTY and exits 0', async () => {
+    const runDir = join(work, 'plain');
+    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir, '--concurrency', '2'], work)
+      .done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('2 trials: ok, ok\n');
+    const lines = result.stderr.split('\n');
+    expect(lines[0]).toBe(`run ${runDir}: 2 trials`);
+    expect(lines).toContain(
+      'trial parts.fixture-writer.fixture-steps.fixture-none.r1: step 2 part-2 ok fixture-files.match=1',
+    );
+    expect(lines.filter((line) => / ok in \d+:\d\d, \$0\.000$/.test(line))).toHaveLength(2);
+    expect(lines).toContain(`run directory: ${runDir}`);
+    expect((await readdir(runDir)).sort()).toEqual([
+      'events.jsonl',
+      'experiment.yaml',
+      'lock.json',
+      'snapshots',
+      'summary.json',
+      'trials',
+    ]);
+  });
+
+  it('leaves no run directory behind when the experiment does not validate', async () => {
+    const bad = join(work, 'bad.yaml');
+    await writeFile(
+      bad,
+      (await readFile(fixtureExperiment, 'utf8'))
+        .replace('./plugin', join(import.meta.dirname, 'fixtures/resume/plugin'))
+        .replace('fixture-files', 'fixture-filez'),
+    );
+    const runDir = join(work, 'never');
+    const result = await spawnCli(['run', bad, '--run-dir', runDir], work).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /bad\.yaml:\d+:\d+: scorers\[0\]: .*fixture-filez.*did you mean 'fixture-files'/,
+    );
+    await expect(access(runDir)).rejects.toThrow();
+    expect(await readdir(work)).not.toContain('runs');
+  });
+
+  it('refuses a non-empty --run-dir that holds something else', async () => {
+    const runDir = join(work, 'occupied');
+    await mkdir(runDir);
+    await writeFile(join(runDir, 'notes.txt'), 'mine');
+    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir], work).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('not empty');
+    expect(await readdir(runDir)).toEqual(['notes.txt']);
+  });
+
+  it('on Ctrl-C lets the running turn finish, stops, exits 130 and can be resumed', async () => {
+    const runDir = join(work, 'interrupted');
+    const args = ['run', fixtureExperiment, '--run-dir', runDir, '--set', 'harness.options.sleepMs=1500'];
+    const run = spawnCli(args, work);
+    const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start');
+    run.child.kill('SIGINT');
+    const result = await run.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('stopping: no new trials; running turns get 30s to finish');
+    expect(result.stderr).toContain(`continue with: longhaul resume ${runDir}`);
+    const trialId = turn.type === 'turn.start' ? turn.trialId : '';
+    const record = await readTrial(runDir, trialId);
+    expect(record.status).toBe('cancelled');
+    expect(record.steps.map((s) => s.status)).toEqual(['ok', 'cancelled', 'cancelled']);
+    expect((await readdir(join(runDir, 'trials'))).length).toBe(1);
+
+    const resumed = await spawnCli(['resume', runDir], work).done;
+    expect(resumed.code).toBe(0);
+    expect(Object.values(await turnStarts(runDir))).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it('on a second Ctrl-C aborts the running turn at once', async () => {
+    const runDir = join(work, 'aborted');
+    const args = ['run', fixtureExperiment, '--run-dir', runDir, '--set', 'harness.options.sleepMs=20000'];
+    const run = spawnCli(args, work);
+    const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start');
+    run.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    const second = Date.now();
+    run.child.kill('SIGINT');
+    const result = await run.done;
+    expect(Date.now() - second).toBeLessThan(5000);
+    expect(result.code).toBe(130);
+    const trialId = turn.type === 'turn.start' ? turn.trialId : '';
+    expect((await readTrial(runDir, trialId)).steps.map((s) => s.status)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
+  });
+});

@@ -1,0 +1,66 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Score, Scorer, StepScoreContext, WorkspaceFile } from '@longhaul/core';
+import { analyzeProject, type ProjectReport, type SourceFile, selectSources } from '@longhaul/metrics';
+import type { QualityOptions } from './options.js';
+
+/** Bumped whenever a metric's definition changes, so regraded runs say which one they used. */
+export const version = '1';
+
+const decoder = new TextDecoder();
+
+/** The sources of a snapshot that the options select (.gitignore files of the snapshot included). */
+export function sourcesOf(files: readonly WorkspaceFile[], options: QualityOptions): SourceFile[] {
+  return selectSources(
+    files.map((file) => ({ path: file.path, text: () => decoder.decode(file.data) })),
+    {
+      exclude: options.exclude,
+      defaultExcludes: options.defaultExcludes,
+      gitignore: options.gitignore,
+      ...(options.languages ? { languages: options.languages } : {}),
+    },
+  );
+}
+
+async function writeAtomic(path: string, text: string): Promise<void> {
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, text);
+  await rename(temp, path);
+}
+
+const jsonl = (rows: readonly unknown[]) => rows.map((row) => `${JSON.stringify(row)}\n`).join('');
+
+/** Step scorer `quality`: reads the step's snapshot (no sandbox) and the previous one for churn. */
+export class QualityScorer implements Extract<Scorer, { scope: 'step' }> {
+  readonly scope = 'step';
+  readonly version = version;
+
+  constructor(private readonly options: QualityOptions) {}
+
+  async score(ctx: StepScoreContext): Promise<Score[]> {
+    const current = sourcesOf(await ctx.snapshots.get(ctx.snapshot), this.options);
+    const previous = ctx.previous
+      ? sourcesOf(await ctx.snapshots.get(ctx.previous), this.options)
+      : undefined;
+    ctx.signal.throwIfAborted();
+    const report = analyzeProject(current, this.options, previous);
+    await this.write(ctx.outDir, report);
+    return Object.entries(report.summary).map(([metric, value]) => ({ metric, value }));
+  }
+
+  private async write(outDir: string, report: ProjectReport): Promise<void> {
+    await mkdir(outDir, { recursive: true });
+    const scores = Object.fromEntries(
+      Object.entries(report.summary).map(([key, value]) => [`quality.${key}`, value]),
+    );
+    await writeAtomic(
+      join(outDir, 'quality.json'),
+      `${JSON.stringify({ version, scores, options: report.options }, null, 2)}\n`,
+    );
+    if (!this.options.details) return;
+    await writeAtomic(join(outDir, 'quality.files.jsonl'), jsonl(report.files));
+    await writeAtomic(join(outDir, 'quality.callables.jsonl'), jsonl(report.callables));
+    await writeAtomic(join(outDir, 'quality.findings.jsonl'), jsonl(report.hits));
+    await writeAtomic(join(outDir, 'quality.clones.jsonl'), jsonl(report.clones));
+  }
+}

@@ -1,0 +1,92 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Scorer, StepScoreContext, WorkspaceFile } from '@longhaul/core';
+import { FakeSnapshotStore, instantiatePlugin, sampleTask } from '@longhaul/testkit';
+import { describe, expect, it } from 'vitest';
+import plugin from '../src/index.js';
+
+const encoder = new TextEncoder();
+const file = (path: string, text: string): WorkspaceFile => ({
+  path,
+  mode: 0o644,
+  data: encoder.encode(text),
+});
+
+const first = [
+  file('main.py', 'def positive(x):\n    if x > 0:\n        return True\n    else:\n        return False\n'),
+  file('.venv/lib/site.py', 'x = 1\n'),
+  file('notes.md', '# notes\n'),
+];
+const second = [
+  ...first,
+  file('util.py', 'def twice(x):\n    return 2 * x\n'),
+  file('build/gen.py', 'x = 1\n'),
+  file('.gitignore', 'scratch/\n'),
+  file('scratch/tmp.py', 'x = 1\n'),
+];
+
+async function context(files: WorkspaceFile[], previous?: WorkspaceFile[]): Promise<StepScoreContext> {
+  const snapshots = new FakeSnapshotStore();
+  const task = sampleTask(1);
+  return {
+    task,
+    step: task.steps[0]!,
+    trial: {} as StepScoreContext['trial'],
+    snapshot: await snapshots.put(files),
+    ...(previous ? { previous: await snapshots.put(previous) } : {}),
+    snapshots,
+    openSandbox: () => Promise.reject(new Error('the quality scorer needs no sandbox')),
+    outDir: await mkdtemp(join(tmpdir(), 'quality-')),
+    status: 'completed' as StepScoreContext['status'],
+    signal: new AbortController().signal,
+  };
+}
+
+describe('scorer quality', () => {
+  const scorer = instantiatePlugin<Scorer>(plugin, { exclude: ['notes/'] });
+
+  it('scores the source files of the snapshot and writes quality.json and the JSONL details', async () => {
+    const ctx = await context(second, first);
+    if (scorer.scope !== 'step') throw new Error('quality is a step scorer');
+    const scores = Object.fromEntries((await scorer.score(ctx)).map((score) => [score.metric, score.value]));
+    expect(scores).toMatchObject({
+      files: 2,
+      loc: 7,
+      callables: 2,
+      rule_hits: 1,
+      lines_added: 2,
+      lines_removed: 0,
+      erosion: 0,
+      max_cc: 2,
+    });
+    expect(scores.churn_ratio).toBeCloseTo(2 / 5, 10);
+    for (const key of [
+      'verbosity',
+      'clone_ratio',
+      'violation_rate',
+      'high_cc_count',
+      'cognitive_complexity',
+    ]) {
+      expect(scores).toHaveProperty(key);
+    }
+    const written = JSON.parse(await readFile(join(ctx.outDir, 'quality.json'), 'utf8'));
+    expect(written.scores['quality.loc']).toBe(7);
+    const callables = (await readFile(join(ctx.outDir, 'quality.callables.jsonl'), 'utf8'))
+      .trim()
+      .split('\n');
+    expect(callables.map((line) => JSON.parse(line).name)).toEqual(['positive', 'twice']);
+    const findings = (await readFile(join(ctx.outDir, 'quality.findings.jsonl'), 'utf8')).trim().split('\n');
+    expect(JSON.parse(findings[0]!)).toMatchObject({ file: 'main.py', line: 2 });
+  });
+
+  it('gives null churn without a previous snapshot', async () => {
+    if (scorer.scope !== 'step') throw new Error('quality is a step scorer');
+    const scores = await scorer.score(await context(first));
+    expect(scores.find((score) => score.metric === 'churn_ratio')?.value).toBeNull();
+  });
+
+  it('rejects unknown options', () => {
+    expect(() => instantiatePlugin<Scorer>(plugin, { threshold: 3 })).toThrow(/threshold/);
+  });
+});
