@@ -104,6 +104,8 @@ export async function codexLikeTurn(
   cwd: string,
   tools: OpenAI.Responses.Tool[],
   prompt: string,
+  /** Commands the agent refuses to run, answering with a message instead (as Codex's policy does). */
+  refuse?: RegExp,
 ): Promise<{ calls: string[]; final: string }> {
   const input: OpenAI.Responses.ResponseInputItem[] = [
     { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] },
@@ -124,12 +126,10 @@ export async function codexLikeTurn(
           arguments: item.arguments,
         });
         const args = JSON.parse(item.arguments) as { cmd: string };
-        const result = await sh(args.cmd, cwd);
-        input.push({
-          type: 'function_call_output',
-          call_id: item.call_id,
-          output: `Output:\n${result.output}`,
-        });
+        const output = refuse?.test(args.cmd)
+          ? 'exec_command failed: rejected: commands of this style are not permitted'
+          : `Output:\n${(await sh(args.cmd, cwd)).output}`;
+        input.push({ type: 'function_call_output', call_id: item.call_id, output });
       } else if (item.type === 'custom_tool_call') {
         called = true;
         calls.push(item.name);

@@ -45,7 +45,8 @@ describe('oracle backend', () => {
     gateway.focus('trial-1', focus(task, 0));
     const first = await claudeLikeTurn(client, 'oracle', workspace, history, 'step 1');
     await expectSame(workspace, task.steps[0]!.solution!);
-    expect(first.calls).toEqual(['Bash', 'Bash', 'Bash', 'Write', 'Write', 'Write']);
+    // listing; removals and directories; the binary file and three text files; the check listing.
+    expect(first.calls).toEqual(['Bash', 'Bash', 'Bash', 'Write', 'Write', 'Write', 'Bash']);
     expect(first.final).toMatch(/matches the reference solution of step-1: 4 file\(s\) written, 2 deleted/);
     expect(await readFile(join(workspace, '.git/HEAD'), 'utf8')).toBe('ref\n');
 
@@ -142,6 +143,23 @@ describe('oracle backend', () => {
         expect(result.text).toMatch(/matches the reference solution/);
       }
     }
+  });
+
+  it('says so in its final message when the agent refused a command without flagging an error', async () => {
+    const task = await makeTask([step1]);
+    const { gateway, baseUrl, token } = await startGateway({ models: { oracle: { backend: 'oracle' } } });
+    const client = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: token });
+    const exec = {
+      type: 'function',
+      name: 'exec_command',
+      strict: false,
+      parameters: { type: 'object', properties: { cmd: { type: 'string' } } },
+    } as OpenAI.Responses.Tool;
+    const workspace = await tempDir();
+    await writeTree(workspace, { 'old.py': 'x\n' });
+    gateway.focus('trial-1', focus(task, 0));
+    const turn = await codexLikeTurn(client, 'oracle', workspace, [exec], 'step 1', /\brm\b/);
+    expect(turn.final).toMatch(/did not reach the reference solution of step-1: .*not removed: old\.py/);
   });
 
   it('answers a clear error when the trial has no focus or the step no solution', async () => {

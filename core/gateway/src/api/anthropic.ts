@@ -100,11 +100,15 @@ export const anthropicCodec: ApiCodec = {
     if (typeof body.model !== 'string' || body.model === '')
       throw badRequest('model: a model name is required');
     if (!Array.isArray(body.messages)) throw badRequest('messages: an array of messages is required');
-    const messages: ModelMessage[] = body.messages.map((raw, index) => {
+    const system = [contentText(body.system)].filter(Boolean);
+    const messages: ModelMessage[] = [];
+    body.messages.forEach((raw, index) => {
       const message = asRecord(raw);
-      if (message.role !== 'user' && message.role !== 'assistant')
-        throw badRequest(`messages.${index}.role: expected 'user' or 'assistant'`);
-      return { role: message.role, content: parseBlocks(message.content) };
+      // Claude Code puts system messages between turns (environment, deferred tools).
+      if (message.role === 'system') system.push(contentText(message.content));
+      else if (message.role === 'user' || message.role === 'assistant')
+        messages.push({ role: message.role, content: parseBlocks(message.content) });
+      else throw badRequest(`messages.${index}.role: expected 'user', 'assistant' or 'system'`);
     });
     const tools: ToolSpec[] = asArray(body.tools)
       .map(asRecord)
@@ -118,7 +122,7 @@ export const anthropicCodec: ApiCodec = {
     return {
       api: 'anthropic',
       model: body.model,
-      system: contentText(body.system),
+      system: system.join('\n\n'),
       messages,
       tools,
       stream: body.stream === true,

@@ -4,10 +4,10 @@ import { GatewayError } from '../errors.js';
 import { estimateUsage } from '../metering.js';
 import type { ModelMessage, ModelReply, ModelRequest, ToolCallPart, ToolResultPart } from '../model.js';
 import { newId } from '../sse.js';
-import { type Listing, listingScript, listingTag, parseListing } from './listing.js';
+import { isIgnored, type Listing, listingScript, listingTag, parseListing } from './listing.js';
 import { planChanges } from './plan.js';
 import { type FileSet, readSolution } from './solution.js';
-import { detectTools, shellInput } from './tools.js';
+import { detectTools, type ShellTool, shellInput } from './tools.js';
 
 export interface OracleOptions {
   listing: boolean;
@@ -31,6 +31,22 @@ function results(messages: ModelMessage[]): ToolResultPart[] {
   );
 }
 
+function isListing(call: ToolCallPart): boolean {
+  return JSON.stringify(call.input).includes(listingTag);
+}
+
+/** How a listed workspace differs from the solution (hidden files are not listed, so not compared). */
+function compare(solution: FileSet, listing: Listing): string[] {
+  const wrong = [...solution]
+    .filter(([path, file]) => !isIgnored(path) && listing.files.get(path) !== file.sha256)
+    .map(([path]) => path);
+  const extra = [...listing.files.keys()].filter((path) => !solution.has(path) && !isIgnored(path));
+  return [
+    ...(wrong.length > 0 ? [`wrong or missing: ${wrong.join(', ')}`] : []),
+    ...(extra.length > 0 ? [`not removed: ${extra.join(', ')}`] : []),
+  ];
+}
+
 function solutionDir(focus: TurnFocus): string | undefined {
   return focus.solution ?? focus.steps.at(-1)?.solution;
 }
@@ -51,8 +67,9 @@ async function previousState(focus: TurnFocus): Promise<FileSet | undefined> {
  *
  * A turn goes: (1) a workspace listing through the agent's shell tool, when it has one; (2) the
  * tool-call batches that turn the listed workspace into the solution (see planChanges); (3) a
- * final text message. The batch to send is the number of oracle tool-call messages already in
- * the turn. A failed tool call ends the turn with a message naming it.
+ * second listing to check the result; (4) a final text message, which says what differs if the
+ * check failed. The batch to send is the number of oracle tool-call messages already in the
+ * turn. A tool call the agent reports as failed ends the turn with a message naming it.
  */
 export class OracleBackend implements Backend {
   constructor(private readonly options: OracleOptions) {}
@@ -78,32 +95,36 @@ export class OracleBackend implements Backend {
       );
     }
     const tools = detectTools(request.tools);
-    const doneCalls = turn.filter(
+    const solution = await readSolution(dir);
+    const toolMessages = turn.filter(
       (m) => m.role === 'assistant' && m.content.some((p) => p.type === 'tool_call'),
     );
-    let listing: Listing | undefined;
-    let sent = doneCalls.length;
-    if (this.options.listing && tools.shell) {
-      const listingCall = calls(turn).find((c) => JSON.stringify(c.input).includes(listingTag));
-      if (!listingCall) {
-        const input = shellInput(tools.shell, listingScript);
-        return this.reply(request, [
-          { type: 'tool_call', id: newId('toolu_'), name: tools.shell.name, input },
-        ]);
-      }
-      const output = results(turn).find((r) => r.callId === listingCall.id)?.content ?? '';
-      listing = parseListing(output);
-      sent -= 1;
-    }
+    const listings = tools.shell && this.options.listing ? calls(turn).filter(isListing) : [];
+    if (tools.shell && this.options.listing && listings.length === 0)
+      return this.listing(request, tools.shell);
+    const outputOf = (call: ToolCallPart | undefined) =>
+      call && parseListing(results(turn).find((r) => r.callId === call.id)?.content ?? '');
+    const listing = outputOf(listings[0]);
     const plan = planChanges({
-      solution: await readSolution(dir),
+      solution,
       tools,
       listing,
       previous: listing ? undefined : await previousState(focus),
     });
-    const batch = plan.batches[sent];
+    const batch = plan.batches[toolMessages.length - listings.length];
     if (batch) return this.reply(request, batch);
     const steps = focus.steps.map((step) => step.id).join(', ');
+    // Agents can refuse a command without flagging an error (Codex's command policy does): check.
+    if (tools.shell && this.options.listing && plan.batches.length > 0) {
+      if (listings.length < 2) return this.listing(request, tools.shell);
+      const check = outputOf(listings[1]);
+      const differences = check ? compare(solution, check) : ['the check listing was cut short'];
+      if (differences.length > 0)
+        return this.text(
+          request,
+          `The oracle did not reach the reference solution of ${steps}: ${differences.join('; ')}.`,
+        );
+    }
     const summary =
       `The workspace now matches the reference solution of ${steps}: ` +
       `${plan.written} file(s) written, ${plan.deleted} deleted.`;
@@ -111,6 +132,11 @@ export class OracleBackend implements Backend {
       request,
       plan.skipped.length > 0 ? `${summary} Not done: ${plan.skipped.join('; ')}.` : summary,
     );
+  }
+
+  private listing(request: ModelRequest, shell: ShellTool): BackendResult {
+    const input = shellInput(shell, listingScript);
+    return this.reply(request, [{ type: 'tool_call', id: newId('toolu_'), name: shell.name, input }]);
   }
 
   private text(request: ModelRequest, text: string): BackendResult {

@@ -56,6 +56,14 @@ export function writeScript(path: string, file: SolutionFile): string[] {
   return pieces;
 }
 
+/**
+ * Removes files that may or may not exist. Not `rm -f`: Codex refuses to run commands of that
+ * shape even with approvals bypassed.
+ */
+export function removeScript(paths: string[]): string {
+  return `for f in ${paths.map(quote).join(' ')}; do if [ -e "$f" ]; then rm -- "$f"; fi; done`;
+}
+
 /** Packs snippets into as few scripts as fit under the limit, in order. */
 function pack(snippets: string[]): string[] {
   const scripts: string[] = [];
@@ -103,7 +111,7 @@ export function planChanges(input: PlanInput): Plan {
       const removals = [...(tools.delete ? [] : stale), ...removeFirst];
       const dirs = [...new Set(textFiles.map(([path]) => dirOf(path)).filter((dir) => dir !== undefined))];
       const snippets = [
-        ...(removals.length > 0 ? [`rm -f -- ${removals.map(quote).join(' ')}`] : []),
+        ...(removals.length > 0 ? [removeScript(removals)] : []),
         ...(dirs.length > 0 ? [`mkdir -p -- ${dirs.map(quote).join(' ')}`] : []),
       ];
       for (const script of pack(snippets)) prep.push(call(tools.shell.name, shellInput(tools.shell, script)));
@@ -128,7 +136,7 @@ export function planChanges(input: PlanInput): Plan {
 
   if (tools.shell) {
     const snippets = [
-      ...(stale.length > 0 ? [`rm -f -- ${stale.map(quote).join(' ')}`] : []),
+      ...(stale.length > 0 ? [removeScript(stale)] : []),
       ...changed.flatMap(([path, file]) => writeScript(path, file)),
     ];
     const shell = tools.shell;
