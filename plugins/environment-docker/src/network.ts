@@ -53,7 +53,7 @@ async function createOrJoin(docker: Docker, name: string, request: NetworkReques
     throw new ClassifiedError('sandbox', `docker network ${name} has no gateway address`);
   const network: RunNetwork = { name, id: info.Id, gateway };
   if (request.firewall) {
-    network.firewall = new HostFirewall(info.Id, bridge, gateway, request.hostPorts);
+    network.firewall = new HostFirewall(info.Id, bridge, gateway, request.hostPorts, request.mode === 'none');
     try {
       await network.firewall.install();
     } catch (error) {

@@ -1,0 +1,58 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SandboxSpec } from '@longhaul/core';
+import { FakeSnapshotStore } from '@longhaul/testkit';
+import { DockerEnvironment, type DockerOptions, type DockerSandbox, dockerOptions } from '../src/index.js';
+
+export function environment(options: Partial<DockerOptions> = {}): DockerEnvironment {
+  return new DockerEnvironment(dockerOptions.parse(options), new FakeSnapshotStore());
+}
+
+export function spec(runId: string, overrides: Partial<SandboxSpec> = {}): SandboxSpec {
+  return {
+    runId,
+    trialId: `${runId}.trial`,
+    purpose: 'agent',
+    task: { id: 'docker-test', root: tmpdir() },
+    needs: {},
+    ...overrides,
+  };
+}
+
+/** Opens a sandbox for the duration of `use` and always closes it. */
+export async function withSandbox<T>(
+  env: DockerEnvironment,
+  sandboxSpec: SandboxSpec,
+  use: (sandbox: DockerSandbox) => Promise<T>,
+): Promise<T> {
+  const sandbox = await env.open(sandboxSpec);
+  try {
+    return await use(sandbox);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+export async function withTempDir<T>(use: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'longhaul-docker-test-'));
+  try {
+    return await use(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A Python one-liner that tries one TCP connection and prints `open` or the error's name. */
+export function connectProbe(host: string, port: number, timeoutS = 2): string[] {
+  return [
+    'python3',
+    '-c',
+    `import socket
+s = socket.socket(); s.settimeout(${timeoutS})
+try:
+    s.connect((${JSON.stringify(host)}, ${port})); print("open", s.recv(16).decode())
+except Exception as e:
+    print(type(e).__name__)`,
+  ];
+}

@@ -1,0 +1,138 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterEach, describe, expect, it } from 'vitest';
+import { skipWithoutDocker } from './docker-ready.js';
+import { connectProbe, environment, spec, withSandbox, withTempDir } from './helpers.js';
+
+function serve(host: string, greeting: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer((socket) => socket.end(greeting));
+    server.once('error', reject);
+    server.listen(0, host, () => resolve(server));
+  });
+}
+
+function portOf(server: Server): number {
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('server has no port');
+  return address.port;
+}
+
+/** An IPv4 address of this host that is not loopback and not a Docker bridge. */
+function otherHostAddress(): string | undefined {
+  return Object.entries(networkInterfaces())
+    .filter(([name]) => !name.startsWith('lh-') && !name.startsWith('docker') && !name.startsWith('br-'))
+    .flatMap(([, addresses]) => addresses ?? [])
+    .find((a) => a.family === 'IPv4' && !a.internal)?.address;
+}
+
+if (!skipWithoutDocker()) {
+  describe('docker sandbox isolation', () => {
+    const servers: Server[] = [];
+    afterEach(async () => {
+      await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+    });
+
+    it('runs the agent as the unprivileged user agent (uid 1000), and root only when asked', async () => {
+      await withSandbox(environment(), spec('iso-user'), async (sandbox) => {
+        expect((await sandbox.exec(['id', '-un'])).stdout.trim()).toBe('agent');
+        expect((await sandbox.exec(['id', '-u'])).stdout.trim()).toBe('1000');
+        expect((await sandbox.exec(['sh', '-c', 'touch /etc/owned'])).exitCode).not.toBe(0);
+        expect((await sandbox.exec(['id', '-u'], { user: 'root' })).stdout.trim()).toBe('0');
+        expect((await sandbox.exec(['sh', '-c', 'touch mine && stat -c %U mine'])).stdout.trim()).toBe(
+          'agent',
+        );
+      });
+    });
+
+    it('cannot reach the internet on the default network: the network is internal and a connect is refused at once', async () => {
+      await withSandbox(environment(), spec('iso-internet'), async (sandbox) => {
+        const networks = await new Docker().listNetworks({
+          filters: JSON.stringify({ label: ['longhaul.run=iso-internet'] }),
+        });
+        expect(networks.map((n) => n.Internal)).toEqual([true]);
+        const started = Date.now();
+        const probe = await sandbox.exec(connectProbe('1.1.1.1', 53));
+        expect(probe.stdout.trim()).toBe('ConnectionRefusedError');
+        expect(Date.now() - started, 'the connect must fail, not wait for its 2 s timeout').toBeLessThan(
+          2_000,
+        );
+      });
+    });
+
+    it('reaches the host only at hostAddress, on a port served there; every other host port is refused', async () => {
+      await withSandbox(environment(), spec('iso-host'), async (sandbox) => {
+        const allowed = await serve(sandbox.hostAddress, 'gateway');
+        const everywhere = await serve('0.0.0.0', 'private');
+        servers.push(allowed, everywhere);
+        const reach = async (host: string, port: number) =>
+          (await sandbox.exec(connectProbe(host, port))).stdout.trim();
+        expect(await reach(sandbox.hostAddress, portOf(allowed))).toBe('open gateway');
+        expect(await reach(sandbox.hostAddress, portOf(everywhere))).not.toMatch(/^open/);
+        const other = otherHostAddress();
+        if (other !== undefined) expect(await reach(other, portOf(everywhere))).not.toMatch(/^open/);
+      });
+    });
+
+    it('keeps hidden cases out: the task directory is not in the container, and a scorer sandbox is a separate container', async () => {
+      await withTempDir(async (root) => {
+        const cases = join(root, 'steps', '01-first', 'cases');
+        await mkdir(cases, { recursive: true });
+        await writeFile(join(cases, 'secret.yaml'), 'expected: hidden-answer-4242\n');
+        const env = environment();
+        const task = { id: 'hidden', root };
+        await withSandbox(env, spec('iso-hidden', { task }), async (agent) => {
+          expect((await agent.exec(['test', '-e', cases])).exitCode).not.toBe(0);
+          const mounts = (await agent.exec(['cat', '/proc/self/mountinfo'])).stdout;
+          expect(mounts).not.toContain(root);
+          const search = await agent.exec(
+            ['grep', '-rl', 'hidden-answer-4242', '/', '--exclude-dir=proc', '--exclude-dir=sys'],
+            {
+              user: 'root',
+              timeoutMs: 60_000,
+            },
+          );
+          expect(search.stdout.trim()).toBe('');
+          const ref = await agent.snapshot();
+          await withSandbox(
+            env,
+            spec('iso-hidden', { task, purpose: 'scorer', from: ref }),
+            async (scorer) => {
+              expect(scorer.id).not.toBe(agent.id);
+              await scorer.writeFile('.cases/secret.yaml', 'expected: hidden-answer-4242\n');
+              expect((await scorer.exec(['cat', '.cases/secret.yaml'])).stdout).toContain(
+                'hidden-answer-4242',
+              );
+              expect((await agent.exec(['ls', '-A'])).stdout).not.toContain('.cases');
+            },
+          );
+        });
+      });
+    });
+
+    it('keeps trials of a run apart while the host reaches each through expose()', async () => {
+      const env = environment();
+      await withSandbox(env, spec('iso-trials', { trialId: 'a' }), async (a) => {
+        await withSandbox(env, spec('iso-trials', { trialId: 'b' }), async (b) => {
+          expect(a.hostAddress).toBe(b.hostAddress);
+          const server = await a.start(['python3', '-m', 'http.server', '8000', '--bind', '0.0.0.0']);
+          const url = await a.expose(8000);
+          let response: Response | undefined;
+          for (let i = 0; i < 50 && response === undefined; i++) {
+            response = await fetch(url).catch(async () => {
+              await new Promise((r) => setTimeout(r, 100));
+              return undefined;
+            });
+          }
+          expect(response?.status).toBe(200);
+          const host = new URL(url).hostname;
+          expect((await b.exec(connectProbe(host, 8000))).stdout.trim()).not.toMatch(/^open/);
+          await server.kill();
+        });
+      });
+    });
+  });
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { skipWithoutDocker } from './docker-ready.js';
+import { environment, spec, withSandbox } from './helpers.js';
+
+/** Processes in the container besides its init and `sleep infinity`, counted from /proc. */
+const countProcesses = ['sh', '-c', 'ls -d /proc/[0-9]* | wc -l'];
+
+if (!skipWithoutDocker()) {
+  describe('docker sandbox limits', () => {
+    it('contains a fork bomb with the pids limit, reports it, and leaves the sandbox usable', async () => {
+      await withSandbox(environment({ pids: 64 }), spec('limit-pids'), async (sandbox) => {
+        const idle = Number((await sandbox.exec(countProcesses)).stdout.trim());
+        const started = Date.now();
+        const bomb = await sandbox.exec(['bash', '-c', 'bomb() { bomb | bomb & }; bomb; wait'], {
+          timeoutMs: 5_000,
+        });
+        expect(Date.now() - started).toBeLessThan(30_000);
+        expect(bomb.pidsLimitHit).toBe(true);
+        expect((await sandbox.exec(['echo', 'alive'])).stdout).toBe('alive\n');
+        // Killed processes may take a moment to be reaped by the container's init.
+        let left = Number.POSITIVE_INFINITY;
+        for (let i = 0; i < 20 && left > idle; i++) {
+          left = Number((await sandbox.exec(countProcesses)).stdout.trim());
+          if (left > idle) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(left, 'processes of the fork bomb survived it').toBeLessThanOrEqual(idle);
+      });
+    });
+
+    it('OOM-kills a memory hog at the memory limit and reports it, and the sandbox goes on', async () => {
+      await withSandbox(environment({ memory: '128m' }), spec('limit-memory'), async (sandbox) => {
+        const hog = await sandbox.exec(
+          ['python3', '-c', 'x = bytearray(512 * 1024 * 1024); print("survived")'],
+          {
+            timeoutMs: 60_000,
+          },
+        );
+        expect(hog.stdout).not.toContain('survived');
+        expect(hog.exitCode).toBe(137);
+        expect(hog.oomKilled).toBe(true);
+        expect(hog.timedOut).toBe(false);
+        const small = await sandbox.exec(['python3', '-c', 'x = bytearray(16 * 1024 * 1024); print("fine")']);
+        expect(small).toMatchObject({ exitCode: 0, stdout: 'fine\n' });
+        expect(small.oomKilled).toBeUndefined();
+      });
+    });
+
+    it('reports a timeout as timedOut, not as OOM', async () => {
+      await withSandbox(environment(), spec('limit-timeout'), async (sandbox) => {
+        const result = await sandbox.exec(['sleep', '30'], { timeoutMs: 500 });
+        expect(result).toMatchObject({ timedOut: true, exitCode: 137 });
+        expect(result.oomKilled).toBeUndefined();
+      });
+    });
+
+    it('applies the cpu and memory limits to the container', async () => {
+      await withSandbox(
+        environment({ cpus: 1.5, memory: '256m', pids: 100 }),
+        spec('limit-config'),
+        async (sandbox) => {
+          const limits = await sandbox.exec([
+            'sh',
+            '-c',
+            'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/pids.max 2>/dev/null',
+          ]);
+          expect(limits.stdout.split('\n')).toEqual(
+            expect.arrayContaining([String(256 * 1024 * 1024), '100']),
+          );
+        },
+      );
+    });
+  });
+}
