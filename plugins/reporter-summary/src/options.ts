@@ -1,0 +1,11 @@
+import { z } from 'zod';
+
+export const optionsSchema = z.strictObject({
+  file: z.string().default('summary.json').describe('Where the summary goes, relative to the run directory'),
+  solveScorer: z
+    .string()
+    .default('tests')
+    .describe('Label of the scorer whose <label>.strict / .iso / .core scores give the solve rates'),
+  table: z.boolean().default(true).describe('Print the per-condition table at the end of the run'),
+});
+export type SummaryOptions = z.output<typeof optionsSchema>;

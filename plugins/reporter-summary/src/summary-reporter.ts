@@ -1,0 +1,25 @@
+import { isAbsolute, join } from 'node:path';
+import { type ReportContext, type Reporter, writeFileAtomic } from '@longhaul/core';
+import type { SummaryOptions } from './options.js';
+import { summarizeRun } from './summary.js';
+import { formatTable } from './table.js';
+
+/** Writes summary.json (per trial, per step and per condition) and prints the solve-rate table. */
+export class SummaryReporter implements Reporter {
+  constructor(private readonly options: SummaryOptions) {}
+
+  async finish(ctx: ReportContext): Promise<void> {
+    const summary = summarizeRun(
+      ctx.experiment,
+      ctx.runDir,
+      ctx.trials,
+      ctx.experimentScores,
+      this.options.solveScorer,
+    );
+    const file = isAbsolute(this.options.file) ? this.options.file : join(ctx.runDir, this.options.file);
+    await writeFileAtomic(file, `${JSON.stringify(summary, null, 2)}\n`);
+    if (this.options.table && summary.conditions.length > 0) {
+      ctx.print(`${formatTable(summary.conditions)}\n\nsummary: ${file}`);
+    }
+  }
+}

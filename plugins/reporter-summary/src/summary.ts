@@ -1,0 +1,192 @@
+import type { ConditionScore, ScoreValue, StepStatus, TrialRecord, TrialSpec, Usage } from '@longhaul/core';
+
+export type Scores = Record<string, ScoreValue>;
+
+export interface StepSummary {
+  index: number;
+  id: string;
+  status: StepStatus;
+  scores: Scores;
+}
+
+export interface TrialSummary {
+  id: string;
+  task: string;
+  condition: string;
+  repeat: number;
+  status: TrialRecord['status'];
+  durationMs: number;
+  usage: Usage;
+  steps: StepSummary[];
+  scores: Scores;
+}
+
+export interface SolveRates {
+  strict: number | null;
+  iso: number | null;
+  core: number | null;
+}
+
+export interface ConditionSummary {
+  condition: string;
+  trials: number;
+  /** Steps planned over all the condition's trials: the denominator of the solve rates. */
+  steps: number;
+  solveRates: SolveRates;
+  costUsd: number;
+  durationMs: number;
+  /** Mean of each numeric score over the steps and trials that have it (true = 1, false = 0). */
+  scores: Record<string, number>;
+}
+
+export interface ExperimentScoreSummary {
+  key: string;
+  condition: string | null;
+  value: ScoreValue;
+}
+
+/** summary.json */
+export interface RunSummary {
+  experiment: { name: string; file: string };
+  runDir: string;
+  trials: TrialSummary[];
+  conditions: ConditionSummary[];
+  experimentScores: ExperimentScoreSummary[];
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Scores with keys in sorted order, so two runs print the same text for the same values. */
+function sortedScores(scores: Scores): Scores {
+  return Object.fromEntries(
+    Object.keys(scores)
+      .sort(byString)
+      .map((key) => [key, scores[key] ?? null]),
+  );
+}
+
+function usageOf(usage: Usage): Usage {
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    cacheReadTokens: usage.cacheReadTokens,
+    cacheWriteTokens: usage.cacheWriteTokens,
+    costUsd: usage.costUsd,
+  };
+}
+
+/** Every planned step of the trial; a step the trial never reached counts as skipped. */
+function stepsOf(spec: TrialSpec, record: TrialRecord): StepSummary[] {
+  return spec.task.steps.map((step) => {
+    const done = record.steps.find((candidate) => candidate.index === step.index);
+    return {
+      index: step.index,
+      id: step.id,
+      status: done?.status ?? 'skipped',
+      scores: sortedScores(done?.scores ?? {}),
+    };
+  });
+}
+
+export function summarizeTrial(spec: TrialSpec, record: TrialRecord): TrialSummary {
+  return {
+    id: record.id,
+    task: record.task,
+    condition: record.condition,
+    repeat: record.repeat,
+    status: record.status,
+    durationMs: record.durationMs,
+    usage: usageOf(record.usage),
+    steps: stepsOf(spec, record),
+    scores: sortedScores(record.scores),
+  };
+}
+
+function solved(value: ScoreValue | undefined): boolean {
+  return value === 1 || value === true;
+}
+
+function numeric(value: ScoreValue | undefined): number | undefined {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function means(scoreSets: Scores[]): Record<string, number> {
+  const sums = new Map<string, { total: number; count: number }>();
+  for (const scores of scoreSets) {
+    for (const [key, value] of Object.entries(scores)) {
+      const number = numeric(value);
+      if (number === undefined) continue;
+      const sum = sums.get(key) ?? { total: 0, count: 0 };
+      sum.total += number;
+      sum.count += 1;
+      sums.set(key, sum);
+    }
+  }
+  return Object.fromEntries(
+    [...sums.keys()].sort(byString).map((key) => [key, sums.get(key)!.total / sums.get(key)!.count]),
+  );
+}
+
+/**
+ * Aggregates of one condition. Solve rates are shares of all planned steps: a step that was
+ * skipped, failed or never scored counts as unsolved.
+ */
+export function summarizeCondition(
+  condition: string,
+  trials: TrialSummary[],
+  solveScorer: string,
+): ConditionSummary {
+  const steps = trials.flatMap((trial) => trial.steps);
+  const rate = (metric: keyof SolveRates) =>
+    steps.length === 0
+      ? null
+      : steps.filter((step) => solved(step.scores[`${solveScorer}.${metric}`])).length / steps.length;
+  return {
+    condition,
+    trials: trials.length,
+    steps: steps.length,
+    solveRates: { strict: rate('strict'), iso: rate('iso'), core: rate('core') },
+    costUsd: trials.reduce((sum, trial) => sum + trial.usage.costUsd, 0),
+    durationMs: trials.reduce((sum, trial) => sum + trial.durationMs, 0),
+    scores: means([...steps.map((step) => step.scores), ...trials.map((trial) => trial.scores)]),
+  };
+}
+
+export function summarizeExperimentScores(
+  scores: (ConditionScore & { scorer: string })[],
+): ExperimentScoreSummary[] {
+  return scores
+    .map((score) => ({
+      key: `${score.scorer}.${score.metric}`,
+      condition: score.condition ?? null,
+      value: score.value,
+    }))
+    .sort((a, b) => byString(a.condition ?? '', b.condition ?? '') || byString(a.key, b.key));
+}
+
+export function summarizeRun(
+  experiment: { name: string; file: string },
+  runDir: string,
+  trials: { spec: TrialSpec; record: TrialRecord }[],
+  experimentScores: (ConditionScore & { scorer: string })[],
+  solveScorer: string,
+): RunSummary {
+  const summaries = trials
+    .map(({ spec, record }) => summarizeTrial(spec, record))
+    .sort((a, b) => byString(a.id, b.id));
+  const conditions = [...new Set(summaries.map((trial) => trial.condition))].sort(byString);
+  return {
+    experiment: { name: experiment.name, file: experiment.file },
+    runDir,
+    trials: summaries,
+    conditions: conditions.map((condition) =>
+      summarizeCondition(
+        condition,
+        summaries.filter((trial) => trial.condition === condition),
+        solveScorer,
+      ),
+    ),
+    experimentScores: summarizeExperimentScores(experimentScores),
+  };
+}

@@ -1,0 +1,39 @@
+import type { ConditionSummary } from './summary.js';
+
+function percent(rate: number | null): string {
+  return rate === null ? '-' : `${(rate * 100).toFixed(1)}%`;
+}
+
+export function formatDuration(ms: number): string {
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  const whole = Math.round(seconds);
+  const hours = Math.floor(whole / 3600);
+  const minutes = Math.floor((whole % 3600) / 60);
+  const rest = String(whole % 60).padStart(2, '0');
+  return hours > 0 ? `${hours}h ${String(minutes).padStart(2, '0')}m ${rest}s` : `${minutes}m ${rest}s`;
+}
+
+/** The per-condition table printed at the end of a run. */
+export function formatTable(conditions: ConditionSummary[]): string {
+  const header = ['condition', 'trials', 'steps', 'strict', 'iso', 'core', 'cost', 'time'];
+  const rows = conditions.map((condition) => [
+    condition.condition,
+    String(condition.trials),
+    String(condition.steps),
+    percent(condition.solveRates.strict),
+    percent(condition.solveRates.iso),
+    percent(condition.solveRates.core),
+    `$${condition.costUsd.toFixed(2)}`,
+    formatDuration(condition.durationMs),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,158 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ReportContext } from '@longhaul/core';
+import { describeReporter } from '@longhaul/testkit';
+import { describe, expect, it } from 'vitest';
+import plugin, { formatDuration, type RunSummary, SummaryReporter } from '../src/index.js';
+import { trials } from './fixture.js';
+
+async function report(
+  order: (list: ReturnType<typeof trials>) => ReturnType<typeof trials> = (list) => list,
+  options: Record<string, unknown> = {},
+) {
+  const runDir = await mkdtemp(join(tmpdir(), 'longhaul-summary-'));
+  const printed: string[] = [];
+  const context: ReportContext = {
+    runDir,
+    experiment: { name: 'quickstart', file: '/experiments/quickstart.yaml' },
+    trials: order(trials()),
+    experimentScores: [
+      { scorer: 'passk', metric: 'pass_at_1', value: 0.5, condition: 'agent' },
+      { scorer: 'gap', metric: 'control', value: 0.25 },
+      { scorer: 'passk', metric: 'pass_at_1', value: 1, condition: 'oracle' },
+    ],
+    print: (text) => printed.push(text),
+  };
+  await new SummaryReporter(plugin.options.parse(options)).finish(context);
+  const text = await readFile(join(runDir, 'summary.json'), 'utf8');
+  return { runDir, printed, text, summary: JSON.parse(text) as RunSummary };
+}
+
+describeReporter('summary', () => new SummaryReporter(plugin.options.parse({})));
+
+describe('reporter summary', () => {
+  it('lists every trial with every planned step; steps never reached are skipped', async () => {
+    const { summary, runDir } = await report();
+    expect(summary.experiment).toEqual({ name: 'quickstart', file: '/experiments/quickstart.yaml' });
+    expect(summary.runDir).toBe(runDir);
+    expect(summary.trials.map((trial) => trial.id)).toEqual([
+      'worklog.agent.r1',
+      'worklog.agent.r2',
+      'worklog.oracle.r1',
+    ]);
+    expect(summary.trials[1]).toEqual({
+      id: 'worklog.agent.r2',
+      task: 'worklog',
+      condition: 'agent',
+      repeat: 2,
+      status: 'error:crash',
+      durationMs: 60_000,
+      usage: { inputTokens: 100, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.5 },
+      steps: [
+        {
+          index: 0,
+          id: 'csv',
+          status: 'ok',
+          scores: { 'tests.core': 1, 'tests.iso': 1, 'tests.pass_rate': 1, 'tests.strict': 1 },
+        },
+        { index: 1, id: 'jsonl', status: 'error:crash', scores: { 'tests.iso': null, 'tests.strict': null } },
+        { index: 2, id: 'store', status: 'skipped', scores: {} },
+      ],
+      scores: { 'tests.solved_steps': 2 },
+    });
+  });
+
+  it('gives solve rates over all planned steps, cost, time and score means per condition', async () => {
+    const { summary } = await report();
+    expect(summary.conditions).toEqual([
+      {
+        condition: 'agent',
+        trials: 2,
+        steps: 6,
+        solveRates: { strict: 2 / 6, iso: 3 / 6, core: 3 / 6 },
+        costUsd: 2,
+        durationMs: 120_000,
+        scores: {
+          'tests.core': 3 / 4,
+          'tests.iso': 3 / 4,
+          'tests.pass_rate': (1 + 0.5 + 0.25 + 1) / 4,
+          'tests.solved_steps': 2.5,
+          'tests.strict': 2 / 4,
+        },
+      },
+      {
+        condition: 'oracle',
+        trials: 1,
+        steps: 3,
+        solveRates: { strict: 1, iso: 1, core: 1 },
+        costUsd: 0,
+        durationMs: 60_000,
+        scores: {
+          'tests.core': 1,
+          'tests.iso': 1,
+          'tests.pass_rate': 1,
+          'tests.solved_steps': 3,
+          'tests.strict': 1,
+        },
+      },
+    ]);
+    expect(summary.experimentScores).toEqual([
+      { key: 'gap.control', condition: null, value: 0.25 },
+      { key: 'passk.pass_at_1', condition: 'agent', value: 0.5 },
+      { key: 'passk.pass_at_1', condition: 'oracle', value: 1 },
+    ]);
+  });
+
+  it('writes the same text whatever order the trials come in, in a fixed key order', async () => {
+    const first = await report();
+    const second = await report((list) => [...list].reverse());
+    expect(second.text.replaceAll(second.runDir, 'RUN')).toBe(first.text.replaceAll(first.runDir, 'RUN'));
+    expect(Object.keys(first.summary)).toEqual([
+      'experiment',
+      'runDir',
+      'trials',
+      'conditions',
+      'experimentScores',
+    ]);
+    expect(Object.keys(first.summary.conditions[0]!)).toEqual([
+      'condition',
+      'trials',
+      'steps',
+      'solveRates',
+      'costUsd',
+      'durationMs',
+      'scores',
+    ]);
+  });
+
+  it('writes atomically, leaving no temp file beside summary.json', async () => {
+    const { runDir } = await report();
+    expect(await readdir(runDir)).toEqual(['summary.json']);
+  });
+
+  it('prints a table of solve rates, cost and time per condition', async () => {
+    const { printed, runDir } = await report();
+    expect(printed).toEqual([
+      [
+        'condition  trials  steps  strict     iso    core   cost    time',
+        'agent           2      6   33.3%   50.0%   50.0%  $2.00  2m 00s',
+        'oracle          1      3  100.0%  100.0%  100.0%  $0.00  1m 00s',
+        '',
+        `summary: ${join(runDir, 'summary.json')}`,
+      ].join('\n'),
+    ]);
+  });
+
+  it('reads solve rates from another scorer label, and can stay quiet', async () => {
+    const { summary, printed } = await report(undefined, { solveScorer: 'tests#2', table: false });
+    expect(summary.conditions[1]!.solveRates).toEqual({ strict: 0, iso: 0, core: 0 });
+    expect(printed).toEqual([]);
+  });
+
+  it('formats durations for people', () => {
+    expect(formatDuration(12_345)).toBe('12.3s');
+    expect(formatDuration(125_000)).toBe('2m 05s');
+    expect(formatDuration(3_725_000)).toBe('1h 02m 05s');
+  });
+});
