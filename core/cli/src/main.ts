@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import * as metrics from './commands/metrics.js';
 import * as plugins from './commands/plugins.js';
+import * as resume from './commands/resume.js';
+import * as run from './commands/run.js';
 import * as schema from './commands/schema.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
@@ -9,7 +11,7 @@ import * as validate from './commands/validate.js';
  * Each command lives in its own file under commands/ and exports `register(program)`. Add new
  * commands to this list.
  */
-const commands: { register(program: Command): void }[] = [validate, schema, plugins, tasks, metrics];
+const commands: { register(program: Command): void }[] = [run, resume, validate, schema, plugins, tasks, metrics];
 
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
