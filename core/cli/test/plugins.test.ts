@@ -37,16 +37,27 @@ describe('longhaul plugins', () => {
     expect(bad.stderr).toMatch(/expected one of harness, environment/);
   });
 
-  it('exits 2 naming a package that cannot be loaded', async () => {
-    const result = await runCli(['plugins'], await project(['harness-echo', 'no-default']));
+  it('lists the working plugins, then exits 2 naming a package that cannot be loaded', async () => {
+    const cwd = await project(['harness-echo', 'no-default']);
+    const result = await runCli(['plugins'], cwd);
     expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/^KIND .*\nharness {2}echo {2}/);
     expect(result.stderr).toMatch(
-      /package\.json: plugin package '@fixture\/installed-no-default' has no default export/,
+      /package\.json: plugin package '@fixture\/installed-no-default' has no default export.*\n1 problem found\n$/,
     );
+    // Asking for a kind the broken package does not declare shows no problem.
+    expect(await runCli(['plugins', 'harness'], cwd)).toMatchObject({ code: 0, stderr: '' });
   });
 });
 
 describe('longhaul schema', () => {
+  it('leaves out packages that cannot be loaded, saying so on stderr', async () => {
+    const result = await runCli(['schema'], await project(['harness-echo', 'mismatch']));
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).$defs.harnessRef.anyOf[0].anyOf).toHaveLength(1);
+    expect(result.stderr).toMatch(/^left out: .*@fixture\/mismatch.*declares harness 'declared'/);
+  });
+
   it('prints a JSON Schema whose refs offer the installed plugins and their options', async () => {
     const result = await runCli(['schema'], await project(['harness-echo']));
     expect(result.code).toBe(0);

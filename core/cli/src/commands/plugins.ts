@@ -1,4 +1,4 @@
-import { type PluginKind, PluginRegistry, pluginKinds } from '@longhaul/core';
+import { ConfigError, type PluginKind, PluginRegistry, pluginKinds } from '@longhaul/core';
 import { type Command, InvalidArgumentError } from 'commander';
 import { formatColumns } from '../columns.js';
 import { reportingConfigErrors } from '../print-error.js';
@@ -21,14 +21,17 @@ export function register(program: Command): void {
       const plugins = registry.list(kind);
       if (plugins.length === 0) {
         process.stdout.write(`no ${kind ? `${kind} ` : ''}plugins installed under ${process.cwd()}\n`);
-        return;
+      } else {
+        const rows = plugins.map((plugin) => [
+          plugin.definition.kind,
+          plugin.definition.id,
+          `${plugin.packageName}@${plugin.version}`,
+          plugin.definition.description,
+        ]);
+        process.stdout.write(`${formatColumns([['KIND', 'ID', 'PACKAGE', 'DESCRIPTION'], ...rows])}\n`);
       }
-      const rows = plugins.map((plugin) => [
-        plugin.definition.kind,
-        plugin.definition.id,
-        `${plugin.packageName}@${plugin.version}`,
-        plugin.definition.description,
-      ]);
-      process.stdout.write(`${formatColumns([['KIND', 'ID', 'PACKAGE', 'DESCRIPTION'], ...rows])}\n`);
+      // Packages that cannot be loaded are listed after the working plugins, as bad input.
+      const problems = registry.problems(kind);
+      if (problems.length > 0) await reportingConfigErrors(() => Promise.reject(new ConfigError(problems)));
     });
 }

@@ -1,4 +1,4 @@
-import { experimentJsonSchema, PluginRegistry } from '@longhaul/core';
+import { experimentJsonSchema, formatIssue, PluginRegistry } from '@longhaul/core';
 import type { Command } from 'commander';
 import { reportingConfigErrors } from '../print-error.js';
 
@@ -12,5 +12,6 @@ export function register(program: Command): void {
     .action(async () => {
       const registry = await reportingConfigErrors(() => PluginRegistry.discover({ cwd: process.cwd() }));
       process.stdout.write(`${JSON.stringify(experimentJsonSchema(registry), null, 2)}\n`);
+      for (const problem of registry.problems()) process.stderr.write(`left out: ${formatIssue(problem)}\n`);
     });
 }

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { PluginKind } from '../contracts/plugin.js';
 import type { PluginRef } from '../contracts/trial.js';
 import type { PluginRegistry } from '../plugins/registry.js';
-import type { ConfigIssue } from './config-error.js';
+import { type ConfigIssue, formatIssue } from './config-error.js';
 import { schemaIssues } from './schema-issues.js';
 import { closest } from './suggest.js';
 
@@ -38,6 +38,13 @@ export function resolveRefs(
       typeof raw === 'string' ? { id: raw, options: undefined, label: undefined } : raw;
     const idPath = typeof raw === 'string' ? path : [...path, 'id'];
     const plugin = registry.get(kind, id);
+    const problems = plugin ? [] : registry.problems(kind, id);
+    if (problems.length > 0) {
+      for (const problem of problems) {
+        issues.push(issueAt(idPath, `${kind} '${id}' cannot be used: ${formatIssue(problem)}`));
+      }
+      continue;
+    }
     if (!plugin) {
       const known = registry.list(kind).map((p) => p.definition.id);
       const listing = known.length > 0 ? `installed: ${known.join(', ')}` : `no ${kind} plugin is installed`;

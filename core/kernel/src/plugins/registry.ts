@@ -16,6 +16,12 @@ export interface LoadedPlugin {
   dir: string;
 }
 
+/** An installed package that could not be loaded, and the plugins it declares. */
+interface PluginProblem {
+  issue: ConfigIssue;
+  plugins: { kind: PluginKind; id: string }[];
+}
+
 export interface DiscoverOptions {
   /** node_modules are scanned from here upwards. */
   cwd: string;
@@ -56,20 +62,31 @@ const defaultConditions = import.meta.url.endsWith('.ts')
 export class PluginRegistry {
   readonly #plugins = new Map<string, LoadedPlugin>();
 
-  private constructor(plugins: LoadedPlugin[]) {
+  readonly #problems: PluginProblem[];
+
+  private constructor(plugins: LoadedPlugin[], problems: PluginProblem[] = []) {
     for (const plugin of plugins) this.#plugins.set(keyOf(plugin.definition), plugin);
+    this.#problems = problems;
   }
 
   /**
-   * Finds and imports plugins. Throws a ConfigError listing every package that cannot be loaded:
-   * one that fails to import, exports no plugin, exports plugins its package.json does not
-   * declare (or the reverse), or defines a kind and id another package defines too.
+   * Finds and imports plugins. A plugin the experiment names (`extra`) that cannot be loaded is
+   * an error (a ConfigError listing all of them, located by `locateExtra`). An installed package
+   * that cannot be loaded (fails to import, is not built, exports no plugin or not the plugins its
+   * package.json declares), or a kind and id two installed packages define, does not stop the
+   * others: its plugins are left out and the problem is kept (see `problems`), so that it is
+   * reported where such a plugin is used and by `longhaul plugins`.
    */
   static async discover(opts: DiscoverOptions): Promise<PluginRegistry> {
     const conditions = opts.conditions ?? defaultConditions;
     const baseDir = resolve(opts.cwd, opts.baseDir ?? opts.cwd);
     const issues: ConfigIssue[] = [];
-    const candidates: Candidate[] = [];
+    const problems: PluginProblem[] = [];
+    const candidates: (Candidate & { explicit: boolean })[] = [];
+    for (const found of await scanNodeModules(opts.cwd, new Set(), conditions)) {
+      if ('issue' in found) problems.push({ issue: found.issue, plugins: [] });
+      else candidates.push({ ...found.candidate, explicit: false });
+    }
     const extras = await Promise.all(
       (opts.extra ?? []).map((entry, index) =>
         resolveExtra(entry, {
@@ -80,41 +97,63 @@ export class PluginRegistry {
         }),
       ),
     );
-    const scanned = await scanNodeModules(opts.cwd, new Set(), conditions);
-    for (const found of [...scanned, ...extras]) {
-      if ('issue' in found) issues.push(found.issue);
-      // A plugin named in the experiment that is installed as well is the same package: load it once.
-      else if (!candidates.some((candidate) => candidate.dir === found.candidate.dir)) {
-        candidates.push(found.candidate);
+    for (const found of extras) {
+      if ('issue' in found) {
+        issues.push(found.issue);
+        continue;
       }
+      // A plugin named in the experiment that is installed as well is the same package: load it once.
+      const installed = candidates.find((candidate) => candidate.dir === found.candidate.dir);
+      if (installed) Object.assign(installed, { explicit: true, where: found.candidate.where });
+      else candidates.push({ ...found.candidate, explicit: true });
     }
+
     const loaded = await Promise.all(candidates.map((candidate) => importCandidate(candidate)));
-    const plugins: LoadedPlugin[] = [];
+    const byKey = new Map<string, { plugin: LoadedPlugin; explicit: boolean }>();
+    const ambiguous = new Set<string>();
     for (const [index, result] of loaded.entries()) {
       const candidate = candidates[index]!;
       if ('issues' in result) {
-        issues.push(...result.issues);
+        if (candidate.explicit) issues.push(...result.issues);
+        else problems.push(...result.issues.map((issue) => ({ issue, plugins: candidate.manifest ?? [] })));
         continue;
       }
       for (const definition of result.definitions) {
-        const other = plugins.find((plugin) => keyOf(plugin.definition) === keyOf(definition));
-        if (other) {
-          issues.push({
-            ...candidate.where,
-            message: `${definition.kind} '${definition.id}' is defined by two packages: '${other.packageName}' (${other.dir}) and '${candidate.packageName}' (${candidate.dir}); uninstall or rename one`,
-          });
+        const key = keyOf(definition);
+        const other = byKey.get(key);
+        if (!other) {
+          const { packageName, version, dir } = candidate;
+          byKey.set(key, { plugin: { definition, packageName, version, dir }, explicit: candidate.explicit });
           continue;
         }
-        plugins.push({
-          definition,
-          packageName: candidate.packageName,
-          version: candidate.version,
-          dir: candidate.dir,
-        });
+        const issue = {
+          ...candidate.where,
+          message: `${definition.kind} '${definition.id}' is defined by two packages: '${other.plugin.packageName}' (${other.plugin.dir}) and '${candidate.packageName}' (${candidate.dir}); uninstall or rename one`,
+        };
+        if (candidate.explicit || other.explicit) issues.push(issue);
+        else problems.push({ issue, plugins: [{ kind: definition.kind, id: definition.id }] });
+        ambiguous.add(key);
       }
     }
     if (issues.length > 0) throw new ConfigError(issues);
-    return new PluginRegistry(plugins);
+    const plugins = [...byKey.entries()]
+      .filter(([key]) => !ambiguous.has(key))
+      .map(([, entry]) => entry.plugin);
+    return new PluginRegistry(plugins, problems);
+  }
+
+  /**
+   * Why installed packages could not be loaded; with `kind` and `id`, only the problems of
+   * packages that declare (or define) that plugin.
+   */
+  problems(kind?: PluginKind, id?: string): ConfigIssue[] {
+    return this.#problems
+      .filter(
+        (problem) =>
+          kind === undefined ||
+          problem.plugins.some((p) => p.kind === kind && (id === undefined || p.id === id)),
+      )
+      .map((problem) => problem.issue);
   }
 
   /** A registry of the given plugins, without discovery (tests, embedding). */

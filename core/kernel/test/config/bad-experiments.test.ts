@@ -165,6 +165,31 @@ describe('a bad experiment file is rejected with file, line, column and key', ()
     ]);
   });
 
+  it('an installed plugin whose package cannot be loaded, when the experiment uses it', async () => {
+    const project = await makeProject(['unbuilt']);
+    try {
+      const file = join(experiments, 'uses-unbuilt.yaml');
+      const error = await loadExperiment(file, { cwd: project.dir, env: {} }).catch(
+        (caught: unknown) => caught,
+      );
+      expect((error as ConfigError).issues).toEqual([
+        at(
+          'uses-unbuilt.yaml',
+          3,
+          17,
+          'harness[1]',
+          /^harness 'unbuilt' cannot be used: .*\/node_modules\/@fixture\/unbuilt\/package\.json: plugin package '@fixture\/unbuilt' has no entry module/,
+        ),
+      ]);
+      // Experiments that do not use it are not held up by it.
+      await expect(
+        loadExperiment(join(experiments, 'minimal.yaml'), { cwd: project.dir, env: {} }),
+      ).resolves.toBeDefined();
+    } finally {
+      await project.remove();
+    }
+  });
+
   it('the same plugin twice on an axis with the same options', async () => {
     expect(await issuesOf('duplicate-ref.yaml')).toEqual([
       at(

@@ -53,46 +53,61 @@ describe('PluginRegistry.discover', () => {
     expect(scratch?.dir).toBe(join(fixtures, 'plugins', 'scratch-memory'));
   });
 
-  it('names both packages when two define the same kind and id', async () => {
-    const cwd = await project(['harness-echo', 'harness-echo-copy']);
-    const error = await discoverError({ cwd });
-    expect(error.issues).toHaveLength(1);
-    expect(error.issues[0]?.message).toMatch(/harness 'echo' is defined by two packages/);
-    expect(error.issues[0]?.message).toContain("'@fixture/harness-echo'");
-    expect(error.issues[0]?.message).toContain("'harness-echo-copy'");
+  it('leaves out a kind and id two installed packages define, naming both', async () => {
+    const registry = await PluginRegistry.discover({
+      cwd: await project(['harness-echo', 'harness-echo-copy']),
+    });
+    expect(registry.get('harness', 'echo')).toBeUndefined();
+    const problems = registry.problems('harness', 'echo');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.message).toMatch(/harness 'echo' is defined by two packages/);
+    expect(problems[0]?.message).toContain("'@fixture/harness-echo'");
+    expect(problems[0]?.message).toContain("'harness-echo-copy'");
   });
 
-  it('reports a package that fails to import, with the import error', async () => {
-    const error = await discoverError({ cwd: await project(['broken']) });
-    expect(error.issues[0]?.file).toMatch(/node_modules\/@fixture\/installed-broken\/package\.json$/);
-    expect(error.issues[0]?.message).toMatch(
+  it('keeps the problem of an installed package that fails to import, without stopping the others', async () => {
+    const registry = await PluginRegistry.discover({ cwd: await project(['broken', 'harness-echo']) });
+    expect(registry.list().map((p) => p.definition.id)).toEqual(['echo']);
+    expect(registry.problems('harness')).toEqual([]);
+    const [problem] = registry.problems('reporter', 'broken');
+    expect(problem?.file).toMatch(/node_modules\/@fixture\/installed-broken\/package\.json$/);
+    expect(problem?.message).toMatch(
       /plugin package '@fixture\/installed-broken' failed to import .*a-package-that-is-not-installed/,
     );
   });
 
-  it('reports a package whose entry module is missing (not built)', async () => {
-    const error = await discoverError({ cwd: await project(['unbuilt']) });
-    expect(error.issues[0]?.message).toMatch(
+  it('keeps the problem of a package whose entry module is missing (not built)', async () => {
+    const registry = await PluginRegistry.discover({ cwd: await project(['unbuilt']) });
+    expect(registry.problems('harness', 'unbuilt')[0]?.message).toMatch(
       /^plugin package '@fixture\/unbuilt' has no entry module at .*\/@fixture\/unbuilt\/dist\/index\.js \(is it built\?/,
     );
   });
 
-  it('reports a package without a default export', async () => {
-    const error = await discoverError({ cwd: await project(['no-default']) });
-    expect(error.issues[0]?.message).toMatch(/'@fixture\/installed-no-default' has no default export/);
+  it('keeps the problem of a package without a default export', async () => {
+    const registry = await PluginRegistry.discover({ cwd: await project(['no-default']) });
+    expect(registry.problems()[0]?.message).toMatch(/'@fixture\/installed-no-default' has no default export/);
   });
 
-  it('reports exports that do not match the package.json manifest, both ways', async () => {
-    const error = await discoverError({ cwd: await project(['mismatch']) });
-    expect(error.issues.map((issue) => issue.message)).toEqual([
+  it('keeps the problems of exports that do not match the package.json manifest, both ways', async () => {
+    const registry = await PluginRegistry.discover({ cwd: await project(['mismatch']) });
+    expect(registry.get('harness', 'other')).toBeUndefined();
+    expect(registry.problems('harness', 'declared').map((issue) => issue.message)).toEqual([
       `package '@fixture/mismatch' declares harness 'declared' in package.json "longhaul" but does not export it`,
       `package '@fixture/mismatch' exports harness 'other' that its package.json "longhaul" field does not declare`,
     ]);
   });
 
-  it('collects the problems of every package at once', async () => {
-    const error = await discoverError({ cwd: await project(['broken', 'no-default', 'harness-echo']) });
-    expect(error.issues).toHaveLength(2);
+  it('fails on any problem of a plugin the experiment names, collecting all of them', async () => {
+    const error = await discoverError({
+      cwd: await project(['harness-echo']),
+      baseDir: fixtures,
+      extra: ['./plugins/no-default', './plugins/broken', './installed/harness-echo-copy'],
+    });
+    expect(error.issues.map((issue) => [issue.key, issue.message.split(':')[0]])).toEqual([
+      ['plugins[0]', expect.stringMatching(/^plugin package '@fixture\/no-default' has no default export/)],
+      ['plugins[1]', expect.stringMatching(/^plugin package '.\/plugins\/broken' failed to import/)],
+      ['plugins[2]', "harness 'echo' is defined by two packages"],
+    ]);
   });
 
   it('points at the experiment entry for a missing plugin path', async () => {
