@@ -1,3 +1,5 @@
+export * from './agent-cli/index.js';
+export * from './atif/index.js';
 export * from './cases/index.js';
 export * from './config/index.js';
 export * from './contracts/index.js';

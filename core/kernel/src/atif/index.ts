@@ -1,0 +1,2 @@
+export * from './atif-types.js';
+export * from './to-atif.js';

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AgentHome,
+  ClassifiedError,
+  type Harness,
+  type HarnessCapabilities,
+  type ModelEndpoint,
+  type ModelGateway,
+  makeAgentHome,
+  probeVersion,
+  runAgentTurn,
+  type Sandbox,
+  type Session,
+  type SessionOptions,
+  type TrajectoryEvent,
+  type TurnOptions,
+} from '@longhaul/core';
+import { bundledBinary } from './binary.js';
+import type { ClaudeCodeOptions } from './options.js';
+import { ClaudeStreamParser } from './stream-parser.js';
+
+/** What `Session.state()` returns and `openSession({resume})` accepts. */
+export interface ClaudeCodeState {
+  sessionId: string;
+  /** The CLAUDE_CONFIG_DIR holding the session's transcript, inside the sandbox. */
+  configDir: string;
+}
+
+function isState(value: unknown): value is ClaudeCodeState {
+  const state = value as Partial<ClaudeCodeState> | null;
+  return typeof state?.sessionId === 'string' && typeof state.configDir === 'string';
+}
+
+export function needsModels(harness: string): ClassifiedError {
+  return new ClassifiedError(
+    'harness',
+    `harness '${harness}' talks to a model through the run's gateway, but this experiment has no models: add a \`models:\` section (e.g. \`models: { oracle: { backend: oracle } }\`)`,
+  );
+}
+
+export class ClaudeCode implements Harness {
+  readonly capabilities: HarnessCapabilities = { resume: true, memoryFiles: ['CLAUDE.md'], hooks: false };
+  private home: AgentHome | undefined;
+  private readonly executable: string;
+
+  constructor(
+    private readonly options: ClaudeCodeOptions,
+    private readonly gateway: ModelGateway | undefined,
+  ) {
+    this.executable = options.executable ?? bundledBinary();
+  }
+
+  async prepare(sandbox: Sandbox): Promise<Record<string, unknown>> {
+    if (!this.gateway) throw needsModels('claude-code');
+    const printed = await probeVersion(sandbox, 'claude', this.executable);
+    const version = /(\d+\.\d+\.\d+\S*)/.exec(printed)?.[1];
+    if (version !== this.options.version)
+      throw new ClassifiedError(
+        'harness',
+        `claude-code: the experiment asks for Claude Code ${this.options.version} but ${this.executable} is ${version ?? `'${printed}'`}; install @anthropic-ai/claude-code@${this.options.version} or set version: ${version}`,
+      );
+    this.home = await makeAgentHome(sandbox, 'claude-code');
+    return { 'claude-code': { version, executable: this.executable } };
+  }
+
+  async openSession(sandbox: Sandbox, options: SessionOptions): Promise<Session> {
+    const endpoint = options.model ?? (await this.gateway?.endpoint(options.trialId, sandbox.hostAddress));
+    if (!endpoint) throw needsModels('claude-code');
+    if (options.resume !== undefined && !isState(options.resume))
+      throw new ClassifiedError(
+        'harness',
+        `claude-code cannot resume from ${JSON.stringify(options.resume)}: expected {sessionId, configDir}`,
+      );
+    this.home ??= await makeAgentHome(sandbox, 'claude-code');
+    return new ClaudeCodeSession(sandbox, {
+      options: this.options,
+      executable: this.executable,
+      endpoint,
+      root: this.home.root,
+      configDir: options.resume?.configDir ?? this.home.dir,
+      resumeId: options.resume?.sessionId,
+      systemPrompt: options.systemPrompt,
+      trialId: options.trialId,
+      gateway: this.gateway,
+    });
+  }
+}
+
+interface SessionSetup {
+  options: ClaudeCodeOptions;
+  executable: string;
+  endpoint: ModelEndpoint;
+  root: boolean;
+  configDir: string;
+  resumeId: string | undefined;
+  systemPrompt: string | undefined;
+  trialId: string;
+  gateway: ModelGateway | undefined;
+}
+
+class ClaudeCodeSession implements Session {
+  /** Claude Code takes a session id from its caller, so the id is known before the first turn. */
+  id: string;
+  /** The session has a transcript to continue (a turn ran, or it was opened to resume). */
+  private started: boolean;
+
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly setup: SessionSetup,
+  ) {
+    this.id = setup.resumeId ?? randomUUID();
+    this.started = setup.resumeId !== undefined;
+  }
+
+  private argv(prompt: string, options: TurnOptions): string[] {
+    const { options: o, endpoint } = this.setup;
+    const argv = [
+      this.setup.executable,
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--model',
+      o.model ?? endpoint.model,
+      '--dangerously-skip-permissions',
+      ...(this.started ? ['--resume', this.id] : ['--session-id', this.id]),
+    ];
+    const maxTurns = [o.maxTurns, options.limits.maxAgentTurns].filter((n): n is number => n !== undefined);
+    if (maxTurns.length > 0) argv.push('--max-turns', String(Math.min(...maxTurns)));
+    if (o.allowedTools?.length) argv.push('--allowedTools', o.allowedTools.join(','));
+    if (o.disallowedTools?.length) argv.push('--disallowedTools', o.disallowedTools.join(','));
+    const system = [o.appendSystemPrompt, this.setup.systemPrompt].filter(Boolean).join('\n\n');
+    if (system) argv.push('--append-system-prompt', system);
+    // `--` keeps a prompt that starts with a dash from being read as an option.
+    argv.push('--', prompt);
+    return argv;
+  }
+
+  private env(): Record<string, string> {
+    const { options: o, endpoint } = this.setup;
+    const env: Record<string, string> = {
+      ...o.env,
+      ANTHROPIC_BASE_URL: endpoint.baseUrl,
+      ANTHROPIC_API_KEY: endpoint.token,
+      CLAUDE_CONFIG_DIR: this.setup.configDir,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+    };
+    if (o.thinkingTokens !== undefined) env.MAX_THINKING_TOKENS = String(o.thinkingTokens);
+    // Claude Code refuses to skip permission prompts as root unless told it runs in a sandbox.
+    if (this.setup.root) env.IS_SANDBOX = '1';
+    return env;
+  }
+
+  async *turn(prompt: string, options: TurnOptions): AsyncIterable<TrajectoryEvent> {
+    this.setup.gateway?.focus(this.setup.trialId, options.focus);
+    const parser = new ClaudeStreamParser(this.started);
+    const argv = this.argv(prompt, options);
+    const env = this.env();
+    yield { type: 'message', role: 'user', text: prompt };
+    this.started = true;
+    yield* runAgentTurn(this.sandbox, {
+      agent: 'claude',
+      argv,
+      env,
+      parser,
+      signal: options.signal,
+      timeoutMs: options.limits.timeoutMs,
+    });
+    if (parser.sessionId) this.id = parser.sessionId;
+  }
+
+  state(): ClaudeCodeState | undefined {
+    return this.started ? { sessionId: this.id, configDir: this.setup.configDir } : undefined;
+  }
+
+  async close(): Promise<void> {}
+}
