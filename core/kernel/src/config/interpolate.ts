@@ -16,10 +16,12 @@ export function interpolateEnv(
   value: Record<string, unknown>,
   env: Record<string, string | undefined>,
   skip: readonly string[] = [],
+  /** Receives each variable substituted, with its value. */
+  used: Map<string, string> = new Map(),
 ): InterpolationIssue[] {
   const issues: InterpolationIssue[] = [];
   const visit = (node: unknown, path: (string | number)[]): unknown => {
-    if (typeof node === 'string') return substitute(node, env, path, issues);
+    if (typeof node === 'string') return substitute(node, env, path, issues, used);
     if (Array.isArray(node)) {
       node.forEach((item, index) => {
         node[index] = visit(item, [...path, index]);
@@ -41,6 +43,7 @@ function substitute(
   env: Record<string, string | undefined>,
   path: KeyPath,
   issues: InterpolationIssue[],
+  used: Map<string, string>,
 ): string {
   if (!text.includes('$')) return text;
   return text.replace(pattern, (match, name: string | undefined, fallback: string | undefined) => {
@@ -53,7 +56,10 @@ function substitute(
       return match;
     }
     const found = env[name];
-    if (found !== undefined && found !== '') return found;
+    if (found !== undefined && found !== '') {
+      used.set(name, found);
+      return found;
+    }
     if (fallback !== undefined) return fallback;
     if (found === '') return '';
     issues.push({
@@ -62,4 +68,30 @@ function substitute(
     });
     return match;
   });
+}
+
+/** Variable names that by convention hold credentials. */
+const secretName = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
+
+/**
+ * Puts `${NAME}` back in place of the values of secret-looking variables (see `secretName`) in
+ * an already `$$`-escaped value, so that text meant for storage never holds a credential.
+ */
+export function maskSecrets(value: unknown, used: ReadonlyMap<string, string>): unknown {
+  const secrets = [...used].filter(([name, found]) => secretName.test(name) && found.length > 0);
+  if (secrets.length === 0) return value;
+  const mask = (node: unknown): unknown => {
+    if (typeof node === 'string') {
+      return secrets.reduce(
+        (text, [name, found]) => text.split(found.replace(/\$/g, '$$$$')).join(`\${${name}}`),
+        node,
+      );
+    }
+    if (Array.isArray(node)) return node.map(mask);
+    if (node && typeof node === 'object') {
+      return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, mask(item)]));
+    }
+    return node;
+  };
+  return mask(value);
 }

@@ -8,7 +8,7 @@ import type { Condition, PluginRef, TrialSpec } from '../contracts/trial.js';
 import { PluginRegistry } from '../plugins/registry.js';
 import { ConfigError, type ConfigIssue, isConfigError } from './config-error.js';
 import { type ExperimentConfig, experimentSchema, type RefField, refFields } from './experiment-schema.js';
-import { interpolateEnv } from './interpolate.js';
+import { interpolateEnv, maskSecrets } from './interpolate.js';
 import { expandConditions, expandTrials } from './matrix.js';
 import { applyOverrides, overrideFile, overrideFor, parseOverrides } from './overrides.js';
 import { type IssueAt, type LocatedRef, resolveRefs } from './plugin-refs.js';
@@ -81,7 +81,8 @@ export async function loadExperiment(
     };
   };
   // The gateway's `models:` section is its own business, and may name secrets it reads itself.
-  for (const issue of interpolateEnv(raw, opts.env ?? process.env, ['models'])) {
+  const usedVariables = new Map<string, string>();
+  for (const issue of interpolateEnv(raw, opts.env ?? process.env, ['models'], usedVariables)) {
     issues.push(issueAt(issue.path, issue.message));
   }
 
@@ -169,7 +170,7 @@ export async function loadExperiment(
     baseDir,
     name,
     config,
-    resolved: resolvedYaml(config),
+    resolved: resolvedYaml(config, usedVariables),
     registry,
     tasks: selected,
     conditions,
@@ -277,9 +278,11 @@ function filterTasks(
 
 /**
  * The experiment as a run stores it: loading this text again (from anywhere) yields the same
- * trials. `$` is doubled so that values are not interpolated a second time.
+ * trials. `$` is doubled so that values are not interpolated a second time, except where a
+ * secret-looking variable's value stood: that goes back to `${NAME}`, so a credential never
+ * reaches the run store (resuming then needs the variable set again).
  */
-function resolvedYaml(config: ExperimentConfig): string {
+function resolvedYaml(config: ExperimentConfig, usedVariables: ReadonlyMap<string, string>): string {
   const escapeDollars = (value: unknown): unknown => {
     if (typeof value === 'string') return value.replace(/\$/g, () => '$$');
     if (Array.isArray(value)) return value.map(escapeDollars);
@@ -306,5 +309,6 @@ function resolvedYaml(config: ExperimentConfig): string {
     concurrency: rest.concurrency,
     limits: rest.limits,
   };
-  return stringify({ ...(escapeDollars(document) as object), ...(models === undefined ? {} : { models }) });
+  const stored = maskSecrets(escapeDollars(document), usedVariables) as object;
+  return stringify({ ...stored, ...(models === undefined ? {} : { models }) });
 }

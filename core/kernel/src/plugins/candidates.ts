@@ -33,12 +33,17 @@ export async function scanNodeModules(
 ): Promise<Found[]> {
   const found: Found[] = [];
   for (let dir = resolve(start); ; dir = dirname(dir)) {
-    const names = await listPackages(join(dir, 'node_modules'));
-    const results = await Promise.all(
-      names
-        .filter((name) => !seen.has(name))
-        .map((name) => readCandidate(join(dir, 'node_modules', name), undefined, conditions)),
-    );
+    const names = (await listPackages(join(dir, 'node_modules'))).filter((name) => !seen.has(name));
+    const results: (Found | undefined)[] = [];
+    // In batches: a large node_modules would otherwise open thousands of files at once.
+    for (let start = 0; start < names.length; start += 64) {
+      const batch = names.slice(start, start + 64);
+      results.push(
+        ...(await Promise.all(
+          batch.map((name) => readCandidate(join(dir, 'node_modules', name), undefined, conditions)),
+        )),
+      );
+    }
     for (const result of results) {
       if (!result) continue;
       if ('candidate' in result) seen.add(result.candidate.packageName);

@@ -156,6 +156,23 @@ describe('loadExperiment', () => {
     expect(second.config.harness[0]?.options.model).toBe(`${dollar}{NOT_A_VAR}`);
   });
 
+  it('never writes the value of a secret-looking variable into the resolved file', async () => {
+    const env = { LONGHAUL_TEST_API_KEY: 'sk-very-secret$1' };
+    const reference = `${dollar}{LONGHAUL_TEST_API_KEY}`;
+    const first = await load('minimal.yaml', {
+      env,
+      set: [`harness=agent`, `harness.options.model=${reference}`],
+    });
+    expect(first.config.harness[0]?.options.model).toBe('sk-very-secret$1');
+    expect(first.resolved).not.toContain('sk-very-secret');
+    expect(first.resolved).toContain(`model: ${reference}`);
+    const copy = join(cwd, 'secret.yaml');
+    await writeFile(copy, first.resolved);
+    const again = await loadExperiment(copy, { cwd, env });
+    expect(again.config.harness).toEqual(first.config.harness);
+    await expect(loadExperiment(copy, { cwd, env: {} })).rejects.toThrow(/LONGHAUL_TEST_API_KEY is not set/);
+  });
+
   it('reads only: the experiment folder is unchanged after loading', async () => {
     const before = await readdir(experiments);
     await load('valid.yaml');
