@@ -362,7 +362,7 @@ class TrialRun {
     const sandbox = this.sandbox!;
     const memoryDir = this.store.memoryDir(this.spec.id);
     await mkdir(memoryDir, { recursive: true });
-    const willBeFresh =
+    let fresh =
       (!this.session && this.resumeState === undefined) ||
       this.sessionBroken ||
       (cycle === 0 && turn.session === 'fresh');
@@ -373,7 +373,7 @@ class TrialRun {
       sandbox,
       capabilities: this.harness.capabilities,
       stateDir: memoryDir,
-      freshSession: willBeFresh,
+      freshSession: fresh,
       sessionEvents: this.sessionEvents,
     });
     const patch: MemoryPatch = await guard(() => this.memory.beforeTurn(context()), 'memory');
@@ -386,7 +386,8 @@ class TrialRun {
       if (cycle === 0) await this.store.writePrompt(this.spec.id, step, text);
       else await appendFile(file, `\n\n---\n\n<!-- feedback cycle ${cycle} -->\n\n${text}`);
     }
-    await this.ensureSession(willBeFresh || patch.restartSession === true, turn);
+    fresh ||= patch.restartSession === true;
+    await this.ensureSession(fresh, turn);
 
     const focus = { task: this.task, steps, solution: steps[steps.length - 1]!.solution };
     this.gateway?.focus(this.spec.id, focus);

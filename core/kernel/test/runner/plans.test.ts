@@ -1,0 +1,119 @@
+import { join } from 'node:path';
+import { type Memory, type MemoryContext, RunStore, startRun, type TurnPlan, type TurnResult } from '@longhaul/core';
+import { describe, expect, it } from 'vitest';
+import { makeFixture, stepScript } from './fixture.js';
+
+describe('what a plan asks of a turn', () => {
+  it('resets the workspace to the reference of the step before, or to the seed', async () => {
+    const fixture = await makeFixture({
+      script: {
+        plan: (task): TurnPlan[] =>
+          task.steps.map((step) => ({
+            prompt: step.prompt,
+            session: 'fresh',
+            workspace: { action: 'reset', afterStep: step.index - 1 },
+            steps: [step.index],
+            scores: [step.index],
+            feedbackCycles: 0,
+          })),
+      },
+      // The agent only adds its own file: whatever else is there came from the reset.
+      harness: { turns: ({ turn }) => ({ edits: { [`agent${turn + 1}.txt`]: 'mine\n' } }) },
+    });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    const [step1, step2, step3] = result.trials[0]!.record.steps;
+    const store = new RunStore(join(fixture.dir, 'run'));
+    const files = async (ref: string | undefined) => (await store.snapshots.get(ref!)).map((f) => f.path);
+    expect(await files(step1!.snapshot)).toEqual(['README.md', 'agent1.txt']);
+    expect(await files(step2!.snapshot)).toEqual(['README.md', 'agent2.txt', 'part1.txt']);
+    expect(await files(step3!.snapshot)).toEqual(['README.md', 'agent3.txt', 'part1.txt', 'part2.txt']);
+  });
+
+  it('scores every step after one turn that covers them all', async () => {
+    const fixture = await makeFixture({
+      script: {
+        plan: (task): TurnPlan[] => [
+          {
+            prompt: task.steps.map((s) => s.prompt).join('\n'),
+            session: 'fresh',
+            workspace: { action: 'carry' },
+            steps: task.steps.map((s) => s.index),
+            scores: task.steps.map((s) => s.index),
+            feedbackCycles: 0,
+          },
+        ],
+      },
+    });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    const steps = result.trials[0]!.record.steps;
+    // The workspace after the one turn is the last step's reference: only step 3 matches.
+    expect(steps.map((s) => [s.status, s.turns, s.scores['match.match']])).toEqual([
+      ['ok', 1, 0],
+      ['ok', 0, 0],
+      ['ok', 0, 1],
+    ]);
+    expect(new Set(steps.map((s) => s.snapshot)).size).toBe(1);
+    expect(fixture.harnesses.at(-1)!.prompts).toEqual(['Write part 1.\nWrite part 2.\nWrite part 3.']);
+  });
+
+  it('continues one session across steps when the plan says so', async () => {
+    const fixture = await makeFixture({ script: stepScript('continue') });
+    await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    expect(fixture.harnesses.at(-1)!.sessions).toHaveLength(1);
+  });
+});
+
+describe('memory around every turn', () => {
+  it('adds its prefix and suffix, writes its files first, can restart the session and sees each result', async () => {
+    const seen: { ctx: MemoryContext; result: TurnResult }[] = [];
+    const fresh: boolean[] = [];
+    const memory: Memory = {
+      async beforeTurn(ctx) {
+        fresh.push(ctx.freshSession);
+        return {
+          prefix: 'Read NOTES.md first.',
+          suffix: 'Update NOTES.md.',
+          files: { 'NOTES.md': `turn ${ctx.turnIndex + 1}\n` },
+          restartSession: ctx.turnIndex === 2,
+        };
+      },
+      async afterTurn(ctx, result) {
+        seen.push({ ctx, result });
+        await ctx.sandbox.readFile('NOTES.md');
+      },
+    };
+    const fixture = await makeFixture({ memory, script: stepScript('continue'), harness: { turns: () => ({}) } });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    const harness = fixture.harnesses.at(-1)!;
+    expect(harness.prompts[1]).toBe('Read NOTES.md first.\n\nWrite part 2.\n\nUpdate NOTES.md.');
+    expect(harness.sessions).toHaveLength(2);
+    expect(fresh).toEqual([true, false, false]);
+    // afterTurn knows the memory's restart made turn 3's session a new one.
+    expect(seen.map((s) => [s.ctx.turnIndex, s.ctx.freshSession, s.result.status])).toEqual([
+      [0, true, 'ok'],
+      [1, false, 'ok'],
+      [2, true, 'ok'],
+    ]);
+    const snapshot = await new RunStore(join(fixture.dir, 'run')).snapshots.get(result.trials[0]!.record.steps[2]!.snapshot!);
+    expect(new TextDecoder().decode(snapshot.find((f) => f.path === 'NOTES.md')!.data)).toBe('turn 3\n');
+    // The prompt the agent got is what the step's prompt.md holds.
+    const store = new RunStore(join(fixture.dir, 'run'));
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(store.stepFile(result.trials[0]!.spec.id, fixture.task.steps[1]!, 'prompt.md'), 'utf8')).toBe(
+      harness.prompts[1],
+    );
+  });
+
+  it('records a memory that throws as error:memory', async () => {
+    const fixture = await makeFixture({
+      memory: {
+        beforeTurn: async () => {
+          throw new Error('notes unreadable');
+        },
+        afterTurn: async () => {},
+      },
+    });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual(['error:memory', 'skipped', 'skipped']);
+  });
+});
