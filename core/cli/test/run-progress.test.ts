@@ -51,6 +51,12 @@ describe('the live progress view', () => {
       '  worklog  oracle/single-shot/none  steps 1-4/4  1:04  $0.000',
     ]);
     expect(view.lines()[0]).toMatch(/^longhaul: 0\/3 trials done, 2 running/);
+    // Repeats of one task and condition are told apart by their repeat number.
+    view.onEvent({
+      ...(events[1] as StampedRunEvent & { type: 'trial.start' }),
+      trialId: 'wordfreq.oracle.checkpoints.none.r2',
+    });
+    expect(view.lines()[3]).toMatch(/^ {2}wordfreq r2 {2}oracle\/checkpoints\/none {2}step -\/3/);
     view.close();
   });
 

@@ -27,6 +27,12 @@ export function progressView(stream: ViewStream, out: ViewStream = stream): Prog
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
 
+/** ` r2` for the second repeat, so repeats of one task and condition can be told apart. */
+const repeatOf = (trialId: string) => {
+  const repeat = /\.r(\d+)$/.exec(trialId)?.[1];
+  return repeat ? ` r${repeat}` : '';
+};
+
 const scoreSummary = (scores: Record<string, number | boolean | null>) =>
   Object.entries(scores)
     .slice(0, 4)
@@ -156,14 +162,14 @@ export class LiveView implements ProgressView {
     const header = `longhaul: ${done}/${total} trials done, ${running.size} running, ${formatDuration(now - this.started)}`;
     const rows = [...running.values()].map(
       (trial) =>
-        `  ${trial.task}  ${trial.condition}  ${formatStep(trial)}  ${formatDuration(now - trial.startedAt)}  ${formatCost(trial.costUsd)}`,
+        `  ${trial.task}${repeatOf(trial.id)}  ${trial.condition}  ${formatStep(trial)}  ${formatDuration(now - trial.startedAt)}  ${formatCost(trial.costUsd)}`,
     );
     return [header, ...rows];
   }
 
   private draw(): void {
     if (this.closed) return;
-    const width = Math.max(20, (this.stream.columns ?? 80) - 1);
+    const width = Math.max(20, (this.stream.columns || 80) - 1);
     const lines = this.lines().map((line) => (line.length > width ? `${line.slice(0, width - 1)}…` : line));
     this.stream.write(`${this.drawn > 0 ? `\x1b[${this.drawn}F\x1b[J` : ''}${lines.join('\n')}\n`);
     this.drawn = lines.length;
