@@ -14,7 +14,7 @@ import { type ResolvedImage, resolveImage } from './images.js';
 import { labels, ownerLabel } from './labels.js';
 import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';
 import { type DockerOptions, parseSize } from './options.js';
-import { CgroupCounters, runsInContainer } from './proc.js';
+import { ContainerCgroup, runsInContainer } from './proc.js';
 import { DockerSandbox } from './sandbox.js';
 
 /** Makes the agent user and the workspace in images that were not built by `longhaul images build`. */
@@ -175,7 +175,7 @@ export class DockerEnvironment implements Environment {
       container,
       ip,
       hostAddress: network.gateway,
-      counters: await CgroupCounters.of(info.State.Pid),
+      cgroup: await ContainerCgroup.of(info.State.Pid),
       options: this.options,
       store: this.store,
       excluded: excludeMatcher(this.options.excludes),

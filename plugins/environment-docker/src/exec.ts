@@ -2,7 +2,7 @@ import { type Duplex, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ExecResult, SandboxProcess } from '@longhaul/core';
 import type Docker from 'dockerode';
-import { type CgroupCounters, killSession, type LimitCounters, namespacePid } from './proc.js';
+import { type ContainerCgroup, killSession, type LimitCounters, namespacePid } from './proc.js';
 
 /** Keeps the first `cap` bytes of a stream and notes whether anything was dropped. */
 class BoundedOutput extends Writable {
@@ -59,7 +59,8 @@ export class DockerCommand implements SandboxProcess {
   pid: number | undefined;
   private readonly stdout: BoundedOutput;
   private readonly stderr: BoundedOutput;
-  private hostPid = 0;
+  /** The command's host pid, looked up while it runs (Docker reports it a moment after the start). */
+  private hostPid!: Promise<number>;
   private stopped: 'timeout' | 'kill' | undefined;
   private result: Promise<DockerExecResult> | undefined;
   private streamEnded!: Promise<void>;
@@ -70,7 +71,7 @@ export class DockerCommand implements SandboxProcess {
   private constructor(
     private readonly exec: Docker.Exec,
     private readonly request: CommandRequest,
-    private readonly counters: CgroupCounters,
+    private readonly cgroup: ContainerCgroup,
     private readonly before: LimitCounters,
   ) {
     this.stdout = new BoundedOutput(request.maxOutputBytes);
@@ -80,7 +81,7 @@ export class DockerCommand implements SandboxProcess {
   static async run(
     docker: Docker,
     container: Docker.Container,
-    counters: CgroupCounters,
+    cgroup: ContainerCgroup,
     request: CommandRequest,
   ): Promise<DockerCommand> {
     const exec = await container.exec({
@@ -93,7 +94,7 @@ export class DockerCommand implements SandboxProcess {
       AttachStderr: true,
       Tty: false,
     });
-    const command = new DockerCommand(exec, request, counters, await counters.read());
+    const command = new DockerCommand(exec, request, cgroup, await cgroup.read());
     await command.begin(docker);
     return command;
   }
@@ -111,8 +112,10 @@ export class DockerCommand implements SandboxProcess {
       this.stream.write(typeof stdin === 'string' ? stdin : Buffer.from(stdin));
       this.stream.end();
     }
-    this.hostPid = await this.processId();
-    this.pid = this.hostPid > 0 ? await namespacePid(this.hostPid) : undefined;
+    this.hostPid = this.processId();
+    void this.hostPid.then(async (pid) => {
+      if (pid > 0) this.pid ??= await namespacePid(pid);
+    });
     const { timeoutMs, signal } = this.request;
     if (timeoutMs !== undefined) this.timer = setTimeout(() => void this.stop('timeout'), timeoutMs);
     if (signal?.aborted) void this.stop('kill');
@@ -120,7 +123,6 @@ export class DockerCommand implements SandboxProcess {
     this.result = this.finish();
   }
 
-  /** The host pid of the command; Docker reports it a moment after the exec starts. */
   private async processId(): Promise<number> {
     for (let attempt = 0; attempt < 500; attempt++) {
       const info = await this.exec.inspect();
@@ -145,7 +147,8 @@ export class DockerCommand implements SandboxProcess {
 
   private async stop(reason: 'timeout' | 'kill'): Promise<void> {
     this.stopped ??= reason;
-    if (this.hostPid > 0) await killSession(this.hostPid);
+    const pid = await this.hostPid;
+    if (pid > 0) await killSession(this.cgroup, pid);
     // The tree is gone; output the daemon still holds open must not keep the caller waiting.
     setTimeout(() => this.stream.destroy(), drainMs).unref();
   }
@@ -153,14 +156,15 @@ export class DockerCommand implements SandboxProcess {
   private async finish(): Promise<DockerExecResult> {
     await this.streamEnded;
     // Whatever the command left behind in its session (a daemonized child) goes with it.
-    if (this.hostPid > 0) await killSession(this.hostPid);
+    const pid = await this.hostPid;
+    if (pid > 0) await killSession(this.cgroup, pid);
     clearTimeout(this.timer);
     let info = await this.exec.inspect();
     for (let i = 0; info.Running && i < drainMs / 20; i++) {
       await delay(20);
       info = await this.exec.inspect();
     }
-    const after = await this.counters.read();
+    const after = await this.cgroup.read();
     const killedBySignal = info.ExitCode === 137;
     const result: DockerExecResult = {
       exitCode: info.Running ? null : info.ExitCode,

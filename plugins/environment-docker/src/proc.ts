@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /**
@@ -12,21 +12,18 @@ interface ProcessEntry {
   session: number;
 }
 
-async function processTable(): Promise<ProcessEntry[]> {
-  const names = await readdir('/proc');
+async function processTable(pids: readonly number[]): Promise<ProcessEntry[]> {
   const entries = await Promise.all(
-    names
-      .filter((name) => /^\d+$/.test(name))
-      .map(async (name) => {
-        try {
-          const stat = await readFile(`/proc/${name}/stat`, 'utf8');
-          // The command name (field 2) may hold spaces and parentheses: parse after its last ')'.
-          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-          return { pid: Number(name), ppid: Number(fields[1]), session: Number(fields[3]) };
-        } catch {
-          return undefined; // exited while the table was read
-        }
-      }),
+    pids.map(async (name) => {
+      try {
+        const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+        // The command name (field 2) may hold spaces and parentheses: parse after its last ')'.
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return { pid: name, ppid: Number(fields[1]), session: Number(fields[3]) };
+      } catch {
+        return undefined; // exited while the table was read
+      }
+    }),
   );
   return entries.filter((e): e is ProcessEntry => e !== undefined);
 }
@@ -52,9 +49,9 @@ function members(table: ProcessEntry[], leader: number): number[] {
  * SIGKILLs a command's whole process tree: its session and all descendants. Repeats until nothing
  * is left, so a process that forks while it is being killed (a fork bomb) is caught too.
  */
-export async function killSession(leader: number, rounds = 100): Promise<void> {
+export async function killSession(cgroup: ContainerCgroup, leader: number, rounds = 100): Promise<void> {
   for (let round = 0; round < rounds; round++) {
-    const targets = members(await processTable(), leader);
+    const targets = members(await processTable(await cgroup.processes()), leader);
     if (targets.length === 0) return;
     for (const pid of targets) {
       try {
@@ -104,25 +101,33 @@ async function counter(file: string, key: string): Promise<number> {
   }
 }
 
-/** Reads the container's memory and pids cgroup counters (cgroup v1 or v2) through its init process. */
-export class CgroupCounters {
+/**
+ * The container's cgroups, found through its init process: the processes it holds (so a kill
+ * looks at the container's few processes, not the whole host) and its memory and pids counters.
+ */
+export class ContainerCgroup {
   private constructor(
     private readonly memory: string,
     private readonly pids: string,
     private readonly v2: boolean,
   ) {}
 
-  static async of(initPid: number): Promise<CgroupCounters> {
+  static async of(initPid: number): Promise<ContainerCgroup> {
     const lines = (await readFile(`/proc/${initPid}/cgroup`, 'utf8')).trim().split('\n');
     const path = (controller: string) =>
       lines.map((l) => l.split(':')).find((parts) => parts[1]?.split(',').includes(controller))?.[2];
     const memory = path('memory');
     const pids = path('pids');
     if (memory !== undefined && pids !== undefined) {
-      return new CgroupCounters(`/sys/fs/cgroup/memory${memory}`, `/sys/fs/cgroup/pids${pids}`, false);
+      return new ContainerCgroup(`/sys/fs/cgroup/memory${memory}`, `/sys/fs/cgroup/pids${pids}`, false);
     }
     const unified = lines.find((l) => l.startsWith('0::'))?.slice(3) ?? '/';
-    return new CgroupCounters(`/sys/fs/cgroup${unified}`, `/sys/fs/cgroup${unified}`, true);
+    return new ContainerCgroup(`/sys/fs/cgroup${unified}`, `/sys/fs/cgroup${unified}`, true);
+  }
+
+  async processes(): Promise<number[]> {
+    const text = await readFile(`${this.pids}/cgroup.procs`, 'utf8').catch(() => '');
+    return text.split('\n').filter(Boolean).map(Number);
   }
 
   async read(): Promise<LimitCounters> {

@@ -13,7 +13,7 @@ import { agentUser, packFiles, readArchive } from './archive.js';
 import type { ExcludeMatcher } from './excludes.js';
 import { DockerCommand as Command, type DockerCommand, type DockerExecResult } from './exec.js';
 import type { DockerOptions } from './options.js';
-import type { CgroupCounters } from './proc.js';
+import type { ContainerCgroup } from './proc.js';
 
 const defaultMaxOutputBytes = 16 * 1024 * 1024;
 
@@ -23,7 +23,7 @@ export interface SandboxParts {
   /** The container's address on the run network; how the host reaches servers in it. */
   ip: string;
   hostAddress: string;
-  counters: CgroupCounters;
+  cgroup: ContainerCgroup;
   options: DockerOptions;
   store: SnapshotStore | undefined;
   excluded: ExcludeMatcher;
@@ -119,7 +119,7 @@ export class DockerSandbox implements Sandbox {
     };
     try {
       await this.parts.beforeCommand();
-      const command = await Command.run(this.parts.docker, this.parts.container, this.parts.counters, {
+      const command = await Command.run(this.parts.docker, this.parts.container, this.parts.cgroup, {
         argv,
         user: root ? '0:0' : `${agentUser.uid}:${agentUser.gid}`,
         cwd: this.absolute(rel),

@@ -29,7 +29,9 @@ if (!skipWithoutDocker()) {
         await mkdir(join(root, 'env'));
         await writeFile(
           join(root, 'env', 'Dockerfile'),
-          ['ARG LONGHAUL_BASE', 'FROM $LONGHAUL_BASE', 'RUN echo built-into-image > /opt/marker', ''].join('\n'),
+          ['ARG LONGHAUL_BASE', 'FROM $LONGHAUL_BASE', 'RUN echo built-into-image > /opt/marker', ''].join(
+            '\n',
+          ),
         );
         const env = environment();
         const needs = { dockerfile: 'env/Dockerfile' };
