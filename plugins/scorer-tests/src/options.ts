@@ -5,6 +5,12 @@ export const optionsSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe("Also run every case of the earlier steps (category 'regression')"),
+  concurrency: z
+    .number()
+    .int()
+    .positive()
+    .default(4)
+    .describe('Cases run at once, each worker in a sandbox of its own opened from the step snapshot'),
   maxOutputBytes: z
     .number()
     .int()

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Score, StepScoreContext } from '@longhaul/core';
+import type { Sandbox, Score, StepScoreContext } from '@longhaul/core';
 import { casesFor, type LoadedCase } from './cases.js';
 import type { Check } from './check-output.js';
 import type { TestsOptions } from './options.js';
@@ -38,40 +38,60 @@ export class TestsScorer {
     const cases = await casesFor(ctx.task.steps, ctx.step, this.options.regression);
     if (cases.length === 0) return tallyScores([], undefined);
     const entrypoint = splitCommand(ctx.task.entrypoint);
-    const sandbox = await ctx.openSandbox(ctx.snapshot);
-    const results: CaseResult[] = [];
+    const results: CaseResult[] = new Array(cases.length);
     const checks = new Map<string, Check[]>();
-    try {
-      const baseline = await sandbox.list('.', { recursive: true });
-      for (const item of cases) {
-        ctx.signal.throwIfAborted();
-        const timeoutMs = item.spec.timeoutMs ?? ctx.task.timeouts.caseMs;
-        const started = Date.now();
-        const run = await runCase(sandbox, item, {
-          entrypoint,
-          timeoutMs,
-          maxOutputBytes: this.options.maxOutputBytes,
-          signal: ctx.signal,
-        });
-        const durationMs = Date.now() - started;
-        await resetWorkspace(sandbox, baseline, ctx.snapshot);
-        const failed = run.checks.find((check) => !check.passed);
-        const result: CaseResult = {
-          id: item.id,
-          step: item.step.id,
-          category: item.scoredAs,
-          passed: !failed,
-          ...(failed ? { reason: `${failed.target}: ${failed.reason}` } : {}),
-          durationMs,
-        };
-        results.push(result);
-        checks.set(item.id, run.checks);
-        await this.writeRaw(ctx.outDir, item, result, run, entrypoint);
+    let next = 0;
+    let failed = false;
+    // Cases share nothing but the snapshot, so each worker runs its share in a sandbox of its own.
+    const worker = async () => {
+      const sandbox = await ctx.openSandbox(ctx.snapshot);
+      try {
+        const baseline = await sandbox.list('.', { recursive: true });
+        while (next < cases.length && !failed) {
+          ctx.signal.throwIfAborted();
+          const position = next++;
+          const item = cases[position]!;
+          const { run, result } = await this.runOne(sandbox, item, entrypoint, ctx);
+          await resetWorkspace(sandbox, baseline, ctx.snapshot);
+          results[position] = result;
+          checks.set(item.id, run.checks);
+          await this.writeRaw(ctx.outDir, item, result, run, entrypoint);
+        }
+      } catch (error) {
+        failed = true;
+        throw error;
+      } finally {
+        await sandbox.close();
       }
-    } finally {
-      await sandbox.close();
-    }
+    };
+    const workers = Math.min(this.options.concurrency, cases.length);
+    await Promise.all(Array.from({ length: workers }, worker));
     return tallyScores(results, feedbackFor(results, checks));
+  }
+
+  private async runOne(
+    sandbox: Sandbox,
+    item: LoadedCase,
+    entrypoint: string[],
+    ctx: StepScoreContext,
+  ): Promise<{ run: CaseRun; result: CaseResult }> {
+    const started = Date.now();
+    const run = await runCase(sandbox, item, {
+      entrypoint,
+      timeoutMs: item.spec.timeoutMs ?? ctx.task.timeouts.caseMs,
+      maxOutputBytes: this.options.maxOutputBytes,
+      signal: ctx.signal,
+    });
+    const failedCheck = run.checks.find((check) => !check.passed);
+    const result: CaseResult = {
+      id: item.id,
+      step: item.step.id,
+      category: item.scoredAs,
+      passed: !failedCheck,
+      ...(failedCheck ? { reason: `${failedCheck.target}: ${failedCheck.reason}` } : {}),
+      durationMs: Date.now() - started,
+    };
+    return { run, result };
   }
 
   private async writeRaw(

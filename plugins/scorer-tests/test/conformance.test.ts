@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeScorer } from '@longhaul/testkit';
-import { TestsScorer } from '../src/index.js';
+import plugin, { TestsScorer } from '../src/index.js';
 import { stepContext, taskFromDir } from './harness.js';
 
 const fixture = join(import.meta.dirname, 'fixtures/greet');
@@ -12,7 +12,7 @@ describeScorer(
     const task = await taskFromDir(fixture);
     const context = await stepContext(task, 1, join(fixture, 'broken/shout'));
     return {
-      scorer: new TestsScorer({ regression: true, maxOutputBytes: 1 << 20 }),
+      scorer: new TestsScorer(plugin.options.parse({})),
       context,
       dispose: () => rm(context.outDir, { recursive: true, force: true }),
     };

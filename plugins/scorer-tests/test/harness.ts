@@ -11,7 +11,7 @@ import {
   type TrialSpec,
 } from '@longhaul/core';
 import { FakeSnapshotStore } from '@longhaul/testkit';
-import { TestsScorer } from '../src/index.js';
+import plugin, { TestsScorer } from '../src/index.js';
 import { TempSandbox } from './temp-sandbox.js';
 
 /**
@@ -80,7 +80,7 @@ export async function scoreStep(
   options: { regression?: boolean } = {},
 ): Promise<Scored> {
   const context = await stepContext(task, index, workspace);
-  const scorer = new TestsScorer({ regression: options.regression ?? true, maxOutputBytes: 1 << 20 });
+  const scorer = new TestsScorer(plugin.options.parse(options));
   const list = await scorer.score(context);
   return {
     scores: Object.fromEntries(list.map((score) => [score.metric, score.value])),

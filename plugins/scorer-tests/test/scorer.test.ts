@@ -15,7 +15,7 @@ beforeAll(async () => {
 describe('scorer tests', () => {
   it('is a versioned step scorer with defaults for its options', () => {
     expect(plugin).toMatchObject({ kind: 'scorer', id: 'tests' });
-    expect(plugin.options.parse({})).toEqual({ regression: true, maxOutputBytes: 1_048_576 });
+    expect(plugin.options.parse({})).toEqual({ regression: true, concurrency: 4, maxOutputBytes: 1_048_576 });
     expect(version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
