@@ -107,7 +107,8 @@ class TrialRun {
   private previousSnapshot?: string;
   private spentUsd = 0;
   private cancelled = false;
-  private halted = false;
+  /** Set when a fault or limit stopped the trial (limits.onError: stop). */
+  private halted?: StepStatus;
 
   constructor(
     private readonly spec: TrialSpec,
@@ -330,9 +331,10 @@ class TrialRun {
       outcomes ??= await this.scoreTurn(turn, status);
       for (const i of turn.scores) await this.closeStep(i, outcomes.get(i)!);
     }
-    if (!isAgentOutcome(status) || [...(outcomes?.values() ?? [])].some((o) => !isAgentOutcome(o.status))) {
-      if (this.spec.limits.onError === 'stop') this.halted = true;
-    }
+    const imposed = [status, ...[...(outcomes?.values() ?? [])].map((o) => o.status)].find(
+      (s) => !isAgentOutcome(s),
+    );
+    if (imposed && this.spec.limits.onError === 'stop') this.halted = imposed;
     if (this.harness.capabilities.resume && this.session && !this.sessionBroken && turn.scores.length > 0) {
       const session = this.session;
       const state = await guard(() => session.state(), 'harness').catch(() => undefined);
@@ -564,7 +566,10 @@ class TrialRun {
     this.open.delete(step.index);
   }
 
-  /** Steps the trial did not close: `cancelled` when the run was stopped, `skipped` otherwise. */
+  /**
+   * Steps the trial did not close: `cancelled` when the run was stopped; a step a halted turn
+   * worked on takes the turn's status; steps never started are `skipped`.
+   */
   private closeRemainingSteps(): void {
     for (const step of this.task.steps) {
       if (this.records.has(step.index)) continue;
@@ -572,7 +577,7 @@ class TrialRun {
       this.records.set(step.index, {
         index: step.index,
         id: step.id,
-        status: this.cancelled ? 'cancelled' : 'skipped',
+        status: this.cancelled ? 'cancelled' : open && this.halted ? this.halted : 'skipped',
         turns: open?.turns ?? 0,
         startedAt: open?.startedAt,
         endedAt: open ? new Date().toISOString() : undefined,

@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import { type Memory, type MemoryContext, RunStore, startRun, type TurnPlan, type TurnResult } from '@longhaul/core';
+import {
+  type Memory,
+  type MemoryContext,
+  RunStore,
+  startRun,
+  type TurnPlan,
+  type TurnResult,
+} from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 import { makeFixture, stepScript } from './fixture.js';
 
@@ -56,6 +63,40 @@ describe('what a plan asks of a turn', () => {
     expect(fixture.harnesses.at(-1)!.prompts).toEqual(['Write part 1.\nWrite part 2.\nWrite part 3.']);
   });
 
+  it("gives a step a halted turn worked on, before any turn scored it, that turn's status", async () => {
+    const fixture = await makeFixture({
+      steps: 2,
+      script: {
+        plan: (task): TurnPlan[] =>
+          task.steps.flatMap((step): TurnPlan[] => [
+            {
+              prompt: `${step.prompt} (start)`,
+              session: 'continue',
+              workspace: { action: 'carry' },
+              steps: [step.index],
+              scores: [],
+              feedbackCycles: 0,
+            },
+            {
+              prompt: `${step.prompt} (finish)`,
+              session: 'continue',
+              workspace: { action: 'carry' },
+              steps: [step.index],
+              scores: [step.index],
+              feedbackCycles: 0,
+            },
+          ]),
+      },
+      harness: { turns: [{ hang: true }] },
+      limits: { turnMs: 100 },
+    });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run'), abandonMs: 50 });
+    expect(result.trials[0]!.record.steps.map((s) => [s.status, s.turns])).toEqual([
+      ['timeout', 1],
+      ['skipped', 0],
+    ]);
+  });
+
   it('continues one session across steps when the plan says so', async () => {
     const fixture = await makeFixture({ script: stepScript('continue') });
     await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
@@ -82,7 +123,11 @@ describe('memory around every turn', () => {
         await ctx.sandbox.readFile('NOTES.md');
       },
     };
-    const fixture = await makeFixture({ memory, script: stepScript('continue'), harness: { turns: () => ({}) } });
+    const fixture = await makeFixture({
+      memory,
+      script: stepScript('continue'),
+      harness: { turns: () => ({}) },
+    });
     const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
     const harness = fixture.harnesses.at(-1)!;
     expect(harness.prompts[1]).toBe('Read NOTES.md first.\n\nWrite part 2.\n\nUpdate NOTES.md.');
@@ -94,14 +139,16 @@ describe('memory around every turn', () => {
       [1, false, 'ok'],
       [2, true, 'ok'],
     ]);
-    const snapshot = await new RunStore(join(fixture.dir, 'run')).snapshots.get(result.trials[0]!.record.steps[2]!.snapshot!);
+    const snapshot = await new RunStore(join(fixture.dir, 'run')).snapshots.get(
+      result.trials[0]!.record.steps[2]!.snapshot!,
+    );
     expect(new TextDecoder().decode(snapshot.find((f) => f.path === 'NOTES.md')!.data)).toBe('turn 3\n');
     // The prompt the agent got is what the step's prompt.md holds.
     const store = new RunStore(join(fixture.dir, 'run'));
     const { readFile } = await import('node:fs/promises');
-    expect(await readFile(store.stepFile(result.trials[0]!.spec.id, fixture.task.steps[1]!, 'prompt.md'), 'utf8')).toBe(
-      harness.prompts[1],
-    );
+    expect(
+      await readFile(store.stepFile(result.trials[0]!.spec.id, fixture.task.steps[1]!, 'prompt.md'), 'utf8'),
+    ).toBe(harness.prompts[1]);
   });
 
   it('records a memory that throws as error:memory', async () => {
@@ -114,6 +161,10 @@ describe('memory around every turn', () => {
       },
     });
     const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
-    expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual(['error:memory', 'skipped', 'skipped']);
+    expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual([
+      'error:memory',
+      'skipped',
+      'skipped',
+    ]);
   });
 });
