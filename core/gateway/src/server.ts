@@ -127,10 +127,14 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
         'invalid_request',
         `model '${request.model}' is not configured; the experiment's models: has ${host.modelNames().join(', ') || 'none'}`,
       );
-    if (route.count) return sendJson(res, 200, { input_tokens: estimateTokens(requestText(request)) });
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const result = await backend.complete(request, host.context(trialId, request.model, abort.signal));
+    const context = host.context(trialId, request.model, abort.signal);
+    if (route.count) {
+      const counted = await backend.countTokens?.(request, context);
+      return sendJson(res, 200, { input_tokens: counted ?? estimateTokens(requestText(request)) });
+    }
+    const result = await backend.complete(request, context);
     await answer(host, trialId, codec, request, result, res);
   } catch (error) {
     // A caller that hung up mid-answer has nobody left to tell.

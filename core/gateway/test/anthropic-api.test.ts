@@ -1,8 +1,8 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
-import { generateText, jsonSchema, streamText, tool } from 'ai';
+import { generateText, streamText } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { startGateway } from './helpers.js';
+import { add, startGateway } from './helpers.js';
 
 const replies = [
   { text: 'Hello from the script.' },
@@ -104,16 +104,7 @@ describe('Anthropic Messages API', () => {
       },
     });
     const anthropic = createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: token });
-    const tools = {
-      add: tool({
-        inputSchema: jsonSchema<{ a: number; b: number }>({
-          type: 'object',
-          properties: { a: { type: 'number' }, b: { type: 'number' } },
-          required: ['a', 'b'],
-        }),
-        execute: async ({ a, b }) => ({ sum: a + b }),
-      }),
-    };
+    const tools = { add };
     const { stepCountIs } = await import('ai');
     const result = await generateText({
       model: anthropic('fake'),

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import type { Step, Task } from '@longhaul/core';
+import { jsonSchema, tool } from 'ai';
 import { afterEach } from 'vitest';
 import { createGateway, type Gateway, type GatewayConfigInput, type GatewayOptions } from '../src/index.js';
 
@@ -82,3 +83,13 @@ export async function makeTask(
     metadata: {},
   };
 }
+
+/** A tool for AI SDK tool loops in tests: adds two numbers. */
+export const add = tool({
+  inputSchema: jsonSchema<{ a: number; b: number }>({
+    type: 'object',
+    properties: { a: { type: 'number' }, b: { type: 'number' } },
+    required: ['a', 'b'],
+  }),
+  execute: async ({ a, b }) => ({ sum: a + b }),
+});

@@ -1,8 +1,8 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
+import { generateText, stepCountIs, streamText } from 'ai';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { startGateway } from './helpers.js';
+import { add, startGateway } from './helpers.js';
 
 const patch = '*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n';
 const replies = [
@@ -25,15 +25,6 @@ const tools: OpenAI.Responses.Tool[] = [
   },
   { type: 'custom', name: 'apply_patch', description: 'Apply a patch' } as OpenAI.Responses.Tool,
 ];
-
-const add = tool({
-  inputSchema: jsonSchema<{ a: number; b: number }>({
-    type: 'object',
-    properties: { a: { type: 'number' }, b: { type: 'number' } },
-    required: ['a', 'b'],
-  }),
-  execute: async ({ a, b }) => ({ sum: a + b }),
-});
 
 const addReplies = [
   { toolCalls: [{ name: 'add', input: { a: 20, b: 22 } }] },

@@ -2,7 +2,14 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { startGateway } from './helpers.js';
-import { anthropicStream, fakeUpstream, sendError, sendStream } from './upstream.js';
+import {
+  anthropicMessage,
+  anthropicStream,
+  fakeUpstream,
+  sendError,
+  sendJson,
+  sendStream,
+} from './upstream.js';
 
 const secret = 'sk-ant-test-0123456789-SECRET';
 
@@ -15,6 +22,16 @@ function sonnet(url: string, extra: Record<string, unknown> = {}) {
     baseUrl: url,
     backoffMs: 1,
     ...extra,
+  };
+}
+
+function gpt5(url: string) {
+  return {
+    backend: 'passthrough' as const,
+    provider: 'openai' as const,
+    model: 'gpt-5',
+    apiKeyEnv: 'OAI',
+    baseUrl: url,
   };
 }
 
@@ -58,19 +75,7 @@ describe('passthrough backend', () => {
     const upstream = await fakeUpstream((_req, res, index) => {
       if (index === 0) return sendError(res, 429, 'slow down', { 'retry-after': '0' });
       if (index === 1) return sendError(res, 503, 'overloaded');
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: 'msg_1',
-          type: 'message',
-          role: 'assistant',
-          model: 'claude-sonnet-4-5',
-          content: [{ type: 'text', text: 'third time lucky' }],
-          stop_reason: 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 5, output_tokens: 3 },
-        }),
-      );
+      sendJson(res, anthropicMessage('third time lucky', 5, 3));
     });
     const { gateway, baseUrl, token } = await startGateway(
       { models: { sonnet: sonnet(upstream.url) } },
@@ -121,7 +126,7 @@ describe('passthrough backend', () => {
     }
   });
 
-  it('forwards OpenAI Responses requests with a bearer key and refuses an API the provider does not speak', async () => {
+  it('forwards OpenAI Responses requests with a bearer key', async () => {
     const completed = {
       type: 'response.completed',
       sequence_number: 1,
@@ -160,13 +165,7 @@ describe('passthrough backend', () => {
     const { gateway, baseUrl, token } = await startGateway(
       {
         models: {
-          gpt: {
-            backend: 'passthrough',
-            provider: 'openai',
-            model: 'gpt-5',
-            apiKeyEnv: 'OAI',
-            baseUrl: upstream.url,
-          },
+          gpt: gpt5(upstream.url),
         },
       },
       { env: { OAI: 'sk-openai-SECRET' } },
@@ -180,10 +179,107 @@ describe('passthrough backend', () => {
       cacheReadTokens: 40,
       outputTokens: 10,
     });
+  });
+
+  it('translates a request in an API the provider does not speak, tool calls included', async () => {
+    const chatReply = {
+      id: 'c1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-5',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: 'call_1',
+                type: 'function',
+                function: { name: 'Write', arguments: '{"file_path":"/a","content":"x"}' },
+              },
+            ],
+          },
+        },
+      ],
+      usage: { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37 },
+    };
+    const openaiUpstream = await fakeUpstream((_req, res) => {
+      sendJson(res, chatReply);
+    });
+    const anthropicUpstream = await fakeUpstream((req, res) => {
+      if (req.path.endsWith('/count_tokens')) {
+        return sendJson(res, { input_tokens: 1234 });
+      }
+      sendJson(res, anthropicMessage('from claude', 11, 2));
+    });
+    const { baseUrl, token } = await startGateway(
+      {
+        models: {
+          gpt: gpt5(openaiUpstream.url),
+          sonnet: sonnet(anthropicUpstream.url),
+        },
+      },
+      { env: { OAI: 'sk-openai-SECRET', TEST_ANTHROPIC_KEY: secret } },
+    );
+    // Messages API → an OpenAI model (through Chat Completions), streaming back to the caller.
     const anthropic = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
-    await expect(
-      anthropic.messages.create({ model: 'gpt', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }),
-    ).rejects.toThrow(/passes through to the openai API, which does not serve \/v1\/messages/);
+    const message = await anthropic.messages
+      .stream({
+        model: 'gpt',
+        max_tokens: 100,
+        system: 'be brief',
+        tools: [
+          { name: 'Write', input_schema: { type: 'object', properties: { file_path: { type: 'string' } } } },
+        ],
+        messages: [
+          { role: 'user', content: 'write' },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_0', name: 'Write', input: { file_path: '/b' } }],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_0', content: 'done' }] },
+        ],
+      })
+      .finalMessage();
+    expect(message.content).toEqual([
+      { type: 'tool_use', id: 'call_1', name: 'Write', input: { file_path: '/a', content: 'x' } },
+    ]);
+    expect(message.stop_reason).toBe('tool_use');
+    const sent = openaiUpstream.requests[0]!;
+    expect(sent.path).toBe('/v1/chat/completions');
+    expect(sent.body).toMatchObject({
+      model: 'gpt-5',
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'write' },
+        {
+          role: 'assistant',
+          tool_calls: [{ id: 'toolu_0', function: { name: 'Write', arguments: '{"file_path":"/b"}' } }],
+        },
+        { role: 'tool', tool_call_id: 'toolu_0', content: 'done' },
+      ],
+      tools: [{ type: 'function', function: { name: 'Write' } }],
+    });
+
+    // Chat Completions → an Anthropic model; count_tokens is answered by Anthropic itself.
+    const openai = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: token, maxRetries: 0 });
+    const chat = await openai.chat.completions.create({
+      model: 'sonnet',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(chat.choices[0]?.message.content).toBe('from claude');
+    expect(anthropicUpstream.requests[0]?.body).toMatchObject({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user' }],
+    });
+    const counted = await anthropic.messages.countTokens({
+      model: 'sonnet',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(counted.input_tokens).toBe(1234);
   });
 
   it('refuses to start without the provider key in the host environment, naming the variable', async () => {

@@ -2,11 +2,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
-import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { generateText, stepCountIs } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { anthropicCodec } from '../src/api/anthropic.js';
 import type { ModelReply } from '../src/index.js';
-import { startGateway, tempDir } from './helpers.js';
+import { add, startGateway, tempDir } from './helpers.js';
 import { fakeUpstream, sendStream } from './upstream.js';
 
 const secret = 'sk-ant-record-test-SECRET-9876';
@@ -31,15 +31,6 @@ async function countingUpstream() {
     sendStream(res, anthropicCodec.renderStream(reply, parsed).join(''));
   });
 }
-
-const add = tool({
-  inputSchema: jsonSchema<{ a: number; b: number }>({
-    type: 'object',
-    properties: { a: { type: 'number' }, b: { type: 'number' } },
-    required: ['a', 'b'],
-  }),
-  execute: async ({ a, b }) => ({ sum: a + b }),
-});
 
 /** A conversation whose prompt names a fresh temporary directory and the current time, as agent CLIs do. */
 async function converse(baseUrl: string, token: string) {

@@ -85,6 +85,13 @@ function toolInput(input: unknown): Json {
   return input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : { input };
 }
 
+/** The arguments of a free-form tool offered through an API that only has function tools. */
+export const freeFormSchema = {
+  type: 'object',
+  properties: { input: { type: 'string' } },
+  required: ['input'],
+};
+
 function contentBlocks(reply: ModelReply): Json[] {
   return reply.content.map((part) =>
     part.type === 'text'
@@ -184,6 +191,39 @@ export const anthropicCodec: ApiCodec = {
     });
     emit({ type: 'message_stop' });
     return frames;
+  },
+
+  renderRequest(request, model) {
+    const blocks = (message: ModelMessage): Json[] =>
+      message.content
+        .filter((part) => part.type !== 'text' || part.text !== '')
+        .map((part) =>
+          part.type === 'text'
+            ? { type: 'text', text: part.text }
+            : part.type === 'tool_call'
+              ? { type: 'tool_use', id: part.id, name: part.name, input: toolInput(part.input) }
+              : {
+                  type: 'tool_result',
+                  tool_use_id: part.callId,
+                  content: part.content,
+                  is_error: part.isError === true,
+                },
+        );
+    return {
+      model,
+      max_tokens: request.maxTokens ?? 8192,
+      ...(request.system ? { system: request.system } : {}),
+      messages: request.messages.map((message) => ({ role: message.role, content: blocks(message) })),
+      ...(request.tools.length > 0
+        ? {
+            tools: request.tools.map((tool) => ({
+              name: tool.name,
+              ...(tool.description ? { description: tool.description } : {}),
+              input_schema: tool.inputSchema ?? freeFormSchema,
+            })),
+          }
+        : {}),
+    };
   },
 
   renderError(status, message) {

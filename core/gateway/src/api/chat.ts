@@ -9,6 +9,7 @@ import type {
   ToolSpec,
 } from '../model.js';
 import { chunks, newId, parseJsonObject, parseSse, sseFrame } from '../sse.js';
+import { freeFormSchema } from './anthropic.js';
 import {
   type ApiCodec,
   asArray,
@@ -165,16 +166,12 @@ export const chatCodec: ApiCodec = {
     const id = newId('chatcmpl-');
     const created = Math.floor(Date.now() / 1000);
     const frames: string[] = [];
-    const chunk = (delta: Json, finish: string | null = null) =>
+    const frame = (choices: Json[], extra: Json = {}) =>
       frames.push(
-        sseFrame({
-          id,
-          object: 'chat.completion.chunk',
-          created,
-          model: reply.model,
-          choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-        }),
+        sseFrame({ id, object: 'chat.completion.chunk', created, model: reply.model, choices, ...extra }),
       );
+    const chunk = (delta: Json, finish: string | null = null) =>
+      frame([{ index: 0, delta, logprobs: null, finish_reason: finish }]);
     chunk({ role: 'assistant', content: '' });
     let callIndex = 0;
     for (const part of reply.content) {
@@ -190,18 +187,48 @@ export const chatCodec: ApiCodec = {
     }
     chunk({}, finishReasons[reply.stopReason]);
     if (asRecord(request.body.stream_options).include_usage === true)
-      frames.push(
-        sseFrame({
-          id,
-          object: 'chat.completion.chunk',
-          created,
-          model: reply.model,
-          choices: [],
-          usage: usageJson(reply.usage),
-        }),
-      );
+      frame([], { usage: usageJson(reply.usage) });
     frames.push(sseFrame('[DONE]'));
     return frames;
+  },
+
+  renderRequest(request, model) {
+    const messages: Json[] = request.system ? [{ role: 'system', content: request.system }] : [];
+    for (const message of request.messages) {
+      const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+      if (message.role === 'assistant') {
+        const calls = message.content.filter((part) => part.type === 'tool_call');
+        messages.push({
+          role: 'assistant',
+          content: text || null,
+          ...(calls.length > 0
+            ? { tool_calls: calls.map((call, i) => toolCallJson(call, i)).map(({ index, ...call }) => call) }
+            : {}),
+        });
+        continue;
+      }
+      for (const part of message.content)
+        if (part.type === 'tool_result')
+          messages.push({ role: 'tool', tool_call_id: part.callId, content: part.content });
+      if (text) messages.push({ role: 'user', content: text });
+    }
+    return {
+      model,
+      messages,
+      ...(request.maxTokens ? { max_completion_tokens: request.maxTokens } : {}),
+      ...(request.tools.length > 0
+        ? {
+            tools: request.tools.map((tool) => ({
+              type: 'function',
+              function: {
+                name: tool.name,
+                ...(tool.description ? { description: tool.description } : {}),
+                parameters: tool.inputSchema ?? freeFormSchema,
+              },
+            })),
+          }
+        : {}),
+    };
   },
 
   renderError(status, message) {

@@ -8,6 +8,8 @@ export interface ApiCodec {
   /** The reply as server-sent event frames, ready to write. */
   renderStream(reply: ModelReply, request: ModelRequest): string[];
   renderError(status: number, message: string): Record<string, unknown>;
+  /** The request as a non-streaming call of this API (for a provider reached through another API). */
+  renderRequest(request: ModelRequest, model: string): Record<string, unknown>;
   /** Reads a provider's reply body (JSON, or an event stream when `stream`) into a reply. */
   parseReply(text: string, stream: boolean): ModelReply;
 }

@@ -266,31 +266,26 @@ export const responsesCodec: ApiCodec = {
           content_index: 0,
           part: { ...empty, text: part.text },
         });
-      } else if (done.type === 'custom_tool_call') {
-        emit({
-          type: 'response.output_item.added',
-          output_index,
-          item: { ...done, status: 'in_progress', input: '' },
-        });
-        const input = done.input as string;
-        for (const delta of chunks(input, 512))
-          emit({ type: 'response.custom_tool_call_input.delta', item_id, output_index, delta });
-        emit({ type: 'response.custom_tool_call_input.done', item_id, output_index, input });
       } else {
+        // Function calls stream `arguments`, free-form (custom) tool calls stream `input`.
+        const [field, events] =
+          done.type === 'custom_tool_call'
+            ? (['input', 'response.custom_tool_call_input'] as const)
+            : (['arguments', 'response.function_call_arguments'] as const);
         emit({
           type: 'response.output_item.added',
           output_index,
-          item: { ...done, status: 'in_progress', arguments: '' },
+          item: { ...done, status: 'in_progress', [field]: '' },
         });
-        const args = done.arguments as string;
-        for (const delta of chunks(args, 512))
-          emit({ type: 'response.function_call_arguments.delta', item_id, output_index, delta });
+        const value = done[field] as string;
+        for (const delta of chunks(value, 512))
+          emit({ type: `${events}.delta`, item_id, output_index, delta });
         emit({
-          type: 'response.function_call_arguments.done',
+          type: `${events}.done`,
           item_id,
           output_index,
-          name: part.name,
-          arguments: args,
+          [field]: value,
+          ...(field === 'arguments' ? { name: part.name } : {}),
         });
       }
       emit({ type: 'response.output_item.done', output_index, item: done });
@@ -302,6 +297,63 @@ export const responsesCodec: ApiCodec = {
       response: final,
     });
     return frames;
+  },
+
+  renderRequest(request, model) {
+    const input: Json[] = [];
+    for (const message of request.messages)
+      for (const part of message.content) {
+        if (part.type === 'text')
+          input.push({
+            type: 'message',
+            role: message.role,
+            content: [{ type: message.role === 'user' ? 'input_text' : 'output_text', text: part.text }],
+          });
+        else if (part.type === 'tool_call')
+          input.push(
+            isCustom(request, part.name)
+              ? { type: 'custom_tool_call', call_id: part.id, name: part.name, input: customInput(part) }
+              : {
+                  type: 'function_call',
+                  call_id: part.id,
+                  name: part.name,
+                  arguments: JSON.stringify(part.input ?? {}),
+                },
+          );
+        else {
+          const custom = request.messages.some((m) =>
+            m.content.some(
+              (p) => p.type === 'tool_call' && p.id === part.callId && isCustom(request, p.name),
+            ),
+          );
+          input.push({
+            type: custom ? 'custom_tool_call_output' : 'function_call_output',
+            call_id: part.callId,
+            output: part.content,
+          });
+        }
+      }
+    return {
+      model,
+      input,
+      store: false,
+      ...(request.system ? { instructions: request.system } : {}),
+      ...(request.maxTokens ? { max_output_tokens: request.maxTokens } : {}),
+      ...(request.tools.length > 0
+        ? {
+            tools: request.tools.map((tool) =>
+              tool.kind === 'custom'
+                ? { type: 'custom', name: tool.name, description: tool.description }
+                : {
+                    type: 'function',
+                    name: tool.name,
+                    description: tool.description,
+                    parameters: tool.inputSchema ?? {},
+                  },
+            ),
+          }
+        : {}),
+    };
   },
 
   renderError(status, message) {

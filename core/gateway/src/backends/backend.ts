@@ -22,6 +22,8 @@ export type BackendResult = { kind: 'reply'; reply: ModelReply } | RawResult;
 
 export interface Backend {
   complete(request: ModelRequest, context: CallContext): Promise<BackendResult>;
+  /** Input tokens of a request as the provider counts them; the gateway estimates when absent. */
+  countTokens?(request: ModelRequest, context: CallContext): Promise<number | undefined>;
 }
 
 /** Passes a body through while collecting it, and hands the whole text over at the end. */

@@ -69,12 +69,12 @@ export async function createBackend(name: string, config: ModelConfig, deps: Bac
     case 'oracle':
       return new OracleBackend({ listing: config.listing });
     case 'passthrough':
-      return new PassthroughBackend(name, config, providerKey(name, config, deps));
+      return new PassthroughBackend(config, providerKey(name, config, deps));
     case 'record': {
       const key = providerKey(name, config, deps);
       deps.recorder ??= new Recorder(deps.runDir, [], deps.log);
       deps.recorder.addSecret(key);
-      return new RecordBackend(new PassthroughBackend(name, config, key), deps.recorder);
+      return new RecordBackend(new PassthroughBackend(config, key), deps.recorder);
     }
     case 'replay': {
       const ignore = config.ignore.map((pattern, index) => {

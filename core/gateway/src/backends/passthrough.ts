@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { codecs } from '../api/codecs.js';
 import type { UpstreamModelConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
-import type { Api, ModelRequest } from '../model.js';
-import type { Backend, CallContext, RawResult } from './backend.js';
+import type { Api, ModelReply, ModelRequest } from '../model.js';
+import type { Backend, BackendResult, CallContext } from './backend.js';
 
 const defaultBaseUrls = { anthropic: 'https://api.anthropic.com', openai: 'https://api.openai.com' };
 const paths: Record<Api, string> = {
@@ -56,38 +57,91 @@ function delayMs(attempt: number, backoffMs: number, retryAfter: string | null):
  */
 export class PassthroughBackend implements Backend {
   constructor(
-    private readonly name: string,
     private readonly config: UpstreamModelConfig,
     private readonly key: string,
   ) {}
 
-  async complete(request: ModelRequest, context: CallContext): Promise<RawResult> {
+  async complete(request: ModelRequest, context: CallContext): Promise<BackendResult> {
     const { provider } = this.config;
-    if (!serves[provider].includes(request.api))
+    if (!serves[provider].includes(request.api)) return this.translated(request, context);
+    const headers: Record<string, string> = { ...request.headers };
+    const body = { ...request.body, model: this.config.model };
+    const response = await this.send(paths[request.api], request.query, headers, body, context.signal);
+    return {
+      kind: 'raw',
+      status: response.status,
+      contentType: response.headers.get('content-type') ?? 'application/json',
+      body: response.body ?? emptyBody(),
+    };
+  }
+
+  /** Anthropic counts tokens itself; other providers get the gateway's estimate. */
+  async countTokens(request: ModelRequest, context: CallContext): Promise<number | undefined> {
+    if (this.config.provider !== 'anthropic' || request.api !== 'anthropic') return undefined;
+    const body = { ...request.body, model: this.config.model };
+    const response = await this.send(
+      `${paths.anthropic}/count_tokens`,
+      request.query,
+      { ...request.headers },
+      body,
+      context.signal,
+    );
+    const counted = (await response.json().catch(() => ({}))) as { input_tokens?: unknown };
+    return typeof counted.input_tokens === 'number' ? counted.input_tokens : undefined;
+  }
+
+  /**
+   * A request in an API the provider does not speak (Chat Completions to Anthropic, Messages to
+   * OpenAI): sent as a plain call in the provider's API and answered as a reply the caller's API
+   * renders. What only one API has (thinking, cache control, betas) does not cross over.
+   */
+  private async translated(request: ModelRequest, context: CallContext): Promise<BackendResult> {
+    const api: Api = this.config.provider === 'anthropic' ? 'anthropic' : 'chat';
+    const codec = codecs[api];
+    const body = codec.renderRequest(request, this.config.model);
+    const response = await this.send(paths[api], '', {}, body, context.signal);
+    const text = await response.text();
+    let reply: ModelReply;
+    try {
+      reply = codec.parseReply(text, false);
+    } catch (error) {
       throw new GatewayError(
-        400,
-        'invalid_request',
-        `model '${this.name}' passes through to the ${provider} API, which does not serve ${paths[request.api]}; ` +
-          `call it through ${serves[provider].map((api) => paths[api]).join(' or ')}`,
+        502,
+        'server',
+        `${this.config.provider} sent an unreadable reply: ${String(error)}`,
       );
+    }
+    return { kind: 'reply', reply: { ...reply, model: request.model } };
+  }
+
+  /** POSTs to the provider, retrying what is worth retrying; returns a 2xx response or throws a classified error. */
+  private async send(
+    path: string,
+    query: string,
+    extraHeaders: Record<string, string>,
+    payload: Record<string, unknown>,
+    callerSignal: AbortSignal,
+  ): Promise<Response> {
+    const { provider } = this.config;
     const base = (this.config.baseUrl ?? defaultBaseUrls[provider]).replace(/\/+$/, '');
-    const url = `${base}${paths[request.api]}${request.query ? `?${request.query}` : ''}`;
-    const headers: Record<string, string> = { ...request.headers, 'content-type': 'application/json' };
+    const url = `${base}${path}${query ? `?${query}` : ''}`;
+    const headers: Record<string, string> = { ...extraHeaders, 'content-type': 'application/json' };
     if (provider === 'anthropic') {
       headers['x-api-key'] = this.key;
       headers['anthropic-version'] ??= '2023-06-01';
     } else headers.authorization = `Bearer ${this.key}`;
-    const body = JSON.stringify({ ...request.body, model: this.config.model });
-
+    const body = JSON.stringify(payload);
     for (let attempt = 0; ; attempt++) {
-      const signal = AbortSignal.any([context.signal, AbortSignal.timeout(this.config.timeoutMs)]);
+      const signal = AbortSignal.any([callerSignal, AbortSignal.timeout(this.config.timeoutMs)]);
+      const wait = (retryAfter: string | null) =>
+        sleep(delayMs(attempt, this.config.backoffMs, retryAfter), undefined, { signal: callerSignal });
       let response: Response;
       try {
         response = await fetch(url, { method: 'POST', headers, body, signal });
       } catch (error) {
-        if (context.signal.aborted) throw new GatewayError(499, 'cancelled', 'the caller went away');
+        if (callerSignal.aborted) throw new GatewayError(499, 'cancelled', 'the caller went away');
         if (attempt < this.config.retries) {
-          await sleep(delayMs(attempt, this.config.backoffMs, null), undefined, { signal: context.signal });
+          await wait(null);
           continue;
         }
         throw new GatewayError(
@@ -96,18 +150,10 @@ export class PassthroughBackend implements Backend {
           `${provider} unreachable after ${attempt + 1} attempt(s): ${cause(error)}`,
         );
       }
-      if (response.ok && response.body)
-        return {
-          kind: 'raw',
-          status: response.status,
-          contentType: response.headers.get('content-type') ?? 'application/json',
-          body: response.body,
-        };
+      if (response.ok) return response;
       const text = await response.text().catch(() => '');
       if (retryable(response.status) && attempt < this.config.retries) {
-        await sleep(delayMs(attempt, this.config.backoffMs, response.headers.get('retry-after')), undefined, {
-          signal: context.signal,
-        });
+        await wait(response.headers.get('retry-after'));
         continue;
       }
       const message = errorMessage(text).split(this.key).join('[redacted]');
@@ -120,6 +166,8 @@ export class PassthroughBackend implements Backend {
     }
   }
 }
+
+async function* emptyBody(): AsyncIterable<Uint8Array> {}
 
 function cause(error: unknown): string {
   const e = error as { cause?: { code?: string; message?: string }; message?: string };

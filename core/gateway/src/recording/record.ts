@@ -1,20 +1,11 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from '@longhaul/core';
-import { anthropicCodec } from '../api/anthropic.js';
-import { chatCodec } from '../api/chat.js';
-import type { ApiCodec } from '../api/codec.js';
-import { responsesCodec } from '../api/responses.js';
+import { codecs } from '../api/codecs.js';
 import { type Backend, type BackendResult, type CallContext, tee } from '../backends/backend.js';
-import { type Api, type ModelRequest, messageText, zeroCounts } from '../model.js';
+import { type ModelRequest, messageText, zeroCounts } from '../model.js';
 import { requestKey } from './key.js';
 import { type RecordedExchange, recordingFile } from './recording.js';
-
-export const codecs: Record<Api, ApiCodec> = {
-  anthropic: anthropicCodec,
-  responses: responsesCodec,
-  chat: chatCodec,
-};
 
 /** Gateway tokens look like this; an agent may echo its environment into a tool result. */
 const gatewayToken = /lh-[0-9a-f]{48}/g;
