@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
+import * as images from './commands/images.js';
 import * as metrics from './commands/metrics.js';
 import * as plugins from './commands/plugins.js';
+import * as prune from './commands/prune.js';
 import * as resume from './commands/resume.js';
 import * as run from './commands/run.js';
 import * as schema from './commands/schema.js';
@@ -11,7 +13,17 @@ import * as validate from './commands/validate.js';
  * Each command lives in its own file under commands/ and exports `register(program)`. Add new
  * commands to this list.
  */
-const commands: { register(program: Command): void }[] = [run, resume, validate, schema, plugins, tasks, metrics];
+const commands: { register(program: Command): void }[] = [
+  run,
+  resume,
+  validate,
+  schema,
+  plugins,
+  tasks,
+  images,
+  prune,
+  metrics,
+];
 
 /** Runs the CLI; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
