@@ -97,18 +97,22 @@ function changed(before: FileEntry, after: FileEntry | undefined): boolean {
 }
 
 /**
- * Puts the workspace back as it was before a case: new entries are removed, and when a file that
- * was there changed or vanished, the whole snapshot is restored.
+ * Puts the workspace back as it was before a case: new entries are removed; when a file that was
+ * there changed size or vanished, or the case wrote over it (`written`), the snapshot is restored.
  */
 export async function resetWorkspace(
   sandbox: Sandbox,
   baseline: FileEntry[],
   snapshot: string,
+  written: string[],
 ): Promise<void> {
   const now = await sandbox.list('.', { recursive: true });
   const known = new Map(baseline.map((entry) => [entry.path, entry]));
   const current = new Map(now.map((entry) => [entry.path, entry]));
-  if (baseline.some((entry) => changed(entry, current.get(entry.path)))) {
+  if (
+    written.some((path) => known.has(path)) ||
+    baseline.some((entry) => changed(entry, current.get(entry.path)))
+  ) {
     await sandbox.restore(snapshot);
     return;
   }

@@ -52,7 +52,7 @@ export class TestsScorer {
           const position = next++;
           const item = cases[position]!;
           const { run, result } = await this.runOne(sandbox, item, entrypoint, ctx);
-          await resetWorkspace(sandbox, baseline, ctx.snapshot);
+          await resetWorkspace(sandbox, baseline, ctx.snapshot, Object.keys(item.spec.files ?? {}));
           results[position] = result;
           checks.set(item.id, run.checks);
           await this.writeRaw(ctx.outDir, item, result, run, entrypoint);

@@ -77,7 +77,7 @@ export async function scoreStep(
   task: Task,
   index: number,
   workspace: string,
-  options: { regression?: boolean } = {},
+  options: { regression?: boolean; concurrency?: number } = {},
 ): Promise<Scored> {
   const context = await stepContext(task, index, workspace);
   const scorer = new TestsScorer(plugin.options.parse(options));

@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { Task } from '@longhaul/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import plugin, { version } from '../src/index.js';
@@ -144,5 +145,24 @@ describe('scorer tests', () => {
       pass_rate: null,
       'core.total': 0,
     });
+  });
+
+  it('gives every case the workspace of the snapshot, even after a case wrote over a file of it', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'longhaul-overwrite-'));
+    const files: Record<string, string> = {
+      'task.yaml': 'id: cat\ntitle: Cat\nentrypoint: python3 main.py\nlanguage: python\n',
+      'steps/01-cat/cases/core/a-overwrite.yaml':
+        'files: { data.txt: "bbbb\\n" }\nargv: []\nexpect: { stdout: { text: "bbbb\\n" } }\n',
+      'steps/01-cat/cases/core/b-original.yaml': 'argv: []\nexpect: { stdout: { text: "aaaa\\n" } }\n',
+      'steps/01-cat/solution/main.py': 'print(open("data.txt").read(), end="")\n',
+      'steps/01-cat/solution/data.txt': 'aaaa\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(root, path)), { recursive: true });
+      await writeFile(join(root, path), text);
+    }
+    const cat = await taskFromDir(root);
+    const { scores } = await scoreStep(cat, 0, join(root, 'steps/01-cat/solution'), { concurrency: 1 });
+    expect(scores).toMatchObject({ strict: 1, 'core.passed': 2 });
   });
 });
