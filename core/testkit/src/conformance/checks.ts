@@ -82,10 +82,17 @@ export async function expectClassified(
   }
 }
 
+/**
+ * Whether `value` is plain JSON data: null, booleans, finite numbers, strings, arrays and plain
+ * objects of those (an `undefined` property counts as absent). Dates, Maps, functions and class
+ * instances are not: they do not survive the trip through a file or a queue.
+ */
 export function isJsonValue(value: unknown): boolean {
-  try {
-    return JSON.stringify(JSON.parse(JSON.stringify(value))) === JSON.stringify(value);
-  } catch {
-    return false;
-  }
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isJsonValue);
+  if (typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(value).every((v) => v === undefined || isJsonValue(v));
 }

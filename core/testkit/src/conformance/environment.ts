@@ -195,7 +195,10 @@ export const environmentChecks: Check<EnvironmentContext>[] = [
     run: (context) =>
       withSandbox(context, async (sandbox) => {
         const outside = join(tmpdir(), `longhaul-escape-${process.pid}-${Date.now()}`);
-        await expect(sandbox.writeFile(outside, 'x')).rejects.toThrow();
+        // A sandbox that lets the write through must not leave litter on the host.
+        await expect(
+          sandbox.writeFile(outside, 'x').finally(() => rm(outside, { force: true })),
+        ).rejects.toThrow();
         await expect(sandbox.writeFile('../escape.txt', 'x')).rejects.toThrow();
         await expect(sandbox.readFile('../../etc/passwd')).rejects.toThrow();
         await expect(sandbox.readFile('/etc/passwd')).rejects.toThrow();

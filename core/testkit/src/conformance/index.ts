@@ -3,5 +3,8 @@ export * from './environment.js';
 export * from './harness.js';
 export * from './instantiate.js';
 export * from './memory.js';
+export * from './reporter.js';
 export * from './sample-task.js';
+export * from './scorer.js';
 export * from './script.js';
+export * from './source.js';

@@ -1,0 +1,42 @@
+import { afterAll } from 'vitest';
+import { type EnvironmentContext, environmentChecks, environmentContext } from '../src/index.js';
+import { describeSuiteTeeth } from './support/failures.js';
+import { type EnvironmentFlaw, HostEnvironment } from './support/host-environment.js';
+
+const flaws: [EnvironmentFlaw, string][] = [
+  ['ignores-seed', "task's seed"],
+  ['runs-through-shell', 'without a shell'],
+  ['ignores-stdin', 'cwd, env and stdin'],
+  ['leaks-host-env', "host's environment"],
+  ['rejects-missing-program', 'does not exist'],
+  ['kills-leader-only', 'whole process tree'],
+  ['ignores-signal', 'signal aborts'],
+  ['never-truncates', 'maxOutputBytes'],
+  ['kill-does-nothing', 'long-running process'],
+  ['lists-absolute-paths', 'written, read, listed'],
+  ['follows-any-path', 'outside the workspace'],
+  ['restore-keeps-extra-files', 'round-trip'],
+  ['ignores-from', 'opened from a snapshot'],
+  ['push-drops-modes', 'push makes'],
+  ['exposes-bare-address', 'http URL'],
+  ['plain-error-after-close', 'close is idempotent'],
+];
+
+const contexts: (EnvironmentContext & { dispose(): Promise<void> })[] = [];
+const contextFor = async (flaw?: EnvironmentFlaw) => {
+  const context = await environmentContext(new HostEnvironment(flaw));
+  contexts.push(context);
+  return context;
+};
+
+afterAll(async () => {
+  for (const context of contexts) await context.dispose();
+});
+
+describeSuiteTeeth(
+  'environment',
+  environmentChecks,
+  () => contextFor(),
+  flaws.map(([flaw, fragment]) => [flaw, () => contextFor(flaw), fragment]),
+  { concurrent: true },
+);

@@ -1,0 +1,232 @@
+import { spawn } from 'node:child_process';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import {
+  ClassifiedError,
+  type Environment,
+  type ExecOptions,
+  type ExecResult,
+  type FileEntry,
+  readDirectoryFiles,
+  type Sandbox,
+  type SandboxProcess,
+  type SandboxSpec,
+  type WorkspaceFile,
+} from '@longhaul/core';
+import { FakeSnapshotStore } from '../../src/index.js';
+
+/** One deliberate fault, each aimed at one check of the environment suite. */
+export type EnvironmentFlaw =
+  | 'ignores-seed'
+  | 'runs-through-shell'
+  | 'ignores-stdin'
+  | 'leaks-host-env'
+  | 'rejects-missing-program'
+  | 'kills-leader-only'
+  | 'ignores-signal'
+  | 'never-truncates'
+  | 'kill-does-nothing'
+  | 'lists-absolute-paths'
+  | 'follows-any-path'
+  | 'restore-keeps-extra-files'
+  | 'ignores-from'
+  | 'push-drops-modes'
+  | 'exposes-bare-address'
+  | 'plain-error-after-close';
+
+/**
+ * A small host-directory environment that meets the environment suite, unless told to break
+ * one rule. It exists to show that each check of the suite catches the fault it is about.
+ */
+export class HostEnvironment implements Environment {
+  private readonly store = new FakeSnapshotStore();
+
+  constructor(readonly flaw?: EnvironmentFlaw) {}
+
+  async open(spec: SandboxSpec): Promise<Sandbox> {
+    const root = await mkdtemp(join(tmpdir(), 'longhaul-host-env-'));
+    const workspace = join(root, 'w');
+    await mkdir(workspace);
+    await mkdir(join(root, 'home'));
+    const sandbox = new HostSandbox(root, workspace, this);
+    if (spec.from !== undefined && this.flaw !== 'ignores-from')
+      await sandbox.push(await this.store.get(spec.from));
+    else if (spec.task.seed && this.flaw !== 'ignores-seed')
+      await cp(spec.task.seed, workspace, { recursive: true });
+    return sandbox;
+  }
+
+  snapshots(): FakeSnapshotStore {
+    return this.store;
+  }
+}
+
+class HostSandbox implements Sandbox {
+  readonly id = 'host';
+  readonly hostAddress = '127.0.0.1';
+  private closed = false;
+
+  constructor(
+    private readonly root: string,
+    readonly workspace: string,
+    private readonly env: HostEnvironment,
+  ) {}
+
+  private alive(): void {
+    if (!this.closed) return;
+    if (this.env.flaw === 'plain-error-after-close') throw new Error('closed');
+    throw new ClassifiedError('sandbox', 'closed');
+  }
+
+  private path(path: string): string {
+    const abs = resolve(this.workspace, path);
+    const rel = relative(this.workspace, abs);
+    if (this.env.flaw !== 'follows-any-path' && (rel.startsWith('..') || isAbsolute(rel))) {
+      throw new ClassifiedError('sandbox', `outside: ${path}`);
+    }
+    return abs;
+  }
+
+  private run(argv: string[], options: ExecOptions) {
+    const flaw = this.env.flaw;
+    const [file, ...args] = flaw === 'runs-through-shell' ? ['sh', '-c', argv.join(' ')] : argv;
+    const child = spawn(file!, args, {
+      cwd: this.path(options.cwd ?? '.'),
+      env:
+        flaw === 'leaks-host-env'
+          ? { ...process.env, ...options.env }
+          : { PATH: process.env.PATH, HOME: join(this.root, 'home'), ...options.env },
+      detached: true,
+      stdio: [options.stdin === undefined || flaw === 'ignores-stdin' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (options.stdin !== undefined && child.stdin) child.stdin.end(options.stdin);
+    const cap = flaw === 'never-truncates' ? Number.POSITIVE_INFINITY : (options.maxOutputBytes ?? 1e7);
+    const out = { stdout: '', stderr: '', truncated: false };
+    for (const name of ['stdout', 'stderr'] as const) {
+      child[name]!.on('data', (chunk: Buffer) => {
+        const room = cap - out[name].length;
+        if (chunk.length > room) out.truncated = true;
+        out[name] += chunk.subarray(0, Math.max(0, room)).toString();
+      });
+    }
+    const kill = () => {
+      try {
+        process.kill(flaw === 'kills-leader-only' ? child.pid! : -child.pid!, 'SIGKILL');
+      } catch {}
+    };
+    const done = new Promise<number | null>((resolveExit, reject) => {
+      child.on('error', (error) => (flaw === 'rejects-missing-program' ? reject(error) : resolveExit(127)));
+      child.on('close', (code) => resolveExit(code));
+      child.on('exit', () => flaw !== 'kills-leader-only' && kill());
+    });
+    return { child, out, kill, done };
+  }
+
+  async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.alive();
+    const started = Date.now();
+    const { out, kill, done } = this.run(argv, options);
+    let timedOut = false;
+    const onTimeout = () => {
+      timedOut = true;
+      kill();
+    };
+    const timer = options.timeoutMs ? setTimeout(onTimeout, options.timeoutMs) : undefined;
+    if (this.env.flaw !== 'ignores-signal') options.signal?.addEventListener('abort', kill);
+    const exitCode = await done;
+    clearTimeout(timer);
+    return { exitCode, ...out, timedOut, durationMs: Date.now() - started };
+  }
+
+  async start(argv: string[], options: ExecOptions = {}): Promise<SandboxProcess> {
+    this.alive();
+    const started = Date.now();
+    const { child, out, kill, done } = this.run(argv, options);
+    return {
+      pid: child.pid,
+      output: () => ({ stdout: out.stdout, stderr: out.stderr }),
+      wait: async () => ({ exitCode: await done, ...out, timedOut: false, durationMs: Date.now() - started }),
+      kill: async () => {
+        if (this.env.flaw !== 'kill-does-nothing') kill();
+      },
+    };
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    this.alive();
+    return readFile(this.path(path));
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+    this.alive();
+    const abs = this.path(path);
+    await mkdir(dirname(abs), { recursive: true });
+    await writeFile(abs, data);
+    if (options.mode !== undefined) await chmod(abs, options.mode);
+  }
+
+  async remove(path: string): Promise<void> {
+    this.alive();
+    await rm(this.path(path), { recursive: true, force: true });
+  }
+
+  async list(path = '.', options: { recursive?: boolean } = {}): Promise<FileEntry[]> {
+    this.alive();
+    const dir = this.path(path);
+    const names = await readdir(dir, { recursive: options.recursive ?? false });
+    const entries = await Promise.all(
+      names.map(async (name) => {
+        const info = await stat(join(dir, name));
+        const shown =
+          this.env.flaw === 'lists-absolute-paths'
+            ? join(dir, name)
+            : relative(this.workspace, join(dir, name));
+        return {
+          path: shown,
+          type: info.isDirectory() ? 'dir' : 'file',
+          size: info.size,
+          mode: info.mode,
+        } as const;
+      }),
+    );
+    return entries.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  async pull(): Promise<WorkspaceFile[]> {
+    this.alive();
+    return readDirectoryFiles(this.workspace);
+  }
+
+  async push(files: WorkspaceFile[], keepOthers = false): Promise<void> {
+    this.alive();
+    if (!keepOthers) {
+      for (const name of await readdir(this.workspace))
+        await rm(join(this.workspace, name), { recursive: true });
+    }
+    for (const file of files) {
+      const mode = this.env.flaw === 'push-drops-modes' ? undefined : file.mode;
+      await this.writeFile(file.path, file.data, mode === undefined ? {} : { mode });
+    }
+  }
+
+  async snapshot(): Promise<string> {
+    this.alive();
+    return this.env.snapshots().put(await this.pull());
+  }
+
+  async restore(ref: string): Promise<void> {
+    this.alive();
+    await this.push(await this.env.snapshots().get(ref), this.env.flaw === 'restore-keeps-extra-files');
+  }
+
+  async expose(port: number): Promise<string> {
+    this.alive();
+    return this.env.flaw === 'exposes-bare-address' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await rm(this.root, { recursive: true, force: true });
+  }
+}
