@@ -154,9 +154,8 @@ export async function loadExperiment(
   };
   const conditions = expandConditions(config);
   const trials = expandTrials(config, selected, conditions);
-  const duplicate = trials.find(
-    (trial, index) => trials.findIndex((other) => other.id === trial.id) !== index,
-  );
+  const ids = new Set<string>();
+  const duplicate = trials.find((trial) => ids.size === ids.add(trial.id).size);
   if (duplicate) {
     throw new ConfigError([
       issueAt(

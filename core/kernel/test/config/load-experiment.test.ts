@@ -100,6 +100,15 @@ describe('loadExperiment', () => {
     expect(experiment.trials[1]?.id).toBe('wordfreq.echo.checkpoints.none.docker.r1');
   });
 
+  it('refuses labels that would give two trials the same id', async () => {
+    const set = [
+      'harness=[{id: agent, label: a#1, options: {model: x}}, {id: agent, label: a-1, options: {model: y}}]',
+    ];
+    await expect(load('minimal.yaml', { set })).rejects.toThrow(
+      /--set:1:9: harness: two trials would share the id 'wordfreq.a-1.checkpoints.none.r1'/,
+    );
+  });
+
   it('applies --set overrides before validation, turning a bare id into a ref when needed', async () => {
     const experiment = await load('minimal.yaml', {
       set: [
