@@ -58,7 +58,7 @@ def keep(entries, filters):
     return [entry for entry in entries if all(matches(entry) for matches in filters)]
 
 
-def run_import(args, filters):
+def run_import(args, _filters):
     entries = read_files(args.files)
     try:
         imported, skipped, total = store.add(args.db, entries)

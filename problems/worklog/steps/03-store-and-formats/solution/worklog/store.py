@@ -25,7 +25,13 @@ def load(path, must_exist=True):
         raise StoreError(f"{path} is not a worklog store") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), list):
         raise StoreError(f"{path} is not a worklog store")
-    return [Entry(item["date"], item["project"], item["minutes"], tuple(item["tags"]), item["note"]) for item in data["entries"]]
+    try:
+        return [
+            Entry(item["date"], item["project"], item["minutes"], tuple(item["tags"]), item["note"])
+            for item in data["entries"]
+        ]
+    except (KeyError, TypeError):
+        raise StoreError(f"{path} is a damaged worklog store") from None
 
 
 def save(path, entries):
