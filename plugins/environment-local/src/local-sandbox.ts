@@ -17,6 +17,11 @@ import type { WorkspaceFiles } from './workspace-files.js';
 
 const defaultMaxOutputBytes = 10 * 1024 * 1024;
 
+/** A program that cannot start gets the code a shell would give: 126 not executable, 127 not found. */
+function shellCode(spawnCode: string | undefined): number {
+  return spawnCode === 'EACCES' ? 126 : 127;
+}
+
 export interface LocalSandboxDirs {
   /** Directory holding everything of this sandbox; removed on close. */
   root: string;
@@ -82,8 +87,7 @@ export class LocalSandbox implements Sandbox {
     const exit = await group.done;
     const stderr = group.stderr.text();
     return {
-      // A program that cannot start gets the shell's "command not found" code, as it would in a container.
-      exitCode: exit.spawnError === undefined ? exit.exitCode : 127,
+      exitCode: exit.spawnError === undefined ? exit.exitCode : shellCode(exit.spawnCode),
       stdout: group.stdout.text(),
       stderr: exit.spawnError === undefined ? stderr : `${stderr}${exit.spawnError}\n`,
       timedOut: timedOut(),

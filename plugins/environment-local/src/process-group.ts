@@ -36,6 +36,8 @@ export interface GroupExit {
   exitCode: number | null;
   /** The program could not be started (not found, not executable). */
   spawnError?: string;
+  /** The system's code for that, e.g. ENOENT or EACCES. */
+  spawnCode?: string;
 }
 
 /** How long leftover pipes may stay open after the group is gone before they are cut. */
@@ -100,7 +102,8 @@ export class ProcessGroup {
       });
     this.done = Promise.race([subprocess, cutPipes.then(() => subprocess)]).then((result) => {
       if (result.exitCode === undefined && result.signal === undefined && result.failed) {
-        return { exitCode: null, spawnError: result.shortMessage ?? result.message };
+        const { code } = result as { code?: string };
+        return { exitCode: null, spawnError: result.shortMessage ?? result.message, spawnCode: code };
       }
       return { exitCode: result.exitCode ?? null };
     });

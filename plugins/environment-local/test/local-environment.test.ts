@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SandboxSpec } from '@longhaul/core';
-import { FakeSnapshotStore } from '@longhaul/testkit';
+import type { Environment, SandboxSpec } from '@longhaul/core';
+import { FakeSnapshotStore, instantiatePlugin } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalEnvironment, localOptions } from '../src/index.js';
+import local, { LocalEnvironment, localOptions } from '../src/index.js';
 
 let base: string;
 let seed: string;
@@ -187,6 +187,32 @@ describe('local environment', () => {
   it('cannot snapshot without a snapshot store, and says which binding is missing', async () => {
     const sandbox = await new LocalEnvironment(localOptions.parse({})).open(spec());
     await expect(sandbox.snapshot()).rejects.toThrow(/tokens.SnapshotStore/);
+    await sandbox.close();
+  });
+
+  it('gives the exit codes a shell gives for programs that cannot start, with the reason', async () => {
+    const sandbox = await environment().open(spec());
+    const missing = await sandbox.exec(['no-such-program']);
+    expect(missing.exitCode).toBe(127);
+    expect(missing.stderr).toContain('no-such-program');
+    expect((await sandbox.exec(['./main.py'])).exitCode).toBe(126);
+    const badCwd = await sandbox.exec(['ls'], { cwd: 'missing-dir' });
+    expect(badCwd.exitCode).toBe(127);
+    expect(badCwd.stderr).toContain('missing-dir');
+    await sandbox.close();
+  });
+
+  it('registers as the environment plugin, snapshotting into the store the kernel binds', async () => {
+    const store = new FakeSnapshotStore();
+    const env = instantiatePlugin<Environment>(
+      local,
+      { root: join(base, 'sandboxes') },
+      { SnapshotStore: store },
+    );
+    const sandbox = await env.open(spec());
+    const ref = await sandbox.snapshot();
+    expect(await store.has(ref)).toBe(true);
+    expect((await store.get(ref)).map((f) => f.path)).toEqual(['main.py']);
     await sandbox.close();
   });
 
