@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   ClassifiedError,
   ConfigError,
+  formatKeyPath,
   type Logger,
   type ModelEndpoint,
   type ModelGateway,
@@ -25,6 +26,8 @@ export interface GatewayOptions {
   log?: Logger;
   /** Where provider keys are read from (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The experiment file the configuration came from, named in configuration errors. */
+  configFile?: string;
   /** Port of the loopback listener (default: any free port). */
   port?: number;
 }
@@ -46,18 +49,20 @@ interface TrialEntry {
 }
 
 export async function createGateway(config: GatewayConfigInput, options: GatewayOptions): Promise<Gateway> {
+  const configFile = options.configFile ?? 'experiment';
   const parsed = gatewayConfigSchema.safeParse(config);
   if (!parsed.success)
     throw new ConfigError(
       parsed.error.issues.map((issue) => ({
-        file: '<models>',
-        key: issue.path.map(String).join('.') || undefined,
+        file: configFile,
+        key: formatKeyPath(issue.path as (string | number)[]) || undefined,
         message: issue.message,
       })),
     );
   const { models, prices } = parsed.data;
   const env = options.env ?? process.env;
   const deps: BackendDeps = {
+    configFile,
     baseDir: options.baseDir ?? process.cwd(),
     runDir: options.runDir,
     env,

@@ -19,6 +19,8 @@ export interface BackendDeps {
   runDir: string;
   env: NodeJS.ProcessEnv;
   log?: Logger;
+  /** The file the configuration came from, for error messages. */
+  configFile: string;
   /** The run's recording, made by the first `record` model. */
   recorder?: Recorder;
 }
@@ -29,8 +31,8 @@ function providerKey(name: string, config: UpstreamModelConfig, deps: BackendDep
   if (!key)
     throw new ConfigError([
       {
-        file: '<models>',
-        key: `${name}.apiKeyEnv`,
+        file: deps.configFile,
+        key: `models.${name}.apiKeyEnv`,
         message: `environment variable ${config.apiKeyEnv} is not set on the host (the provider key for model '${name}')`,
       },
     ]);
@@ -83,8 +85,8 @@ export async function createBackend(name: string, config: ModelConfig, deps: Bac
         } catch (error) {
           throw new ConfigError([
             {
-              file: '<models>',
-              key: `${name}.ignore[${index}]`,
+              file: deps.configFile,
+              key: `models.${name}.ignore[${index}]`,
               message: `invalid regular expression: ${String(error)}`,
             },
           ]);
