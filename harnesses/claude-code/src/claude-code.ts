@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type AgentHome,
-  ClassifiedError,
-  type Harness,
-  type HarnessCapabilities,
+  AgentCliHarness,
+  type AgentSessionStart,
   type ModelEndpoint,
   type ModelGateway,
-  makeAgentHome,
-  probeVersion,
   runAgentTurn,
   type Sandbox,
   type Session,
-  type SessionOptions,
   type TrajectoryEvent,
   type TurnOptions,
 } from '@longhaul/core';
@@ -26,59 +21,43 @@ export interface ClaudeCodeState {
   configDir: string;
 }
 
-function isState(value: unknown): value is ClaudeCodeState {
-  const state = value as Partial<ClaudeCodeState> | null;
-  return typeof state?.sessionId === 'string' && typeof state.configDir === 'string';
-}
-
-export function needsModels(harness: string): ClassifiedError {
-  return new ClassifiedError(
-    'harness',
-    `harness '${harness}' talks to a model through the run's gateway, but this experiment has no models: add a \`models:\` section (e.g. \`models: { oracle: { backend: oracle } }\`)`,
-  );
-}
-
-export class ClaudeCode implements Harness {
-  readonly capabilities: HarnessCapabilities = { resume: true, memoryFiles: ['CLAUDE.md'], hooks: false };
-  private home: AgentHome | undefined;
-  private readonly executable: string;
-
+export class ClaudeCode extends AgentCliHarness<ClaudeCodeState> {
   constructor(
     private readonly options: ClaudeCodeOptions,
-    private readonly gateway: ModelGateway | undefined,
+    gateway: ModelGateway | undefined,
   ) {
-    this.executable = options.executable ?? bundledBinary();
+    super(
+      {
+        harness: 'claude-code',
+        packageName: '@anthropic-ai/claude-code',
+        executable: options.executable ?? bundledBinary(),
+        version: options.version,
+        capabilities: { resume: true, memoryFiles: ['CLAUDE.md'], hooks: false },
+        stateShape: '{sessionId, configDir}',
+      },
+      gateway,
+    );
   }
 
-  async prepare(sandbox: Sandbox): Promise<Record<string, unknown>> {
-    if (!this.gateway) throw needsModels('claude-code');
-    const printed = await probeVersion(sandbox, 'claude', this.executable);
-    const version = /(\d+\.\d+\.\d+\S*)/.exec(printed)?.[1];
-    if (version !== this.options.version)
-      throw new ClassifiedError(
-        'harness',
-        `claude-code: the experiment asks for Claude Code ${this.options.version} but ${this.executable} is ${version ?? `'${printed}'`}; install @anthropic-ai/claude-code@${this.options.version} or set version: ${version}`,
-      );
-    this.home = await makeAgentHome(sandbox, 'claude-code');
-    return { 'claude-code': { version, executable: this.executable } };
+  protected isState(value: unknown): value is ClaudeCodeState {
+    const state = value as Partial<ClaudeCodeState> | null;
+    return typeof state?.sessionId === 'string' && typeof state.configDir === 'string';
   }
 
-  async openSession(sandbox: Sandbox, options: SessionOptions): Promise<Session> {
-    const endpoint = options.model ?? (await this.gateway?.endpoint(options.trialId, sandbox.hostAddress));
-    if (!endpoint) throw needsModels('claude-code');
-    if (options.resume !== undefined && !isState(options.resume))
-      throw new ClassifiedError(
-        'harness',
-        `claude-code cannot resume from ${JSON.stringify(options.resume)}: expected {sessionId, configDir}`,
-      );
-    this.home ??= await makeAgentHome(sandbox, 'claude-code');
+  protected createSession({
+    sandbox,
+    endpoint,
+    home,
+    resume,
+    options,
+  }: AgentSessionStart<ClaudeCodeState>): Session {
     return new ClaudeCodeSession(sandbox, {
       options: this.options,
-      executable: this.executable,
+      executable: this.agent.executable,
       endpoint,
-      root: this.home.root,
-      configDir: options.resume?.configDir ?? this.home.dir,
-      resumeId: options.resume?.sessionId,
+      root: home.root,
+      configDir: resume?.configDir ?? home.dir,
+      resumeId: resume?.sessionId,
       systemPrompt: options.systemPrompt,
       trialId: options.trialId,
       gateway: this.gateway,

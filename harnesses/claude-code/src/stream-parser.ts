@@ -1,14 +1,15 @@
 import {
-  AgentProtocolError,
   type AgentStreamParser,
+  asNumber,
+  asObject,
   emptyUsage,
   errorStatus,
+  type JsonObject,
+  parseJsonLine,
   type Status,
   type TrajectoryEvent,
   type Usage,
 } from '@longhaul/core';
-
-type Json = Record<string, unknown>;
 
 interface ContentBlock {
   type?: string;
@@ -20,10 +21,6 @@ interface ContentBlock {
   tool_use_id?: string;
   content?: unknown;
   is_error?: boolean;
-}
-
-function asObject(value: unknown): Json | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
 }
 
 function blocks(message: unknown): ContentBlock[] {
@@ -40,36 +37,32 @@ function resultText(content: unknown): string {
     .join('\n');
 }
 
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
 /** Tokens from an Anthropic usage object; its input_tokens already exclude cache reads and writes. */
-function usageOf(result: Json): Usage {
+function usageOf(result: JsonObject): Usage {
   const usage = asObject(result.usage) ?? {};
   const sinceLast = asObject(result.model_usage_since_last_result);
   // total_cost_usd is cumulative over a resumed session; the per-model figures are for this run.
   const costUsd = sinceLast
-    ? Object.values(sinceLast).reduce<number>((sum, model) => sum + num(asObject(model)?.costUSD), 0)
-    : num(result.total_cost_usd);
+    ? Object.values(sinceLast).reduce<number>((sum, model) => sum + asNumber(asObject(model)?.costUSD), 0)
+    : asNumber(result.total_cost_usd);
   return {
-    inputTokens: num(usage.input_tokens),
-    outputTokens: num(usage.output_tokens),
-    cacheReadTokens: num(usage.cache_read_input_tokens),
-    cacheWriteTokens: num(usage.cache_creation_input_tokens),
+    inputTokens: asNumber(usage.input_tokens),
+    outputTokens: asNumber(usage.output_tokens),
+    cacheReadTokens: asNumber(usage.cache_read_input_tokens),
+    cacheWriteTokens: asNumber(usage.cache_creation_input_tokens),
     costUsd,
   };
 }
 
 /** The status of a result that is an error, from the HTTP status of the failed API call if any. */
-function errorOutcome(result: Json): { status: Status; error: string } {
+function errorOutcome(result: JsonObject): { status: Status; error: string } {
   const errors = Array.isArray(result.errors) ? result.errors.map(String) : [];
   const text = [typeof result.result === 'string' ? result.result : '', ...errors].filter(Boolean).join('; ');
   const subtype = String(result.subtype ?? '');
   if (subtype === 'error_max_turns')
     return { status: 'failed', error: text || 'reached the maximum number of turns' };
   if (subtype === 'error_during_execution') return { status: errorStatus('crash'), error: text || subtype };
-  const httpStatus = num(result.api_error_status);
+  const httpStatus = asNumber(result.api_error_status);
   if (httpStatus === 401 || httpStatus === 403) return { status: errorStatus('auth'), error: text };
   if (httpStatus === 429) return { status: errorStatus('rate_limit'), error: text };
   if (/prompt is too long|context (window|length)/i.test(text))
@@ -92,14 +85,7 @@ export class ClaudeStreamParser implements AgentStreamParser {
   constructor(private readonly resumed: boolean) {}
 
   parse(line: string): TrajectoryEvent[] {
-    let event: Json | undefined;
-    try {
-      event = asObject(JSON.parse(line));
-    } catch {
-      throw new AgentProtocolError(`claude printed a line that is not JSON: ${line.slice(0, 200)}`);
-    }
-    if (!event || typeof event.type !== 'string')
-      throw new AgentProtocolError(`claude printed JSON without a type: ${line.slice(0, 200)}`);
+    const event = parseJsonLine('claude', line);
     switch (event.type) {
       case 'system':
         return this.system(event);
@@ -115,7 +101,7 @@ export class ClaudeStreamParser implements AgentStreamParser {
     }
   }
 
-  private system(event: Json): TrajectoryEvent[] {
+  private system(event: JsonObject): TrajectoryEvent[] {
     if (event.subtype === 'init' && typeof event.session_id === 'string') {
       this.sessionId = event.session_id;
       const start: TrajectoryEvent = {
@@ -142,14 +128,14 @@ export class ClaudeStreamParser implements AgentStreamParser {
         {
           type: 'error',
           errorClass: 'model',
-          message: `model request failed (${status}: ${String(event.error ?? 'unknown')}); retry ${num(event.attempt)} of ${num(event.max_retries)}`,
+          message: `model request failed (${status}: ${String(event.error ?? 'unknown')}); retry ${asNumber(event.attempt)} of ${asNumber(event.max_retries)}`,
         },
       ];
     }
     return [];
   }
 
-  private assistant(event: Json): TrajectoryEvent[] {
+  private assistant(event: JsonObject): TrajectoryEvent[] {
     const events: TrajectoryEvent[] = [];
     for (const block of blocks(event.message)) {
       if (block.type === 'text' && block.text) {
@@ -164,7 +150,7 @@ export class ClaudeStreamParser implements AgentStreamParser {
     return events;
   }
 
-  private user(event: Json): TrajectoryEvent[] {
+  private user(event: JsonObject): TrajectoryEvent[] {
     return blocks(event.message)
       .filter((block) => block.type === 'tool_result' && block.tool_use_id)
       .map((block) => ({
@@ -175,12 +161,12 @@ export class ClaudeStreamParser implements AgentStreamParser {
       }));
   }
 
-  private result(event: Json): TrajectoryEvent[] {
+  private result(event: JsonObject): TrajectoryEvent[] {
     this.usage = usageOf(event);
     if (typeof event.result === 'string' && event.result) this.finalText = event.result;
     this.outcome =
       event.is_error === true || event.subtype !== 'success' ? errorOutcome(event) : { status: 'ok' };
-    const model = asObject(event.modelUsage) ? Object.keys(event.modelUsage as Json)[0] : undefined;
+    const model = asObject(event.modelUsage) ? Object.keys(event.modelUsage as JsonObject)[0] : undefined;
     const usage: TrajectoryEvent = { type: 'usage', usage: this.usage };
     if (model) usage.model = model;
     return [usage];

@@ -54,7 +54,7 @@ describe('claude-code faults', () => {
   it('refuses a version other than the installed one', async () => {
     const { sandbox, harness } = await setup(bash('true'), { version: '1.0.0' });
     await expect(harness.prepare(sandbox)).rejects.toThrow(
-      new RegExp(`asks for Claude Code 1\\.0\\.0 but .* is ${pinnedVersion.replaceAll('.', '\\.')}`),
+      new RegExp(`asks for version 1\\.0\\.0 but .* is ${pinnedVersion.replaceAll('.', '\\.')}`),
     );
   });
 

@@ -25,14 +25,3 @@ export async function makeAgentHome(sandbox: Sandbox, name: string): Promise<Age
     );
   return { dir, root: uid === '0' };
 }
-
-/** Runs `binary --version` in the sandbox and returns what it printed. */
-export async function probeVersion(sandbox: Sandbox, agent: string, binary: string): Promise<string> {
-  const result = await sandbox.exec([binary, '--version'], { user: 'agent', timeoutMs: 60_000 });
-  if (result.exitCode !== 0)
-    throw new ClassifiedError(
-      'harness',
-      `${agent} at ${binary} does not run in the sandbox (exit code ${result.exitCode}): ${tail(result.stderr || result.stdout)}`,
-    );
-  return result.stdout.trim();
-}

@@ -17,6 +17,8 @@ export interface AgentStreamParser {
   readonly finalText: string;
   /** Tokens and cost the agent reported for this turn so far. */
   readonly usage: Usage;
+  /** The last error the agent printed in its stream, for the message of a turn that crashed. */
+  readonly lastError?: string;
 }
 
 /** A line of agent output that the parser cannot read. */
@@ -203,8 +205,9 @@ export async function* runAgentTurn(
     );
     return;
   }
+  const cause = [parser.lastError, stderr].filter(Boolean).join('; ');
   yield end(
     errorStatus('crash'),
-    `${options.agent} exited with code ${exitCode ?? 'none'} before reporting a result${stderr ? `: ${stderr}` : ''}`,
+    `${options.agent} exited with code ${exitCode ?? 'none'} before reporting a result${cause ? `: ${cause}` : ''}`,
   );
 }

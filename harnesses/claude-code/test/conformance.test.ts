@@ -1,0 +1,14 @@
+import { ClaudeCode, claudeCodeOptions } from '../src/index.js';
+import { describeScriptedHarness } from './support/scripted-conformance.js';
+
+// A slow turn runs a command that waits; Claude Code refuses a bare `sleep`.
+const wait = `python3 -c 'import time; time.sleep(30)'`;
+
+describeScriptedHarness(
+  'claude-code',
+  (gateway) => new ClaudeCode(claudeCodeOptions.parse({}), gateway),
+  (pace) =>
+    pace === 'slow'
+      ? [{ toolCalls: [{ name: 'Bash', input: { command: wait } }] }, { text: 'waited' }]
+      : [{ text: 'first turn done' }, { text: 'second turn done' }],
+);

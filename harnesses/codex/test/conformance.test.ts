@@ -1,0 +1,14 @@
+import { describeScriptedHarness } from '../../claude-code/test/support/scripted-conformance.js';
+import { Codex, codexOptions } from '../src/index.js';
+
+describeScriptedHarness(
+  'codex',
+  (gateway) => new Codex(codexOptions.parse({}), gateway),
+  (pace) =>
+    pace === 'slow'
+      ? [
+          { toolCalls: [{ name: 'exec_command', input: { cmd: 'sleep 30', yield_time_ms: 30_000 } }] },
+          { text: 'waited' },
+        ]
+      : [{ text: 'first turn done' }, { text: 'second turn done' }],
+);
