@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import {
   ClassifiedError,
   type Environment,
@@ -43,8 +44,12 @@ export async function connectDocker(docker = new Docker()): Promise<Docker> {
   }
 }
 
-function parseMount(spec: string): { Type: 'bind'; Source: string; Target: string; ReadOnly: true } {
-  const [source = '', target] = spec.split(':');
+function parseMount(
+  spec: string,
+  baseDir: string,
+): { Type: 'bind'; Source: string; Target: string; ReadOnly: true } {
+  const [path = '', target] = spec.split(':');
+  const source = resolve(baseDir, path);
   if (!existsSync(source))
     throw new ClassifiedError('sandbox', `docker option mounts: host path ${source} does not exist`);
   return { Type: 'bind', Source: source, Target: target ?? source, ReadOnly: true };
@@ -62,6 +67,8 @@ export class DockerEnvironment implements Environment {
   constructor(
     private readonly options: DockerOptions,
     private readonly store?: SnapshotStore,
+    /** Relative host paths in `mounts` start here: the experiment file's directory. */
+    private readonly baseDir = process.cwd(),
     private readonly client?: Docker,
   ) {}
 
@@ -141,7 +148,7 @@ export class DockerEnvironment implements Environment {
             Target: this.options.workspace,
             VolumeOptions: { NoCopy: false, Labels: tags, DriverConfig: { Name: 'local', Options: {} } },
           },
-          ...this.options.mounts.map(parseMount),
+          ...this.options.mounts.map((m) => parseMount(m, this.baseDir)),
         ],
       },
     });

@@ -118,9 +118,10 @@ export class DockerCommand implements SandboxProcess {
     });
     const { timeoutMs, signal } = this.request;
     if (timeoutMs !== undefined) this.timer = setTimeout(() => void this.stop('timeout'), timeoutMs);
-    if (signal?.aborted) void this.stop('kill');
-    else signal?.addEventListener('abort', () => void this.stop('kill'), { once: true });
-    this.result = this.finish();
+    const onAbort = () => void this.stop('kill');
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    this.result = this.finish().finally(() => signal?.removeEventListener('abort', onAbort));
   }
 
   private async processId(): Promise<number> {

@@ -26,7 +26,12 @@ export default definePlugin({
   options: dockerOptions,
   register(bind, options) {
     bind(tokens.Environment).toDynamicValue(
-      (ctx) => new DockerEnvironment(options, ctx.get(tokens.SnapshotStore, { optional: true })),
+      (ctx) =>
+        new DockerEnvironment(
+          options,
+          ctx.get(tokens.SnapshotStore, { optional: true }),
+          ctx.get(tokens.Run, { optional: true })?.baseDir,
+        ),
     );
   },
 });

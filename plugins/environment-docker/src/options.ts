@@ -49,10 +49,14 @@ export const dockerOptions = z
         'Guard the host with iptables rules per run network (needs root on the Docker host). Turning it off lets sandboxes reach every service the host listens with on all addresses.',
       ),
     mounts: z
-      .array(z.string().regex(/^\/[^:]*(:\/[^:]*)?$/, 'HOST_PATH or HOST_PATH:CONTAINER_PATH, both absolute'))
+      .array(
+        z
+          .string()
+          .regex(/^[^:]+(:\/[^:]*)?$/, 'HOST_PATH or HOST_PATH:CONTAINER_PATH (the container path absolute)'),
+      )
       .default([])
       .describe(
-        'Host paths mounted read-only in every container, at the same path unless `HOST:CONTAINER` says otherwise; for agent CLIs installed on the host, e.g. node_modules/@anthropic-ai/claude-code-linux-x64.',
+        "Host paths mounted read-only in every container, at the same absolute path unless `HOST:CONTAINER` says otherwise; a relative host path is taken from the experiment file's directory. For agent CLIs installed on the host, e.g. ../node_modules/@anthropic-ai/claude-code-linux-x64.",
       ),
     env: z
       .record(z.string(), z.string())

@@ -4,6 +4,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DockerEnvironment, dockerOptions } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
 import { connectProbe, environment, spec, withSandbox, withTempDir } from './helpers.js';
 
@@ -131,6 +132,30 @@ if (!skipWithoutDocker()) {
           const host = new URL(url).hostname;
           expect((await b.exec(connectProbe(host, 8000))).stdout.trim()).not.toMatch(/^open/);
           await server.kill();
+        });
+      });
+    });
+  });
+}
+
+if (!skipWithoutDocker()) {
+  describe('docker mounts', () => {
+    it('mounts host paths read-only at the same path (or where HOST:CONTAINER says), relative to the experiment', async () => {
+      await withTempDir(async (dir) => {
+        await mkdir(join(dir, 'tool'));
+        await writeFile(join(dir, 'tool', 'hello'), '#!/bin/sh\necho hello from the host\n', { mode: 0o755 });
+        const env = new DockerEnvironment(
+          dockerOptions.parse({ mounts: ['tool', `${join(dir, 'tool')}:/opt/tool`] }),
+          undefined,
+          dir,
+        );
+        await withSandbox(env, spec('mounts'), async (sandbox) => {
+          expect((await sandbox.exec([join(dir, 'tool', 'hello')])).stdout).toBe('hello from the host\n');
+          expect((await sandbox.exec(['/opt/tool/hello'])).stdout).toBe('hello from the host\n');
+          const write = await sandbox.exec(['sh', '-c', `echo x > ${join(dir, 'tool', 'new')}`], {
+            user: 'root',
+          });
+          expect(write.stderr).toContain('Read-only file system');
         });
       });
     });

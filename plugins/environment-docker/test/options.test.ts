@@ -11,7 +11,7 @@ describe('docker options', () => {
   });
 
   it('refuses bad options with the key at fault', () => {
-    const bad = dockerOptions.safeParse({ memory: 'plenty', mounts: ['relative/path'], pids: 2 });
+    const bad = dockerOptions.safeParse({ memory: 'plenty', mounts: ['/host:relative/target'], pids: 2 });
     expect(bad.success).toBe(false);
     const keys = bad.error?.issues.map((i) => i.path.join('.'));
     expect(keys).toEqual(expect.arrayContaining(['memory', 'mounts.0', 'pids']));
