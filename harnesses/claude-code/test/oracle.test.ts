@@ -1,9 +1,7 @@
 import { type TrajectoryEvent, toAtif } from '@longhaul/core';
-import { createGateway } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
-import { HostSandbox } from './support/host-sandbox.js';
-import { readTree, twoStepTask } from './support/oracle-task.js';
+import { oracleSandbox, readTree, twoStepTask } from './support/oracle-task.js';
 import { ofType, runTurn, turnOptions } from './support/turns.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -13,13 +11,8 @@ afterEach(async () => {
 
 describe('claude-code driven by the oracle model (real CLI)', () => {
   it('reaches each step’s reference solution, the second step in the resumed session', async () => {
-    const sandbox = await HostSandbox.create();
-    cleanup.push(() => sandbox.close());
-    const gateway = await createGateway(
-      { models: { oracle: { backend: 'oracle' } } },
-      { runDir: sandbox.root },
-    );
-    cleanup.push(() => gateway.close());
+    const { sandbox, gateway, dispose } = await oracleSandbox();
+    cleanup.push(dispose);
     const harness = new ClaudeCode(claudeCodeOptions.parse({}), gateway);
     await harness.prepare(sandbox);
     const trajectory: TrajectoryEvent[] = [];

@@ -1,8 +1,6 @@
 import { type TrajectoryEvent, toAtif } from '@longhaul/core';
-import { createGateway } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HostSandbox } from '../../claude-code/test/support/host-sandbox.js';
-import { readTree, twoStepTask } from '../../claude-code/test/support/oracle-task.js';
+import { oracleSandbox, readTree, twoStepTask } from '../../claude-code/test/support/oracle-task.js';
 import { ofType, runTurn, turnOptions } from '../../claude-code/test/support/turns.js';
 import { Codex, codexOptions, pinnedVersion } from '../src/index.js';
 
@@ -13,13 +11,8 @@ afterEach(async () => {
 
 describe('codex driven by the oracle model (real CLI)', () => {
   it('reaches each step’s reference solution, the second step in the resumed thread', async () => {
-    const sandbox = await HostSandbox.create();
-    cleanup.push(() => sandbox.close());
-    const gateway = await createGateway(
-      { models: { oracle: { backend: 'oracle' } } },
-      { runDir: sandbox.root },
-    );
-    cleanup.push(() => gateway.close());
+    const { sandbox, gateway, dispose } = await oracleSandbox();
+    cleanup.push(dispose);
     const harness = new Codex(codexOptions.parse({}), gateway);
     await harness.prepare(sandbox);
     const trajectory: TrajectoryEvent[] = [];

@@ -2,6 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Task } from '@longhaul/core';
+import { createGateway, type Gateway } from '@longhaul/gateway';
+import { HostSandbox } from './host-sandbox.js';
 
 const root = fileURLToPath(new URL('../fixtures/two-step', import.meta.url));
 
@@ -50,4 +52,25 @@ export async function readTree(dir: string): Promise<Record<string, string>> {
     files[path] = await readFile(join(dir, path), 'utf8');
   }
   return files;
+}
+
+/** A host sandbox and a gateway whose only model is the oracle, disposed by `dispose`. */
+export async function oracleSandbox(): Promise<{
+  sandbox: HostSandbox;
+  gateway: Gateway;
+  dispose: () => Promise<void>;
+}> {
+  const sandbox = await HostSandbox.create();
+  const gateway = await createGateway(
+    { models: { oracle: { backend: 'oracle' } } },
+    { runDir: sandbox.root },
+  );
+  return {
+    sandbox,
+    gateway,
+    dispose: async () => {
+      await gateway.close();
+      await sandbox.close();
+    },
+  };
 }
