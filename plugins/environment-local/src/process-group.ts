@@ -51,6 +51,25 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Leaders of groups still running. Detached groups outlive the runner unless it kills them. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/** Kills every group still running; runs when the process exits, so no sandbox command outlives it. */
+export function killLiveGroups(): void {
+  for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+  liveGroups.clear();
+}
+
+function track(pid: number | undefined): void {
+  if (pid === undefined) return;
+  liveGroups.add(pid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', killLiveGroups);
+  }
+}
+
 /**
  * A command run as the leader of its own process group, so that stopping it stops everything it
  * started. When the leader exits, whatever it left running in the group is killed too: a command
@@ -82,12 +101,16 @@ export class ProcessGroup {
       ...(options.stdin === undefined ? { stdin: 'ignore' as const } : { input: options.stdin }),
     });
     this.pid = subprocess.pid;
+    track(this.pid);
     subprocess.stdout?.on('data', (chunk: Buffer) => this.stdout.push(chunk));
     subprocess.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
     this.leaderExit = new Promise((resolve) => {
       subprocess.once('exit', () => {
         this.exited = true;
-        if (this.pid !== undefined) signalGroup(this.pid, 'SIGKILL');
+        if (this.pid !== undefined) {
+          signalGroup(this.pid, 'SIGKILL');
+          liveGroups.delete(this.pid);
+        }
         resolve();
       });
       subprocess.once('error', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { ProcessGroup } from '../src/process-group.js';
+import { killLiveGroups, ProcessGroup } from '../src/process-group.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'longhaul-pg-'));
 const options = {
@@ -57,5 +57,16 @@ describe('ProcessGroup', () => {
     const group = new ProcessGroup(['cat'], { ...options, stdin: 'in put' });
     await group.done;
     expect(group.stdout.text()).toBe('in put');
+  });
+
+  it('kills every group still running when asked at exit', async () => {
+    const groups = ['a', 'b'].map(
+      (name) => new ProcessGroup(['sh', '-c', `(sleep 1; touch late-${name}) & sleep 30`], options),
+    );
+    await delay(100);
+    killLiveGroups();
+    for (const group of groups) expect((await group.done).exitCode).toBeNull();
+    await delay(1_300);
+    expect(existsSync(join(cwd, 'late-a')) || existsSync(join(cwd, 'late-b'))).toBe(false);
   });
 });
