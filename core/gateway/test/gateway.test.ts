@@ -18,9 +18,15 @@ describe('gateway', () => {
     expect(bridge.hostBaseUrl).toBe(gateway.url);
     expect(bridge.token).toBe(local.token);
     const client = new Anthropic({ baseURL: bridge.baseUrl, apiKey: bridge.token });
-    const reply = await client.messages.create({ model: 'fake', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] });
+    const reply = await client.messages.create({
+      model: 'fake',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(reply.content).toEqual([{ type: 'text', text: 'ok' }]);
-    await expect(gateway.endpoint('trial-3', '0.0.0.0')).rejects.toThrow(/never listens on a wildcard address/);
+    await expect(gateway.endpoint('trial-3', '0.0.0.0')).rejects.toThrow(
+      /never listens on a wildcard address/,
+    );
     await expect(gateway.endpoint('trial-3', '::')).rejects.toThrow(/never listens on a wildcard address/);
   });
 
@@ -61,16 +67,25 @@ describe('gateway', () => {
       { runDir: await tempDir(), configFile: 'exp.yaml' },
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).issues[0]).toMatchObject({ file: 'exp.yaml', key: 'models.fake.apiKeyEnv' });
+    expect((error as ConfigError).issues[0]).toMatchObject({
+      file: 'exp.yaml',
+      key: 'models.fake.apiKeyEnv',
+    });
   });
 
   it('answers unknown endpoints with 404 and lists models for a valid token only', async () => {
     const { baseUrl, token } = await startGateway({ models: { fake: scripted, other: scripted } });
     const models = await fetch(`${baseUrl}/v1/models`, { headers: { authorization: `Bearer ${token}` } });
-    expect((await models.json()).data.map((m: { id: string }) => m.id)).toEqual(['fake', 'other']);
+    const list = (await models.json()) as { data: { id: string }[] };
+    expect(list.data.map((m) => m.id)).toEqual(['fake', 'other']);
     expect((await fetch(`${baseUrl}/v1/models`)).status).toBe(401);
-    const missing = await fetch(`${baseUrl}/v1/embeddings`, { method: 'POST', headers: { 'x-api-key': token } });
+    const missing = await fetch(`${baseUrl}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'x-api-key': token },
+    });
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toMatchObject({ error: { message: 'no such endpoint: POST /v1/embeddings' } });
+    expect(await missing.json()).toMatchObject({
+      error: { message: 'no such endpoint: POST /v1/embeddings' },
+    });
   });
 });

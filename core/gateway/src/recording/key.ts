@@ -12,6 +12,8 @@ function escapeRegExp(text: string): string {
  */
 const volatile: [RegExp, string][] = [
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>'],
+  // Codex numbers the output chunks and sessions of its exec_command tool at random.
+  [/\b(Chunk ID|session ID):? [0-9a-zA-Z]+/g, '$1 <id>'],
   [/\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?/g, '<date>'],
   [/\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AP]M)?\b/g, '<time>'],
   [/\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|secs)\b/g, '<duration>'],
@@ -24,32 +26,80 @@ const volatile: [RegExp, string][] = [
   ],
 ];
 
-/** Blanks the volatile parts of a text, plus whatever the experiment's `ignore` patterns match. */
-export function scrub(text: string, ignore: RegExp[] = []): string {
+/** Where agents say their working directory is: Claude Code's system prompt, Codex's context, the oracle's listing. */
+const workingDirPatterns = [
+  /Primary working directory: (\/\S+)/g,
+  /Working directory: (\/\S+)/g,
+  /<cwd>(\/[^<]+)<\/cwd>/g,
+  /__LH_CWD__(\/\S+)/g,
+];
+
+function texts(request: ModelRequest): string[] {
+  return [
+    request.system,
+    ...request.messages.flatMap((m) =>
+      m.content.map((p) => (p.type === 'tool_call' ? '' : p.type === 'text' ? p.text : p.content)),
+    ),
+  ];
+}
+
+/** Working directories a request names, longest first, so they can be blanked wherever they appear. */
+export function workingDirs(request: ModelRequest): string[] {
+  const dirs = new Set<string>();
+  for (const text of texts(request))
+    for (const pattern of workingDirPatterns)
+      for (const match of text.matchAll(pattern)) {
+        const dir = match[1]?.replace(/\/+$/, '');
+        if (dir && dir.length > 1) dirs.add(dir);
+      }
+  return [...dirs].sort((a, b) => b.length - a.length);
+}
+
+/** The agent's working directory: the first one the request names, in the order of the patterns. */
+export function primaryWorkingDir(request: ModelRequest): string | undefined {
+  const all = texts(request);
+  for (const pattern of workingDirPatterns)
+    for (const text of all) {
+      const dir = [...text.matchAll(pattern)][0]?.[1]?.replace(/\/+$/, '');
+      if (dir && dir.length > 1) return dir;
+    }
+  return undefined;
+}
+
+/**
+ * Blanks the volatile parts of a text: the working directories given, ids, dates, times,
+ * durations, temporary paths, plus whatever the experiment's `ignore` patterns match.
+ */
+export function scrub(text: string, ignore: RegExp[] = [], dirs: string[] = []): string {
   let out = text;
+  for (const dir of dirs) out = out.split(dir).join('<cwd>');
   for (const [pattern, replacement] of volatile) out = out.replace(pattern, replacement);
   for (const pattern of ignore) out = out.replace(pattern, '');
   return out;
 }
 
-function part(value: Part, ignore: RegExp[]): unknown {
-  if (value.type === 'text') return ['text', scrub(value.text, ignore)];
-  if (value.type === 'tool_call') return ['call', value.name, scrub(JSON.stringify(value.input), ignore)];
-  return ['result', scrub(value.content, ignore), value.isError === true];
+function part(value: Part, ignore: RegExp[], dirs: string[]): unknown {
+  if (value.type === 'text') return ['text', scrub(value.text, ignore, dirs)];
+  if (value.type === 'tool_call')
+    return ['call', value.name, scrub(JSON.stringify(value.input), ignore, dirs)];
+  return ['result', scrub(value.content, ignore, dirs), value.isError === true];
 }
 
 /**
  * The key a request is recorded and replayed under: the model, the names of the tools offered
- * and the conversation, with ids and volatile text blanked. The system prompt is left out: agent
+ * and the conversation, with ids, the working directory and other volatile text blanked. The system prompt is left out: agent
  * CLIs put the date, the working directory and their own version in it.
  */
 export function requestKey(request: ModelRequest, ignore: RegExp[] = []): string {
+  const dirs = workingDirs(request);
   const shape = {
     model: request.model,
     tools: request.tools.map((tool) => tool.name).sort(),
     messages: request.messages.map((message) => [
       message.role,
-      message.content.filter((p) => !(p.type === 'text' && p.text.trim() === '')).map((p) => part(p, ignore)),
+      message.content
+        .filter((p) => !(p.type === 'text' && p.text.trim() === ''))
+        .map((p) => part(p, ignore, dirs)),
     ]),
   };
   return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 32);

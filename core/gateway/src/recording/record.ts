@@ -4,7 +4,7 @@ import type { Logger } from '@longhaul/core';
 import { codecs } from '../api/codecs.js';
 import { type Backend, type BackendResult, type CallContext, tee } from '../backends/backend.js';
 import { type ModelRequest, messageText, zeroCounts } from '../model.js';
-import { requestKey } from './key.js';
+import { primaryWorkingDir, requestKey } from './key.js';
 import { type RecordedExchange, recordingFile } from './recording.js';
 
 /** Gateway tokens look like this; an agent may echo its environment into a tool result. */
@@ -61,6 +61,7 @@ export class RecordBackend implements Backend {
         api: request.api,
         stream: request.stream,
         at: new Date().toISOString(),
+        cwd: primaryWorkingDir(request),
         request: {
           messages: request.messages.length,
           last: messageText(request.messages.at(-1)).slice(0, 500),

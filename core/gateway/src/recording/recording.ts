@@ -8,6 +8,8 @@ export interface RecordedExchange {
   api: Api;
   stream: boolean;
   at: string;
+  /** The agent's working directory, replaced by the replaying agent's own in the answer. */
+  cwd?: string;
   /** Enough of the request to recognise it: message count and the last message's text. */
   request: { messages: number; last: string };
   reply: ModelReply;

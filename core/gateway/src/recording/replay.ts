@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { ConfigError } from '@longhaul/core';
 import type { Backend, BackendResult, CallContext } from '../backends/backend.js';
 import { GatewayError } from '../errors.js';
-import { type ModelRequest, messageText } from '../model.js';
-import { requestKey } from './key.js';
+import { type ModelReply, type ModelRequest, messageText } from '../model.js';
+import { primaryWorkingDir, requestKey } from './key.js';
 import { type RecordedExchange, recordingFile } from './recording.js';
 
 export async function loadRecording(from: string): Promise<RecordedExchange[]> {
@@ -71,8 +71,13 @@ export class ReplayBackend implements Backend {
       );
     }
     this.used.set(slot, index + 1);
+    // Recorded answers name the recording agent's working directory (absolute paths in tool
+    // calls); the replaying agent works elsewhere when its sandbox is a fresh temporary directory.
+    const cwd = primaryWorkingDir(request);
+    const relocate = (text: string) =>
+      exchange.cwd && cwd && exchange.cwd !== cwd ? text.split(exchange.cwd).join(cwd) : text;
     if (exchange.api === request.api && exchange.stream === request.stream) {
-      const body = Buffer.from(exchange.response.body, 'utf8');
+      const body = Buffer.from(relocate(exchange.response.body), 'utf8');
       return {
         kind: 'raw',
         status: exchange.response.status,
@@ -82,6 +87,7 @@ export class ReplayBackend implements Backend {
         })(),
       };
     }
-    return { kind: 'reply', reply: { ...exchange.reply, model: request.model } };
+    const reply = JSON.parse(relocate(JSON.stringify(exchange.reply))) as ModelReply;
+    return { kind: 'reply', reply: { ...reply, model: request.model } };
   }
 }
