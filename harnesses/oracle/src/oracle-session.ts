@@ -74,9 +74,11 @@ export class OracleSession implements Session {
 
     const events: TrajectoryEvent[] = [];
     try {
-      const wanted = await readDirectoryFiles(step.solution);
-      const changes = workspaceChanges(await this.sandbox.pull(), wanted);
-      await this.sandbox.push(wanted);
+      const before = await this.sandbox.pull();
+      await this.sandbox.push(await readDirectoryFiles(step.solution));
+      // Reported from the workspace as the sandbox now sees it, so files the environment
+      // leaves out of the workspace (its excludes) are not claimed as written.
+      const changes = workspaceChanges(before, await this.sandbox.pull());
       for (const file of changes.written) {
         const id = `oracle-call-${++this.calls}`;
         events.push(

@@ -116,6 +116,20 @@ describe('oracle harness', () => {
     expect(second.events.some((e) => e.type === 'session.start')).toBe(false);
   });
 
+  it('does not claim files the environment keeps out of the workspace', async () => {
+    const sandbox = await openSandbox();
+    const push = sandbox.push.bind(sandbox);
+    sandbox.push = (files) => push(files.filter((f) => !f.path.includes('__pycache__')));
+    const root = await mkdtemp(join(tmpdir(), 'longhaul-oracle-cache-'));
+    await put(root, { 'main.py': 'print(1)\n', '__pycache__/main.cpython-311.pyc': 'bytecode' });
+    const session = await instantiatePlugin<Harness>(oracle).openSession(sandbox, { trialId: 't' });
+    const { events } = await turn(session, { task, steps: [{ ...task.steps[0]!, solution: root }] });
+    expect(calls(events)).toEqual([
+      ['write_file', 'main.py'],
+      ['delete_file', 'README.md'],
+    ]);
+  });
+
   it('writes the solution of the last step when a turn covers several (single-shot)', async () => {
     const sandbox = await openSandbox();
     const session = await instantiatePlugin<Harness>(oracle).openSession(sandbox, { trialId: 't' });
