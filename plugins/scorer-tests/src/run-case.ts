@@ -46,13 +46,10 @@ export async function runCase(sandbox: Sandbox, item: LoadedCase, options: CaseR
     const fault = failedRun(result, target, options.timeoutMs);
     if (fault) return { checks: [fault], result, files: {} };
     if (result.exitCode !== before.exitCode) {
-      const last = result.stderr.trim().split('\n').at(-1)?.slice(0, 120) ?? '';
+      const last = result.stderr.trim().split('\n').at(-1)?.slice(0, 120);
       const summary = `expected exit ${before.exitCode}, got ${result.exitCode}`;
-      return {
-        checks: [{ target, passed: false, reason: `${summary}: ${last}`, summary }],
-        result,
-        files: {},
-      };
+      const reason = last ? `${summary}: ${last}` : summary;
+      return { checks: [{ target, passed: false, reason, summary }], result, files: {} };
     }
   }
   const result = await exec(spec.argv, spec.stdin);

@@ -1,6 +1,6 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   parseYaml,
   readDirectoryFiles,
@@ -87,4 +87,14 @@ export async function scoreStep(
     list,
     outDir: context.outDir,
   };
+}
+
+/** A task written from `files` (paths relative to the task directory) into a temp directory. */
+export async function taskWith(files: Record<string, string>): Promise<Task> {
+  const root = await mkdtemp(join(tmpdir(), 'longhaul-task-'));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  return taskFromDir(root);
 }

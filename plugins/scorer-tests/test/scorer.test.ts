@@ -1,10 +1,9 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Task } from '@longhaul/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import plugin, { version } from '../src/index.js';
-import { scoreStep, taskFromDir } from './harness.js';
+import { scoreStep, taskFromDir, taskWith } from './harness.js';
 
 const fixture = join(import.meta.dirname, 'fixtures/greet');
 let task: Task;
@@ -148,21 +147,48 @@ describe('scorer tests', () => {
   });
 
   it('gives every case the workspace of the snapshot, even after a case wrote over a file of it', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'longhaul-overwrite-'));
-    const files: Record<string, string> = {
+    const cat = await taskWith({
       'task.yaml': 'id: cat\ntitle: Cat\nentrypoint: python3 main.py\nlanguage: python\n',
       'steps/01-cat/cases/core/a-overwrite.yaml':
         'files: { data.txt: "bbbb\\n" }\nargv: []\nexpect: { stdout: { text: "bbbb\\n" } }\n',
       'steps/01-cat/cases/core/b-original.yaml': 'argv: []\nexpect: { stdout: { text: "aaaa\\n" } }\n',
       'steps/01-cat/solution/main.py': 'print(open("data.txt").read(), end="")\n',
       'steps/01-cat/solution/data.txt': 'aaaa\n',
-    };
-    for (const [path, text] of Object.entries(files)) {
-      await mkdir(dirname(join(root, path)), { recursive: true });
-      await writeFile(join(root, path), text);
-    }
-    const cat = await taskFromDir(root);
-    const { scores } = await scoreStep(cat, 0, join(root, 'steps/01-cat/solution'), { concurrency: 1 });
+    });
+    const { scores } = await scoreStep(cat, 0, cat.steps[0]!.solution!, { concurrency: 1 });
     expect(scores).toMatchObject({ strict: 1, 'core.passed': 2 });
+  });
+
+  it('passes stdin and env, and says why a before-invocation, an output file or an absent file failed', async () => {
+    const program = [
+      'import os, sys',
+      'cmd = sys.argv[1]',
+      'if cmd == "echo": print(sys.stdin.read().upper() + os.environ.get("SUFFIX", ""), end="")',
+      'if cmd == "fail": sys.exit(3)',
+      'if cmd == "touch": open("left.txt", "w").write("x")',
+    ].join('\n');
+    const task = await taskWith({
+      'task.yaml': 'id: io\ntitle: IO\nentrypoint: python3 main.py\nlanguage: python\n',
+      'steps/01-io/solution/main.py': `${program}\n`,
+      'steps/01-io/cases/core/stdin-env.yaml':
+        'argv: [echo]\nstdin: "abc"\nenv: { SUFFIX: "!" }\nexpect: { stdout: { text: "ABC!" } }\n',
+      'steps/01-io/cases/core/before-fails.yaml':
+        'before: [{ argv: [fail] }]\nargv: [echo]\nexpect: { stdout: { text: "" } }\n',
+      'steps/01-io/cases/core/before-expected-exit.yaml':
+        'before: [{ argv: [fail], exitCode: 3 }]\nargv: [echo]\nexpect: { stdout: { text: "" } }\n',
+      'steps/01-io/cases/functionality/missing-output.yaml':
+        'argv: [echo]\nexpect: { files: { out.txt: { text: "" } } }\n',
+      'steps/01-io/cases/functionality/unwanted-output.yaml':
+        'argv: [touch]\nexpect: { files: { left.txt: { absent: true } } }\n',
+    });
+    const { list } = await scoreStep(task, 0, task.steps[0]!.solution!);
+    const cases = (list[0]!.detail as { cases: { id: string; passed: boolean; reason?: string }[] }).cases;
+    expect(cases.map((item) => [item.id, item.passed, item.reason])).toEqual([
+      ['io/core/before-expected-exit', true, undefined],
+      ['io/core/before-fails', false, 'before[0]: expected exit 0, got 3'],
+      ['io/core/stdin-env', true, undefined],
+      ['io/functionality/missing-output', false, 'file out.txt: missing'],
+      ['io/functionality/unwanted-output', false, 'file left.txt: exists but should not'],
+    ]);
   });
 });
