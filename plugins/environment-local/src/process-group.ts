@@ -119,7 +119,7 @@ export class ProcessGroup {
       });
     });
     const cutPipes = this.leaderExit
-      .then(() => delay(pipeDrainMs))
+      .then(() => delay(pipeDrainMs, undefined, { ref: false }))
       .then(() => {
         for (const stream of [subprocess.stdout, subprocess.stderr] as (Readable | null)[]) stream?.destroy();
       });
