@@ -124,9 +124,15 @@ export class DockerCommand implements SandboxProcess {
     this.result = this.finish().finally(() => signal?.removeEventListener('abort', onAbort));
   }
 
+  /** The exec's state, or undefined once its container is gone (the sandbox was closed). */
+  private async inspect(): Promise<Docker.ExecInspectInfo | undefined> {
+    return this.exec.inspect().catch(() => undefined);
+  }
+
   private async processId(): Promise<number> {
     for (let attempt = 0; attempt < 500; attempt++) {
-      const info = await this.exec.inspect();
+      const info = await this.inspect();
+      if (info === undefined) return 0;
       if (info.Pid > 0 || (!info.Running && info.ExitCode !== null)) return info.Pid;
       await delay(attempt < 50 ? 2 : 20);
     }
@@ -160,15 +166,15 @@ export class DockerCommand implements SandboxProcess {
     const pid = await this.hostPid;
     if (pid > 0) await killSession(this.cgroup, pid);
     clearTimeout(this.timer);
-    let info = await this.exec.inspect();
-    for (let i = 0; info.Running && i < drainMs / 20; i++) {
+    let info = await this.inspect();
+    for (let i = 0; info?.Running && i < drainMs / 20; i++) {
       await delay(20);
-      info = await this.exec.inspect();
+      info = await this.inspect();
     }
     const after = await this.cgroup.read();
-    const killedBySignal = info.ExitCode === 137;
+    const killedBySignal = info?.ExitCode === 137;
     const result: DockerExecResult = {
-      exitCode: info.Running ? null : info.ExitCode,
+      exitCode: info === undefined || info.Running ? null : info.ExitCode,
       stdout: this.stdout.text(),
       stderr: this.stderr.text(),
       timedOut: this.stopped === 'timeout',

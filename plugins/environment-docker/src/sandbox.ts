@@ -58,7 +58,6 @@ export class DockerSandbox implements Sandbox {
   readonly workspace: string;
   readonly hostAddress: string;
   private closing: Promise<void> | undefined;
-  private readonly running = new Set<DockerCommand>();
 
   constructor(private readonly parts: SandboxParts) {
     this.id = parts.container.id.slice(0, 12);
@@ -129,8 +128,6 @@ export class DockerSandbox implements Sandbox {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
       });
-      this.running.add(command);
-      void command.wait().finally(() => this.running.delete(command));
       return command;
     } catch (error) {
       return this.fault(`exec ${argv[0]}`, error);

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxSpec } from '@longhaul/core';
@@ -55,4 +56,19 @@ try:
 except Exception as e:
     print(type(e).__name__)`,
   ];
+}
+
+/** A TCP server on the host that sends `greeting` to whoever connects. */
+export function serve(host: string, greeting: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer((socket) => socket.end(greeting));
+    server.once('error', reject);
+    server.listen(0, host, () => resolve(server));
+  });
+}
+
+export function portOf(server: Server): number {
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('server has no port');
+  return address.port;
 }

@@ -1,26 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DockerEnvironment, dockerOptions } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
-import { connectProbe, environment, spec, withSandbox, withTempDir } from './helpers.js';
-
-function serve(host: string, greeting: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer((socket) => socket.end(greeting));
-    server.once('error', reject);
-    server.listen(0, host, () => resolve(server));
-  });
-}
-
-function portOf(server: Server): number {
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('server has no port');
-  return address.port;
-}
+import { connectProbe, environment, portOf, serve, spec, withSandbox, withTempDir } from './helpers.js';
 
 /** An IPv4 address of this host that is not loopback and not a Docker bridge. */
 function otherHostAddress(): string | undefined {

@@ -71,3 +71,18 @@ if (!skipWithoutDocker()) {
     });
   });
 }
+
+if (!skipWithoutDocker()) {
+  describe('docker sandbox close', () => {
+    it('ends running commands when the sandbox closes; their results come back without a fault', async () => {
+      const sandbox = await environment().open(spec('close-running'));
+      const server = await sandbox.start(['sh', '-c', 'echo up; exec sleep 600']);
+      const exec = sandbox.exec(['sleep', '600']);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await sandbox.close();
+      const [started, ran] = await Promise.all([server.wait(), exec]);
+      expect(started.exitCode).not.toBe(0);
+      expect(ran.exitCode).not.toBe(0);
+    });
+  });
+}
