@@ -271,6 +271,7 @@ class Run {
       }
     }
     return {
+      experiment: { name: this.experiment.name, file: this.experiment.file },
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
       createdAt: new Date().toISOString(),
@@ -394,7 +395,8 @@ class Run {
       try {
         await reporter.finish({
           runDir: this.store.dir,
-          experiment: { name: this.experiment.name, file: this.experiment.file },
+          // A resumed run reports the file the run was started from, not its saved copy.
+          experiment: this.lock.lock.experiment ?? { name: this.experiment.name, file: this.experiment.file },
           trials,
           experimentScores,
           print: this.options.print ?? (() => {}),

@@ -3,6 +3,8 @@ import { sha256 } from './snapshot-store.js';
 
 /** lock.json: what a run was made with, so a result can be traced and repeated. */
 export interface LockFile {
+  /** The experiment as first run: its name and the file it was loaded from. */
+  experiment: { name: string; file: string };
   node: string;
   platform: string;
   createdAt: string;

@@ -117,6 +117,7 @@ describe('a run through the per-turn lifecycle', () => {
     await startRun(fixture.experiment, { runDir });
     const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8')) as LockFile;
     expect(lock.node).toBe(process.version);
+    expect(lock.experiment).toEqual({ name: 'fixture', file: fixture.experiment.file });
     expect(lock.plugins['harness:fake']).toEqual({
       kind: 'harness',
       id: 'fake',

@@ -151,6 +151,17 @@ describe('resume', () => {
     expect(harness.sessions[0]!.options.resume).toEqual({ history: ['Write part 1.', 'Write part 2.'] });
   });
 
+  it('reports the experiment file the run was started from, not the saved copy it resumed from', async () => {
+    const fixture = await makeFixture({ steps: 1 });
+    const runDir = join(fixture.dir, 'run');
+    await startRun(fixture.experiment, { runDir });
+    await resumeExperiment({ ...fixture.experiment, file: join(runDir, 'experiment.yaml') }, runDir);
+    expect(fixture.reporter.reports.map((r) => r.experiment)).toEqual([
+      { name: 'fixture', file: fixture.experiment.file },
+      { name: 'fixture', file: fixture.experiment.file },
+    ]);
+  });
+
   it('keeps complete trials as they are', async () => {
     const fixture = await makeFixture({ steps: 1 });
     const runDir = join(fixture.dir, 'run');
