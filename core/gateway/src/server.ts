@@ -145,10 +145,19 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
         : new GatewayError(500, 'internal', String(error), { cause: error });
     host.failed(trialId, failure);
     if (!res.headersSent) sendJson(res, failure.status, codec.renderError(failure.status, failure.message));
-    else if (codec.api === 'anthropic')
-      res.end(sseFrame(codec.renderError(failure.status, failure.message), 'error'));
-    else res.end(sseFrame({ type: 'error', ...codec.renderError(failure.status, failure.message) }, 'error'));
+    else res.end(streamError(codec, failure));
   }
+}
+
+/** The error event each API's stream parsers expect once a stream has started. */
+function streamError(codec: ApiCodec, failure: GatewayError): string {
+  const body = codec.renderError(failure.status, failure.message);
+  if (codec.api === 'anthropic') return sseFrame(body, 'error');
+  if (codec.api === 'chat') return sseFrame(body);
+  return sseFrame(
+    { type: 'error', code: failure.errorClass, message: failure.message, param: null },
+    'error',
+  );
 }
 
 async function answer(
@@ -173,9 +182,15 @@ async function answer(
   }
   res.writeHead(result.status, { 'content-type': result.contentType, 'cache-control': 'no-cache' });
   const seen: Buffer[] = [];
-  for await (const chunk of result.body) {
-    seen.push(Buffer.from(chunk));
-    res.write(chunk);
+  try {
+    for await (const chunk of result.body) {
+      seen.push(Buffer.from(chunk));
+      res.write(chunk);
+    }
+  } catch (error) {
+    throw new GatewayError(502, 'server', `the provider's answer broke off: ${String(error)}`, {
+      cause: error,
+    });
   }
   res.end();
   if (result.status >= 300) return;

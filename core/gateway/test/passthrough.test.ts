@@ -93,6 +93,25 @@ describe('passthrough backend', () => {
     expect(gateway.takeErrors('trial-1')).toEqual([]);
   });
 
+  it('ends a stream the provider breaks off with an error event the SDK raises, classified server', async () => {
+    const upstream = await fakeUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(anthropicStream('partial').split('event: content_block_delta')[0]);
+      setTimeout(() => res.destroy(), 20);
+    });
+    const { gateway, baseUrl, token } = await startGateway(
+      { models: { sonnet: sonnet(upstream.url) } },
+      { env: { TEST_ANTHROPIC_KEY: secret } },
+    );
+    const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
+    await expect(
+      client.messages
+        .stream({ model: 'sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
+        .finalMessage(),
+    ).rejects.toThrow(/broke off/);
+    expect(gateway.takeErrors('trial-1').map((error) => error.errorClass)).toEqual(['server']);
+  });
+
   it('classifies what the provider answers once retries are spent', async () => {
     const cases: [number, string, string][] = [
       [401, `invalid x-api-key ${secret}`, 'auth'],
