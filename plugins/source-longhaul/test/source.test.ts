@@ -229,5 +229,11 @@ describe('source longhaul: the problems shipped with longhaul', () => {
     ]);
     expect(worklog?.steps.every((step) => step.prompt.includes('python3 main.py summary'))).toBe(true);
     expect(worklog?.steps.every((step) => !step.prompt.includes('{{'))).toBe(true);
+    const disclosed = new Set(
+      worklog?.steps.flatMap((step) => step.discloses ?? []).map((item) => item.component),
+    );
+    expect(worklog?.components?.map((component) => component.id).filter((id) => !disclosed.has(id))).toEqual(
+      [],
+    );
   });
 });
