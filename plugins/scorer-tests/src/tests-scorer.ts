@@ -114,6 +114,7 @@ export class TestsScorer {
       actual: {
         exitCode: run.result?.exitCode ?? null,
         timedOut: run.result?.timedOut ?? false,
+        truncated: run.result?.truncated ?? false,
         stdout: run.result?.stdout ?? '',
         stderr: run.result?.stderr ?? '',
         files: run.files,
