@@ -114,11 +114,13 @@ export async function* runAgentTurn(
   }
 
   let exitCode: number | null | undefined;
+  let oomKilled = false;
   let exited = false;
   const exit = process.wait().then(
     (result) => {
       exited = true;
       exitCode = result.exitCode;
+      oomKilled = result.oomKilled === true;
     },
     () => {
       exited = true;
@@ -198,6 +200,10 @@ export async function* runAgentTurn(
     return;
   }
   const stderr = tail(process.output().stderr);
+  if (oomKilled) {
+    yield end(errorStatus('oom'), `${options.agent} was killed for memory by its sandbox's limit`);
+    return;
+  }
   if (firstBadLine !== undefined) {
     yield end(
       errorStatus('protocol'),

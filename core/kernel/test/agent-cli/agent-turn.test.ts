@@ -21,8 +21,15 @@ class ScriptedProcess implements SandboxProcess {
   wait() {
     return this.done;
   }
-  exit(exitCode: number | null) {
-    this.finish({ exitCode, stdout: this.stdout, stderr: this.stderr, timedOut: false, durationMs: 1 });
+  exit(exitCode: number | null, extra: Partial<ExecResult> = {}) {
+    this.finish({
+      exitCode,
+      stdout: this.stdout,
+      stderr: this.stderr,
+      timedOut: false,
+      durationMs: 1,
+      ...extra,
+    });
   }
   async kill() {
     this.killed = true;
@@ -118,6 +125,21 @@ describe('runAgentTurn', () => {
     expect(result.status).toBe('error:crash');
     expect(result.error).toContain('exited with code 139');
     expect(result.error).toContain('Segmentation fault');
+  });
+
+  it('classifies an agent the sandbox killed for memory as error:oom', async () => {
+    const process = new ScriptedProcess();
+    process.stdout = 'say working\n';
+    process.exit(137, { oomKilled: true });
+    const { result } = await collect(
+      runAgentTurn(sandboxFor(process), {
+        ...base,
+        parser: new LineParser(),
+        signal: new AbortController().signal,
+      }),
+    );
+    expect(result.status).toBe('error:oom');
+    expect(result.error).toContain('killed for memory');
   });
 
   it('classifies unreadable output as a protocol error', async () => {
