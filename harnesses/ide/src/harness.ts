@@ -1,0 +1,59 @@
+import {
+  ClassifiedError,
+  type Harness,
+  type HarnessCapabilities,
+  type ModelGateway,
+  type Sandbox,
+  type Session,
+  type SessionOptions,
+} from '@longhaul/core';
+import { isDirect, resolveModel } from './model.js';
+import type { IdeOptions } from './options.js';
+import { systemPrompt } from './prompt.js';
+import { IdeSession, isIdeState } from './session.js';
+import { offeredTools } from './tools/registry.js';
+
+/**
+ * IDE-Bench's agent: a tool loop in the runner's process over any model, whose tools act in the
+ * sandbox through the sandbox contract (so `local` and `docker` behave alike). Sessions hold
+ * their whole conversation in `state()`, so a crashed trial resumes where it stopped.
+ */
+export class IdeHarness implements Harness {
+  readonly capabilities: HarnessCapabilities = { resume: true, memoryFiles: [], hooks: false };
+
+  constructor(
+    private readonly options: IdeOptions,
+    private readonly gateway: ModelGateway | undefined,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  async prepare(_sandbox: Sandbox): Promise<Record<string, unknown>> {
+    if (isDirect(this.options)) resolveModel(this.options, undefined, this.env);
+    return {
+      agent: 'ide',
+      model: this.options.model ?? '(gateway)',
+      tools: offeredTools(this.options, []),
+    };
+  }
+
+  async openSession(sandbox: Sandbox, options: SessionOptions): Promise<Session> {
+    const endpoint =
+      options.model ??
+      (this.gateway && !isDirect(this.options)
+        ? await this.gateway.endpoint(options.trialId, sandbox.hostAddress)
+        : undefined);
+    const model = resolveModel(this.options, endpoint, this.env);
+    if (options.resume !== undefined && !isIdeState(options.resume))
+      throw new ClassifiedError(
+        'harness',
+        "harness 'ide': the saved session state is not one this harness wrote",
+      );
+    return new IdeSession(
+      sandbox,
+      this.options,
+      model,
+      systemPrompt(this.options.systemPrompt, options.systemPrompt),
+      options.resume,
+    );
+  }
+}

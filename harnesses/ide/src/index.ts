@@ -1,0 +1,30 @@
+import { definePlugin, tokens } from '@longhaul/core';
+import { IdeHarness } from './harness.js';
+import { ideOptions } from './options.js';
+
+export { IdeHarness } from './harness.js';
+export { isDirect, parseModel, type ResolvedModel, resolveModel } from './model.js';
+export { defaultProtected, type IdeOptions, ideOptions, paperProtected } from './options.js';
+export { paperSystemPrompt, systemPrompt } from './prompt.js';
+export { isTransient, modelFault, withRetries } from './retry.js';
+export { capOutput, IdeSession, type IdeState, isIdeState } from './session.js';
+export { applyLineEdits } from './tools/edit.js';
+export { fullStackTools, type ToolName, toolNames, unavailableTools } from './tools/names.js';
+export { PathPolicy } from './tools/policy.js';
+export { aiTools, allTools, offeredTools, runTool } from './tools/registry.js';
+export { SyntaxChecker } from './tools/syntax.js';
+export type { ToolContext, ToolResult } from './tools/tool.js';
+export { estimateTokens, truncateHistory } from './truncate.js';
+
+export default definePlugin({
+  kind: 'harness',
+  id: 'ide',
+  description:
+    "IDE-Bench's IDE-style tool loop (read_file, edit_file, search, terminal, full-stack tools) over any model, through the gateway or a provider",
+  options: ideOptions,
+  register(bind, options) {
+    bind(tokens.Harness).toDynamicValue(
+      (ctx) => new IdeHarness(options, ctx.get(tokens.Gateway, { optional: true })),
+    );
+  },
+});

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { toolNames } from './tools/names.js';
+
+/** Grading assets IDE-Bench's harness keeps away from the agent (its code-parity list). */
+export const defaultProtected = ['tasks/**', '**/run_tests.sh', '**/run-tests.sh', '**/task_tests.*'];
+
+/** The paper's stricter list (F.3.2): test files and test directories too. */
+export const paperProtected = [
+  ...defaultProtected,
+  '**/test_*.py',
+  '**/*.test.js',
+  '**/*.spec.ts',
+  '**/tests/**',
+  '**/__tests__/**',
+];
+
+export const ideOptions = z
+  .object({
+    model: z
+      .string()
+      .optional()
+      .describe(
+        "Model to drive the loop. A name without a prefix is asked of the run's gateway (default: the trial's gateway model); `anthropic:<id>`, `openai:<id>` or `openai-compatible:<id>` call that provider directly from the runner's process",
+      ),
+    api: z
+      .enum(['chat', 'responses', 'anthropic'])
+      .default('chat')
+      .describe(
+        'API used to reach the gateway: OpenAI Chat Completions (as LiteLLM in the paper), OpenAI Responses or Anthropic Messages',
+      ),
+    baseURL: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        'Base URL of an OpenAI-compatible provider (with `openai-compatible:<id>`), or to override a provider',
+      ),
+    apiKeyEnv: z
+      .string()
+      .optional()
+      .describe(
+        'Name of the host environment variable holding the provider key (default ANTHROPIC_API_KEY / OPENAI_API_KEY); the key never reaches the sandbox',
+      ),
+    maxIterations: z
+      .number()
+      .int()
+      .positive()
+      .default(100)
+      .describe('Model calls per turn (one call is one iteration); the paper uses 100'),
+    temperature: z
+      .number()
+      .min(0)
+      .max(2)
+      .optional()
+      .default(0.1)
+      .describe('Sampling temperature (paper: 0.1)'),
+    maxOutputTokens: z
+      .number()
+      .int()
+      .positive()
+      .default(4000)
+      .describe('Output tokens per model call (paper: 4000)'),
+    callTimeoutSeconds: z
+      .number()
+      .positive()
+      .default(600)
+      .describe('Time limit of one model call, seconds (paper: 600)'),
+    retries: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(5)
+      .describe('Retries of a model call after a transient error (429, 5xx, timeout, network)'),
+    retryDelaySeconds: z
+      .number()
+      .nonnegative()
+      .default(10)
+      .describe('First retry delay, doubled on every further retry (paper: 10 s, exponential)'),
+    truncateAfterMessages: z
+      .number()
+      .int()
+      .positive()
+      .default(25)
+      .describe('Context truncation looks at the history once it holds more messages than this (paper: 25)'),
+    contextWindow: z
+      .number()
+      .int()
+      .positive()
+      .default(128_000)
+      .describe("The model's context window in tokens, for truncation"),
+    contextShare: z
+      .number()
+      .gt(0)
+      .max(1)
+      .default(0.8)
+      .describe(
+        'Share of the context window the kept history may fill: system prompt, first user message and the most recent whole turns (paper: 0.8)',
+      ),
+    tools: z
+      .array(z.enum(toolNames))
+      .optional()
+      .describe('The tools offered (default: all but the full-stack ones, which `fullStack` adds)'),
+    excludeTools: z.array(z.enum(toolNames)).default([]).describe('Tools to leave out of the offered set'),
+    fullStack: z
+      .enum(['auto', 'on', 'off'])
+      .default('auto')
+      .describe(
+        "Offer api_call, database_query and websocket_test: `auto` when the task's tags include mern or full-stack",
+      ),
+    explanation: z
+      .enum(['required', 'optional'])
+      .default('required')
+      .describe(
+        'Whether every tool call must carry an `explanation` (the paper requires one; a model that omits it gets an error result)',
+      ),
+    protected: z
+      .array(z.string().min(1))
+      .default(defaultProtected)
+      .describe(
+        'Workspace globs no tool may read, list, search, edit, delete or name in a command (grading assets). Hidden tests are never in the sandbox anyway',
+      ),
+    commandTimeoutSeconds: z
+      .number()
+      .positive()
+      .default(120)
+      .describe('Time limit of a foreground run_terminal_cmd (paper: 120 s)'),
+    outputLimit: z
+      .number()
+      .int()
+      .positive()
+      .default(60_000)
+      .describe('Characters of a tool result the model sees; longer results are cut in the middle'),
+    syntaxCheck: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Refuse edits that leave a Python, TypeScript or JavaScript file unparsable (nothing is written)',
+      ),
+    apiBaseUrl: z
+      .string()
+      .url()
+      .default('http://localhost:5001')
+      .describe("Base of relative api_call URLs; localhost means the sandbox's own servers"),
+    mongoUri: z
+      .string()
+      .default('mongodb://localhost:27017/test')
+      .describe('MongoDB URI database_query uses (through mongosh inside the sandbox)'),
+    systemPrompt: z
+      .string()
+      .optional()
+      .describe("System prompt replacing the paper's (F.4); the experiment's extra prompt is appended"),
+  })
+  .strict();
+
+export type IdeOptions = z.output<typeof ideOptions>;

@@ -1,0 +1,116 @@
+import { ClassifiedError } from '@longhaul/core';
+import { tool as aiTool, jsonSchema, type Tool } from 'ai';
+import { z } from 'zod';
+import type { IdeOptions } from '../options.js';
+import { editFile, searchReplace } from './edit.js';
+import { createDirectory, deleteFile, listDir, readFile, writeFile } from './files.js';
+import { apiCall, databaseQuery, websocketTest } from './fullstack.js';
+import { fullStackTools, type ToolName, toolNames, unavailableTools } from './names.js';
+import { editNotebook } from './notebook.js';
+import { ToolRefusal } from './policy.js';
+import { codebaseSearch, fileSearch, grepSearch } from './search.js';
+import { runTerminalCmd } from './terminal.js';
+import { fail, type IdeTool, type ToolContext, type ToolResult } from './tool.js';
+import { createDiagram, uiTest, webSearch } from './unavailable.js';
+
+export const allTools: Record<ToolName, IdeTool> = {
+  read_file: readFile,
+  list_dir: listDir,
+  codebase_search: codebaseSearch,
+  grep_search: grepSearch,
+  file_search: fileSearch,
+  edit_file: editFile,
+  search_replace: searchReplace,
+  write_file: writeFile,
+  delete_file: deleteFile,
+  create_directory: createDirectory,
+  run_terminal_cmd: runTerminalCmd,
+  edit_notebook: editNotebook,
+  api_call: apiCall,
+  database_query: databaseQuery,
+  websocket_test: websocketTest,
+  web_search: webSearch,
+  create_diagram: createDiagram,
+  ui_test: uiTest,
+};
+
+const explanationText =
+  'One sentence explanation as to why this tool is being used, and how it contributes to the goal.';
+
+/** The tool names a session offers, from the options and the task's tags. */
+export function offeredTools(options: IdeOptions, tags: readonly string[]): ToolName[] {
+  const fullStack =
+    options.fullStack === 'on' ||
+    (options.fullStack === 'auto' && tags.some((tag) => /^(mern|full-?stack)$/i.test(tag)));
+  const base =
+    options.tools ??
+    toolNames.filter(
+      (name) => !unavailableTools.includes(name) && (fullStack || !fullStackTools.includes(name)),
+    );
+  return base.filter((name) => !options.excludeTools.includes(name));
+}
+
+/** One tool's input schema with `explanation` added. */
+export function inputSchema(tool: IdeTool, options: IdeOptions): z.ZodObject {
+  const explanation = z.string().describe(explanationText);
+  return tool.input.extend({
+    explanation: options.explanation === 'required' ? explanation : explanation.optional(),
+  });
+}
+
+/** AI SDK tool definitions without `execute`: the loop runs calls itself, in order, and records them. */
+export function aiTools(names: readonly ToolName[], options: IdeOptions): Record<string, Tool> {
+  return Object.fromEntries(
+    names.map((name) => {
+      const tool = allTools[name];
+      const schema = z.toJSONSchema(inputSchema(tool, options), { io: 'input' }) as Parameters<
+        typeof jsonSchema
+      >[0];
+      return [name, aiTool({ description: tool.description, inputSchema: jsonSchema(schema) })];
+    }),
+  );
+}
+
+/** Arguments some providers send as a JSON string, sometimes twice encoded. */
+function decodeArguments(input: unknown): unknown {
+  let value = input;
+  for (let i = 0; i < 3 && typeof value === 'string'; i++) {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      break;
+    }
+  }
+  return value;
+}
+
+/**
+ * Runs one tool call. Bad arguments, unknown tools, refusals and tool errors become error results
+ * the model can act on; only an abort, or a sandbox that no longer answers, escapes.
+ */
+export async function runTool(
+  name: string,
+  rawInput: unknown,
+  offered: readonly string[],
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  if (!offered.includes(name)) return fail(`Unknown tool: ${name}. Available: ${offered.join(', ')}`);
+  const tool = allTools[name as ToolName];
+  const parsed = inputSchema(tool, ctx.options).safeParse(decodeArguments(rawInput) ?? {});
+  if (!parsed.success)
+    return fail(`Invalid arguments for ${name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+  try {
+    return await tool.run(parsed.data, ctx);
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    if (error instanceof ToolRefusal) return fail(error.message, error.extra);
+    if (error instanceof ClassifiedError && error.errorClass === 'sandbox') {
+      const alive = await ctx.sandbox.list('.').then(
+        () => true,
+        () => false,
+      );
+      if (!alive) throw error;
+    }
+    return fail(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

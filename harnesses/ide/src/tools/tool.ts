@@ -1,0 +1,79 @@
+import type { Sandbox } from '@longhaul/core';
+import type { z } from 'zod';
+import type { IdeOptions } from '../options.js';
+import type { BackgroundProcesses } from './background.js';
+import type { PathPolicy } from './policy.js';
+import type { SyntaxChecker } from './syntax.js';
+
+/** What a tool returns: IDE-Bench's shape, `success` plus fields; serialized as JSON for the model. */
+export type ToolResult = { success: boolean; error?: string } & Record<string, unknown>;
+
+export interface ToolContext {
+  sandbox: Sandbox;
+  policy: PathPolicy;
+  options: IdeOptions;
+  signal: AbortSignal;
+  background: BackgroundProcesses;
+  syntax: SyntaxChecker;
+}
+
+export interface IdeTool<Input extends z.ZodObject = z.ZodObject> {
+  name: string;
+  description: string;
+  /** Parameters, without `explanation` (the registry adds it to every tool). */
+  input: Input;
+  run(input: z.output<Input>, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export function defineTool<Input extends z.ZodObject>(tool: IdeTool<Input>): IdeTool {
+  return tool as unknown as IdeTool;
+}
+
+export function fail(error: string, extra: Record<string, unknown> = {}): ToolResult {
+  return { success: false, error, ...extra };
+}
+
+export function decode(data: Uint8Array): string {
+  return Buffer.from(data).toString('utf8');
+}
+
+export function isBinary(data: Uint8Array): boolean {
+  return data.subarray(0, 8000).includes(0);
+}
+
+/** Lines of a text without the trailing newline's empty last element. */
+export function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
+/** Reads a workspace text file; undefined when it does not exist. */
+export async function readText(ctx: ToolContext, rel: string): Promise<string | undefined> {
+  try {
+    return decode(await ctx.sandbox.readFile(rel));
+  } catch (error) {
+    if (await exists(ctx, rel)) throw error;
+    return undefined;
+  }
+}
+
+export async function exists(ctx: ToolContext, rel: string): Promise<boolean> {
+  const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '.';
+  const entries = await ctx.sandbox.list(dir).catch(() => []);
+  return entries.some((entry) => entry.path === rel);
+}
+
+/**
+ * The text the model (and the trajectory) gets for a result: JSON, except that command output
+ * follows a JSON header line raw, as a terminal shows it, instead of escaped inside the JSON.
+ */
+export function formatResult(result: ToolResult): string {
+  const { stdout, stderr, ...header } = result;
+  if (typeof stdout !== 'string' && typeof stderr !== 'string') return JSON.stringify(result);
+  const sections = [JSON.stringify(header)];
+  if (typeof stdout === 'string') sections.push(`stdout:\n${stdout}`);
+  if (typeof stderr === 'string' && stderr !== '') sections.push(`stderr:\n${stderr}`);
+  return sections.join('\n');
+}
