@@ -8,7 +8,7 @@ import { tail } from './line-buffer.js';
 export function needsModels(harness: string): ClassifiedError {
   return new ClassifiedError(
     'harness',
-    `harness '${harness}' talks to a model through the run's gateway, but this experiment has no models: add a \`models:\` section (e.g. \`models: { oracle: { backend: oracle } }\`)`,
+    `harness '${harness}' talks to a model through the run's gateway, and no gateway is running: the experiment needs a \`models:\` section (e.g. \`models: { oracle: { backend: oracle } }\`)`,
   );
 }
 
