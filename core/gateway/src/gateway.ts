@@ -45,7 +45,6 @@ export interface Gateway extends ModelGateway {
 
 interface TrialEntry {
   token: string;
-  purpose?: string;
 }
 
 export async function createGateway(config: GatewayConfigInput, options: GatewayOptions): Promise<Gateway> {
@@ -99,7 +98,8 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
       }),
       replied(trialId: string, request: ModelRequest, reply: ModelReply) {
         const counts = isEmpty(reply) ? estimateUsage(request, reply.content) : reply.usage;
-        meter.add(trialId, counts, upstreamIds.get(request.model) ?? [request.model]);
+        // The provider's own model id in the reply prices replayed exchanges too.
+        meter.add(trialId, counts, [...(upstreamIds.get(request.model) ?? [request.model]), reply.model]);
         if (reply.stopReason === 'refusal')
           record(trialId, new ClassifiedError('refusal', `model '${request.model}' refused to answer`));
       },
@@ -122,7 +122,7 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
     async endpoint(trialId, hostAddress, purpose): Promise<ModelEndpoint> {
       let entry = trials.get(trialId);
       if (!entry) {
-        entry = { token: `lh-${randomBytes(24).toString('hex')}`, purpose };
+        entry = { token: `lh-${randomBytes(24).toString('hex')}` };
         trials.set(trialId, entry);
         tokens.set(entry.token, trialId);
       }

@@ -26,11 +26,19 @@ export class Listeners {
     server.requestTimeout = 0;
     server.headersTimeout = 60_000;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, ip, () => {
-        server.off('error', reject);
-        resolve();
-      });
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new ClassifiedError(
+            'internal',
+            `the model gateway cannot listen on ${address}:${port || '(any port)'}: ${error.code ?? error.message}` +
+              (error.code === 'EADDRNOTAVAIL'
+                ? ' (no network interface has this address; is the sandbox network up?)'
+                : ''),
+            { cause: error },
+          ),
+        ),
+      );
+      server.listen(port, ip, () => resolve());
     });
     const bound = server.address();
     const actual = typeof bound === 'object' && bound ? bound.port : port;

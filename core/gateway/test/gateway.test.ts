@@ -28,6 +28,9 @@ describe('gateway', () => {
       /never listens on a wildcard address/,
     );
     await expect(gateway.endpoint('trial-3', '::')).rejects.toThrow(/never listens on a wildcard address/);
+    await expect(gateway.endpoint('trial-3', '192.0.2.1')).rejects.toThrow(
+      /cannot listen on 192\.0\.2\.1.*EADDRNOTAVAIL.*is the sandbox network up/,
+    );
   });
 
   it('gives each trial its own token and forgets it on release', async () => {

@@ -101,7 +101,10 @@ describe('record and replay', () => {
     );
     expect(await converse(replayed.baseUrl, replayed.token)).toEqual(original);
     expect(upstream.requests.length).toBe(upstreamCalls);
-    expect(replayed.gateway.takeUsage('trial-1').inputTokens).toBe(10 + 11 + 12);
+    // Replayed exchanges meter their recorded counts, priced by the provider model id they name.
+    const usage = replayed.gateway.takeUsage('trial-1');
+    expect(usage.inputTokens).toBe(10 + 11 + 12);
+    expect(usage.costUsd).toBeCloseTo(((10 + 11 + 12) * 3 + 3 * 5 * 15) / 1e6, 12);
 
     const client = new Anthropic({ baseURL: replayed.baseUrl, apiKey: replayed.token, maxRetries: 0 });
     await expect(
