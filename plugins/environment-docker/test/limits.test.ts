@@ -1,3 +1,10 @@
+import {
+  AgentProtocolError,
+  type AgentStreamParser,
+  emptyUsage,
+  runAgentTurn,
+  type TrajectoryEvent,
+} from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 import { skipWithoutDocker } from './docker-ready.js';
 import { environment, spec, withSandbox } from './helpers.js';
@@ -83,6 +90,44 @@ if (!skipWithoutDocker()) {
       const [started, ran] = await Promise.all([server.wait(), exec]);
       expect(started.exitCode).not.toBe(0);
       expect(ran.exitCode).not.toBe(0);
+    });
+  });
+}
+
+/** The fake agent prints `say TEXT` lines; anything else is not its format. */
+class SayParser implements AgentStreamParser {
+  outcome: AgentStreamParser['outcome'];
+  finalText = '';
+  usage = emptyUsage();
+  parse(line: string): TrajectoryEvent[] {
+    if (!line.startsWith('say ')) throw new AgentProtocolError(`not a say line: ${line}`);
+    this.finalText = line.slice(4);
+    return [{ type: 'message', role: 'assistant', text: this.finalText }];
+  }
+}
+
+if (!skipWithoutDocker()) {
+  describe('docker limits in an agent turn', () => {
+    it('ends the turn with error:oom when the agent itself is killed for memory', async () => {
+      await withSandbox(environment({ memory: '128m' }), spec('limit-turn-oom'), async (sandbox) => {
+        const hog =
+          'import sys; print("say allocating", flush=True); x = bytearray(512 * 1024 * 1024); print("say done")';
+        const events: TrajectoryEvent[] = [];
+        for await (const event of runAgentTurn(sandbox, {
+          agent: 'hog',
+          argv: ['python3', '-c', hog],
+          env: {},
+          parser: new SayParser(),
+          signal: new AbortController().signal,
+          pollMs: 20,
+        })) {
+          events.push(event);
+        }
+        expect(events[0]).toMatchObject({ type: 'message', text: 'allocating' });
+        const end = events.at(-1) as { type: string; result: { status: string } };
+        expect(end.type).toBe('turn.end');
+        expect(end.result.status).toBe('error:oom');
+      });
     });
   });
 }
