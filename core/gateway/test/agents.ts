@@ -59,7 +59,13 @@ export async function claudeLikeTurn(
   const calls: string[] = [];
   for (let i = 0; i < 20; i++) {
     const message = await client.messages
-      .stream({ model, max_tokens: 4096, system: `cwd: ${cwd}`, tools: claudeTools, messages: history })
+      .stream({
+        model,
+        max_tokens: 4096,
+        system: `Primary working directory: ${cwd}`,
+        tools: claudeTools,
+        messages: history,
+      })
       .finalMessage();
     history.push({ role: 'assistant', content: message.content });
     const uses = message.content.filter((block) => block.type === 'tool_use');

@@ -58,6 +58,22 @@ describe('oracle backend', () => {
     expect(gateway.takeUsage('trial-1').outputTokens).toBeGreaterThan(0);
   });
 
+  it('works without a listing: absolute paths from the prompt, deletions from the previous step', async () => {
+    const task = await makeTask([step1, step2], { 'README.md': 'seed\n' });
+    const { gateway, baseUrl, token } = await startGateway({
+      models: { oracle: { backend: 'oracle', listing: false } },
+    });
+    const workspace = await tempDir();
+    await writeTree(workspace, { 'README.md': 'seed\n' });
+    const client = new Anthropic({ baseURL: baseUrl, apiKey: token });
+    for (const index of [0, 1]) {
+      gateway.focus('trial-1', focus(task, index));
+      const turn = await claudeLikeTurn(client, 'oracle', workspace, [], `step ${index + 1}`);
+      await expectSame(workspace, task.steps[index]!.solution!);
+      expect(turn.calls).not.toContain('Read');
+    }
+  });
+
   it('makes a Codex-like agent reach a step through exec_command, and through apply_patch', async () => {
     const task = await makeTask([step1, step2]);
     const { gateway, baseUrl, token } = await startGateway({

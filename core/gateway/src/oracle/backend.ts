@@ -4,6 +4,7 @@ import { GatewayError } from '../errors.js';
 import { estimateUsage } from '../metering.js';
 import type { ModelMessage, ModelReply, ModelRequest, ToolCallPart, ToolResultPart } from '../model.js';
 import { newId } from '../sse.js';
+import { primaryWorkingDir } from '../working-dir.js';
 import { isIgnored, type Listing, listingScript, listingTag, parseListing } from './listing.js';
 import { planChanges } from './plan.js';
 import { type FileSet, readSolution } from './solution.js';
@@ -110,6 +111,7 @@ export class OracleBackend implements Backend {
       tools,
       listing,
       previous: listing ? undefined : await previousState(focus),
+      cwd: primaryWorkingDir(request),
     });
     const batch = plan.batches[toolMessages.length - listings.length];
     if (batch) return this.reply(request, batch);

@@ -24,6 +24,8 @@ export interface PlanInput {
   listing?: Listing;
   /** Files the previous reference state had (used for deletions when there is no listing). */
   previous?: FileSet;
+  /** The agent's working directory as its prompt names it, for tools that want absolute paths. */
+  cwd?: string;
 }
 
 function call(name: string, input: unknown): ToolCallPart {
@@ -95,7 +97,8 @@ export function planChanges(input: PlanInput): Plan {
   const changed = [...solution].filter(([path, file]) => !listing || listing.files.get(path) !== file.sha256);
   const staleSource = listing ? [...listing.files.keys()] : [...(previous?.keys() ?? [])];
   const stale = staleSource.filter((path) => !solution.has(path) && !isIgnored(path));
-  const abs = (path: string) => (listing?.cwd ? `${listing.cwd}/${path}` : path);
+  const cwd = listing?.cwd ?? input.cwd;
+  const at = (path: string, absolute: boolean) => (absolute && cwd ? `${cwd}/${path}` : path);
   const plan: Plan = { batches: [], written: changed.length, deleted: stale.length, skipped: [] };
 
   if (tools.write) {
@@ -124,10 +127,14 @@ export function planChanges(input: PlanInput): Plan {
     }
     for (const [path, file] of textFiles)
       main.push(
-        call(write.name, { [write.pathKey]: abs(path), [write.contentKey]: file.content.toString('utf8') }),
+        call(write.name, {
+          [write.pathKey]: at(path, write.absolute),
+          [write.contentKey]: file.content.toString('utf8'),
+        }),
       );
     if (tools.delete)
-      for (const path of stale) main.push(call(tools.delete.name, { [tools.delete.pathKey]: abs(path) }));
+      for (const path of stale)
+        main.push(call(tools.delete.name, { [tools.delete.pathKey]: at(path, tools.delete.absolute) }));
     else if (!tools.shell && stale.length > 0)
       plan.skipped.push(`deleting ${stale.join(', ')} (no delete or shell tool)`);
     plan.batches = [prep, main].filter((batch) => batch.length > 0);

@@ -15,11 +15,14 @@ export interface WriteTool {
   contentKey: string;
   /** Claude Code refuses to overwrite a file it has not read in the session; such files are removed first. */
   overwriteNeedsRead: boolean;
+  /** The tool wants absolute paths (Claude Code's does); others get workspace-relative ones. */
+  absolute: boolean;
 }
 
 export interface DeleteTool {
   name: string;
   pathKey: string;
+  absolute: boolean;
 }
 
 export interface PatchTool {
@@ -59,6 +62,16 @@ function firstKey(tool: ToolSpec, keys: string[]): string | undefined {
   return keys.find((key) => key in props);
 }
 
+/** Whether the tool's path argument is described as absolute. */
+function wantsAbsolute(tool: ToolSpec, pathKey: string): boolean {
+  const description = (properties(tool)[pathKey] as { description?: unknown } | undefined)?.description;
+  return (
+    typeof description === 'string' &&
+    /\babsolute\b/i.test(description) &&
+    !/\bor relative\b/i.test(description)
+  );
+}
+
 function byName(tools: ToolSpec[], names: string[]): ToolSpec[] {
   return names.flatMap((name) => tools.filter((tool) => tool.name === name));
 }
@@ -82,13 +95,19 @@ export function detectTools(tools: ToolSpec[]): AgentTools {
     const pathKey = firstKey(tool, ['file_path', 'path', 'filePath', 'target_file', 'filename']);
     const contentKey = firstKey(tool, ['content', 'contents', 'text', 'file_text']);
     if (!pathKey || !contentKey) continue;
-    found.write = { name: tool.name, pathKey, contentKey, overwriteNeedsRead: tool.name === 'Write' };
+    found.write = {
+      name: tool.name,
+      pathKey,
+      contentKey,
+      overwriteNeedsRead: tool.name === 'Write',
+      absolute: tool.name === 'Write' || wantsAbsolute(tool, pathKey),
+    };
     break;
   }
   for (const tool of byName(tools, deleteNames)) {
     const pathKey = firstKey(tool, ['file_path', 'path', 'filePath', 'target_file']);
     if (!pathKey) continue;
-    found.delete = { name: tool.name, pathKey };
+    found.delete = { name: tool.name, pathKey, absolute: wantsAbsolute(tool, pathKey) };
     break;
   }
   const patch = tools.find((tool) => tool.name === 'apply_patch');

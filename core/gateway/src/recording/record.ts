@@ -4,7 +4,8 @@ import type { Logger } from '@longhaul/core';
 import { codecs } from '../api/codecs.js';
 import { type Backend, type BackendResult, type CallContext, tee } from '../backends/backend.js';
 import { type ModelRequest, messageText, zeroCounts } from '../model.js';
-import { primaryWorkingDir, requestKey } from './key.js';
+import { primaryWorkingDir } from '../working-dir.js';
+import { requestKey } from './key.js';
 import { type RecordedExchange, recordingFile } from './recording.js';
 
 /** Gateway tokens look like this; an agent may echo its environment into a tool result. */

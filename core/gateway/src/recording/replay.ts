@@ -4,7 +4,8 @@ import { ConfigError } from '@longhaul/core';
 import type { Backend, BackendResult, CallContext } from '../backends/backend.js';
 import { GatewayError } from '../errors.js';
 import { type ModelReply, type ModelRequest, messageText } from '../model.js';
-import { primaryWorkingDir, requestKey } from './key.js';
+import { primaryWorkingDir } from '../working-dir.js';
+import { requestKey } from './key.js';
 import { type RecordedExchange, recordingFile } from './recording.js';
 
 export async function loadRecording(from: string): Promise<RecordedExchange[]> {
