@@ -52,7 +52,8 @@ export async function listenersOn(ip: string): Promise<number[]> {
  */
 export class HostFirewall {
   readonly chain: string;
-  private allowed = new Set<number>();
+  private readonly allowed = new Set<number>();
+  private updating: Promise<void> = Promise.resolve();
 
   constructor(
     networkId: string,
@@ -85,12 +86,22 @@ export class HostFirewall {
   }
 
   /** Opens ports newly served at the gateway address and closes those no longer served. */
-  async refresh(): Promise<void> {
+  refresh(): Promise<void> {
+    // Commands start concurrently; one update at a time keeps the rules free of duplicates.
+    this.updating = this.updating.then(
+      () => this.update(),
+      () => this.update(),
+    );
+    return this.updating;
+  }
+
+  private async update(): Promise<void> {
     const wanted = new Set([...(await listenersOn(this.gateway)), ...this.extraPorts]);
     for (const port of wanted) {
       if (this.allowed.has(port)) continue;
-      if (!(await succeeds('-C', ...this.portRule(port))))
-        await iptables('-I', this.portRule(port)[0] as string, '1', ...this.portRule(port).slice(1));
+      const [chain, ...rule] = this.portRule(port);
+      if (!(await succeeds('-C', chain as string, ...rule)))
+        await iptables('-I', chain as string, '1', ...rule);
       this.allowed.add(port);
     }
     for (const port of this.allowed) {
