@@ -65,7 +65,10 @@ export class TestsScorer {
       }
     };
     const workers = Math.min(this.options.concurrency, cases.length);
-    await Promise.all(Array.from({ length: workers }, worker));
+    // Every worker has ended (and closed its sandbox) before the scorer returns or throws.
+    const settled = await Promise.allSettled(Array.from({ length: workers }, worker));
+    const rejected = settled.find((outcome) => outcome.status === 'rejected');
+    if (rejected) throw rejected.reason;
     return tallyScores(results, feedbackFor(results, checks));
   }
 
