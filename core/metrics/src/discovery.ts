@@ -111,8 +111,11 @@ export function isGenerated(text: string): boolean {
 
 /** A source file to measure. */
 export interface SourceFile {
+  /** Relative, `/`-separated. */
   path: string;
   text: string;
+  /** Absolute path of a file on disk holding exactly `text`, when there is one. */
+  file?: string;
 }
 
 /** Selects the sources of an in-memory file list (a snapshot, a git tree). */
@@ -153,7 +156,8 @@ export async function readSourceTree(root: string, options: DiscoveryOptions = {
         if (!filter.excluded(path, true)) await walk(path);
       } else if (entry.isFile() && filter.select(path)) {
         const text = await readFile(join(root, path), 'utf8');
-        if (!(filter.skipGenerated && isGenerated(text))) sources.push({ path, text });
+        if (!(filter.skipGenerated && isGenerated(text)))
+          sources.push({ path, text, file: join(root, path) });
       }
     }
   }

@@ -1,12 +1,13 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import type { LexicalSpan } from './clone-hash.js';
-import { normalizeBlock } from './clone-hash.js';
-import { type CognitiveRole, fieldText, type LanguageSpec, type Rule } from './languages/types.js';
+import { FileTokens } from './clone-hash.js';
+import { type CognitiveRole, fieldText, type LanguageSpec } from './languages/types.js';
 import { lex } from './lexer.js';
+import type { Matcher } from './matcher.js';
 import type { MetricsOptions } from './options.js';
 import type { CallableMetrics, FileMetrics, RuleHit } from './results.js';
-import type { CompiledRules } from './rules/engine.js';
 import { isSuppressed, readSuppressions, type SuppressionComment } from './rules/suppression.js';
+import type { SlopRule } from './rules/types.js';
 import { codeLines, countIn, type MaskedSpan, prefixSums } from './sloc.js';
 
 /** A clone candidate: its normalized hash and zero-based line span. */
@@ -41,6 +42,8 @@ interface PendingCallable {
   name: string;
   start: number;
   end: number;
+  startLine: number;
+  endLine: number;
   depth: number;
   qualified: string;
   cc: number;
@@ -49,77 +52,38 @@ interface PendingCallable {
   ancestors: number[];
 }
 
-function kindSet(...lists: (readonly string[])[]): Set<string> {
-  return new Set(lists.flat());
-}
-
-/** The node kinds of one pass over the tree, and how they are classified. */
-export interface Classifier {
-  rule: { rule: Rule };
-  callables: Set<string>;
-  scopes: Set<string>;
-  decisions: Set<string>;
-  radon: Set<string>;
-  clones: Set<string>;
-  cognitive: Set<string>;
-}
-
-function kindsOf(rule: Rule | undefined): string[] {
-  if (!rule) return [];
-  if (rule.kind) return [String(rule.kind)];
-  return (rule.any ?? []).flatMap((inner) => kindsOf(inner));
-}
-
-/** Whether a rule compiles for a grammar (grammars of one family differ in a few node kinds). */
-function compiles(spec: LanguageSpec, rule: Rule): boolean {
-  try {
-    parse(spec.lang, '').root().findAll({ rule });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Drops the alternatives of an `any` rule that name node kinds this grammar lacks. */
-function forGrammar(spec: LanguageSpec, rule: Rule): Rule {
-  return rule.any ? { any: rule.any.filter((inner) => compiles(spec, inner)) } : rule;
-}
-
-export function classifier(language: LanguageSpec): Classifier {
-  const plain = ['ERROR', ...language.callableKinds, ...language.scopeKinds, ...language.cloneKinds].filter(
-    (kind) => compiles(language, { kind }),
-  );
-  const spec: LanguageSpec = {
-    ...language,
-    decisionRule: forGrammar(language, language.decisionRule),
-    cognitiveRule: forGrammar(language, language.cognitiveRule),
-    ...(language.radonRule ? { radonRule: forGrammar(language, language.radonRule) } : {}),
-  };
-  const parts: Rule[] = [{ any: plain.map((kind) => ({ kind })) }, spec.decisionRule, spec.cognitiveRule];
-  if (spec.docstringRule) parts.push(spec.docstringRule);
-  if (spec.radonRule) parts.push(spec.radonRule);
-  return {
-    rule: { rule: { any: parts } },
-    callables: kindSet(spec.callableKinds),
-    scopes: kindSet(spec.scopeKinds),
-    decisions: kindSet(kindsOf(spec.decisionRule)),
-    radon: kindSet(kindsOf(spec.radonRule)),
-    clones: kindSet(spec.cloneKinds),
-    cognitive: kindSet(kindsOf(spec.cognitiveRule)),
-  };
-}
-
-/** Analyzes one source file. Clone groups and verbosity need every file: see `analyzeProject`. */
+/** Analyzes one source file on its own (parses it and runs the matcher). */
 export function analyzeFile(
   path: string,
   text: string,
   spec: LanguageSpec,
-  kinds: Classifier,
-  rules: CompiledRules | undefined,
+  matcher: Matcher,
   options: MetricsOptions,
 ): FileAnalysis {
-  const root = parse(spec.lang, text).root();
-  const nodes = root.findAll(kinds.rule);
+  return analyzeNodes(
+    path,
+    text,
+    spec,
+    matcher,
+    parse(spec.lang, text).root().findAll(matcher.config),
+    options,
+  );
+}
+
+/**
+ * Analyzes one source file from the nodes the matcher found in it. Clone groups and verbosity
+ * need every file: see `analyzeProject`.
+ */
+export function analyzeNodes(
+  path: string,
+  text: string,
+  spec: LanguageSpec,
+  matcher: Matcher,
+  nodes: readonly SgNode[],
+  options: MetricsOptions,
+): FileAnalysis {
+  const kinds = matcher.classifier;
+  const ruleMatches: { rule: SlopRule; startLine: number; endLine: number }[] = [];
   const lineStarts = lineStartsOf(text);
   const lineAt = (offset: number) => lineOf(lineStarts, offset);
 
@@ -158,8 +122,22 @@ export function analyzeFile(
       parseErrors++;
       continue;
     }
-    const { start, end } = node.range();
-    if (kind === 'expression_statement') {
+    if (kind === spec.rootKind) continue;
+    const ofKind = matcher.rules.get(kind);
+    const hit = ofKind !== undefined && node.getMatch('HIT') !== null;
+    let range: ReturnType<SgNode['range']> | undefined;
+    if (hit) {
+      range = node.range();
+      for (const [index, rule] of ofKind!.entries()) {
+        if (node.getMatch(`R${index}`))
+          ruleMatches.push({ rule, startLine: range.start.line, endLine: range.end.line });
+      }
+    }
+    const read =
+      matcher.plainKinds.has(kind) || (matcher.taggedKinds.has(kind) && (!hit || node.getMatch('CLS')));
+    if (!read) continue;
+    const { start, end } = range ?? node.range();
+    if (kind === 'expression_statement' && spec.docstringRule) {
       masked.push({ start: start.index, end: end.index, endLine: end.line });
       spans.push({ start: start.index, end: end.index, replacement: '' });
       continue;
@@ -177,6 +155,7 @@ export function analyzeFile(
   const scopes: { end: number; name: string }[] = [];
   const open: Open[] = [];
   const candidates: CloneCandidate[] = [];
+  let fileTokens: FileTokens | undefined;
   let fileCognitive = 0;
   const countRadon = options.ccVariant === 'radon';
   for (const item of items) {
@@ -195,7 +174,7 @@ export function analyzeFile(
 
     const role = kinds.cognitive.has(kind) ? spec.cognitiveRole(node, kind) : undefined;
     if (role) addCognitive(role, start);
-    const name = kinds.callables.has(kind) ? spec.callableName(node) : undefined;
+    const name = kinds.callables.has(kind) ? spec.callableName(node, text, start) : undefined;
     if (name !== undefined) {
       const enclosing = open.filter((entry) => entry.callable >= 0).map((entry) => entry.callable);
       callables.push({
@@ -203,6 +182,8 @@ export function analyzeFile(
         name,
         start,
         end,
+        startLine: item.startLine,
+        endLine: item.endLine,
         depth: enclosing.length,
         qualified: [...scopes.map((scope) => scope.name), name].join('.'),
         cc: 1,
@@ -213,7 +194,7 @@ export function analyzeFile(
       open.push({ end, region: start + 1, callable: callables.length - 1 });
       scopes.push({ end, name });
     } else if (role && (role.kind === 'structural' || role.kind === 'nesting')) {
-      open.push({ end, region: role.region, callable: -1 });
+      open.push({ end, region: start + 1, callable: -1 });
     } else if (kinds.callables.has(kind)) {
       open.push({ end, region: start + 1, callable: -1 });
     } else if (kinds.scopes.has(kind)) {
@@ -221,11 +202,12 @@ export function analyzeFile(
       if (scopeName) scopes.push({ end, name: scopeName });
     }
 
-    if (kinds.clones.has(kind) && !spec.cloneExcluded?.(node)) {
+    if (kinds.clones.has(kind) && !spec.cloneExcluded?.(text, start)) {
       const sloc = countIn(prefix, item.startLine, item.endLine);
       if (sloc >= options.minCloneLines) {
+        fileTokens ??= new FileTokens(text, lexical, spec);
         candidates.push({
-          hash: `${spec.family}:${normalizeBlock(text, start, end, lexical, spanAfter(lexical, start), spec)}`,
+          hash: `${spec.family}:${fileTokens.hash(start, end)}`,
           startLine: item.startLine,
           endLine: item.endLine,
         });
@@ -257,7 +239,8 @@ export function analyzeFile(
 
   // Recursion: +1 per call of a callable to itself, counted toward it and the callables around it.
   for (const callable of callables) {
-    const calls = recursiveCalls(callable, text, lexical, spec);
+    fileTokens ??= new FileTokens(text, lexical, spec);
+    const calls = fileTokens.callsOf(callable.name, callable.start, callable.end);
     if (!calls) continue;
     callable.cognitive += calls;
     for (const ancestor of callable.ancestors) callables[ancestor]!.cognitive += calls;
@@ -265,7 +248,7 @@ export function analyzeFile(
   for (const callable of callables) if (callable.depth === 0) fileCognitive += callable.cognitive;
 
   const results: CallableMetrics[] = callables.map((callable) => {
-    const { startLine, endLine } = lineSpan(callable.node);
+    const { startLine, endLine } = callable;
     const sloc = countIn(prefix, startLine, endLine);
     return {
       file: path,
@@ -288,9 +271,9 @@ export function analyzeFile(
   const hits: RuleHit[] = [];
   const flagged = new Set<number>();
   let suppressedHits = 0;
-  if (rules) {
+  if (ruleMatches.length) {
     const suppressions = readSuppressions(comments, code);
-    for (const match of rules.match(root)) {
+    for (const match of ruleMatches) {
       if (isSuppressed(suppressions, match.startLine, match.rule.id)) {
         suppressedHits++;
         continue;
@@ -355,41 +338,6 @@ function outermostSpans(spans: LexicalSpan[]): LexicalSpan[] {
     reach = span.end;
   }
   return result;
-}
-
-/** First span whose end is after `offset` (binary search). */
-function spanAfter(spans: readonly LexicalSpan[], offset: number): number {
-  let low = 0;
-  let high = spans.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (spans[mid]!.end <= offset) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-/** Calls of a callable to itself, outside strings and comments. */
-function recursiveCalls(
-  callable: { name: string; start: number; end: number },
-  text: string,
-  spans: readonly LexicalSpan[],
-  spec: LanguageSpec,
-): number {
-  const body = text.slice(callable.start, callable.end);
-  if (!body.includes(callable.name)) return 0;
-  let calls = 0;
-  for (const match of body.matchAll(spec.recursionPattern(callable.name))) {
-    const at = callable.start + match.index;
-    const span = spans[spanAfter(spans, at)];
-    if (!span || span.start > at) calls++;
-  }
-  return calls;
-}
-
-function lineSpan(node: SgNode): { startLine: number; endLine: number } {
-  const { start, end } = node.range();
-  return { startLine: start.line, endLine: end.line };
 }
 
 /** mass(f) = CC(f) × g(SLOC(f)), g by the size term option. */

@@ -148,7 +148,7 @@ export async function measureHistory(repo: string, options: HistoryOptions = {})
   let previous: SourceFile[] | undefined;
   for (const [index, commit] of picked.entries()) {
     const sources = await sourcesAtCommit(repo, commit.sha, options.discovery);
-    const report = analyzeProject(sources, options.metrics, previous);
+    const report = await analyzeProject(sources, options.metrics, previous);
     const measured: HistoryCommit = {
       ...commit,
       progress: progressOf(index, picked.length),

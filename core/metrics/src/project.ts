@@ -1,11 +1,13 @@
+import { analyzeSources } from './batch.js';
 import { churnBetween } from './churn.js';
 import type { SourceFile } from './discovery.js';
-import { analyzeFile, type Classifier, classifier, type FileAnalysis } from './file-analysis.js';
+import { analyzeFile, type FileAnalysis } from './file-analysis.js';
 import { languageOfPath, registerGrammars } from './languages/registry.js';
-import type { LanguageId, LanguageSpec } from './languages/types.js';
+import type { LanguageSpec } from './languages/types.js';
+import { buildMatcher, type Matcher } from './matcher.js';
 import { type MetricsOptions, resolveOptions } from './options.js';
 import type { CallableMetrics, FileMetrics, RuleHit } from './results.js';
-import { CompiledRules, rulesFor } from './rules/engine.js';
+import { rulesFor } from './rules/engine.js';
 import { rulePack } from './rules/pack.js';
 import { debtMinutesPerWeight } from './rules/types.js';
 
@@ -51,25 +53,22 @@ export interface ProjectReport {
   options: MetricsOptions;
 }
 
-const perLanguage = new Map<LanguageId, { kinds: Classifier; rules: Map<string, CompiledRules> }>();
+const matchers = new Map<string, Matcher>();
 
-function prepared(spec: LanguageSpec, options: MetricsOptions) {
+/** The matcher of a language for the rule selection of `options` (built once, then cached). */
+export function matcherFor(spec: LanguageSpec, options: MetricsOptions): Matcher {
   registerGrammars();
-  let entry = perLanguage.get(spec.id);
-  if (!entry) {
-    entry = { kinds: classifier(spec), rules: new Map() };
-    perLanguage.set(spec.id, entry);
+  const selection = options.rules
+    ? `${[...options.disabledRules].sort().join(',')}|${options.onlyRules ? [...options.onlyRules].sort().join(',') : '*'}`
+    : 'none';
+  const key = `${spec.id}|${selection}`;
+  let matcher = matchers.get(key);
+  if (!matcher) {
+    const pack = options.rules ? rulesFor(spec, rulePack, options.disabledRules, options.onlyRules) : [];
+    matcher = buildMatcher(spec, pack);
+    matchers.set(key, matcher);
   }
-  let rules: CompiledRules | undefined;
-  if (options.rules) {
-    const key = `${[...options.disabledRules].sort().join(',')}|${options.onlyRules ? [...options.onlyRules].sort().join(',') : '*'}`;
-    rules = entry.rules.get(key);
-    if (!rules) {
-      rules = new CompiledRules(spec, rulesFor(spec, rulePack, options.disabledRules, options.onlyRules));
-      entry.rules.set(key, rules);
-    }
-  }
-  return { kinds: entry.kinds, rules };
+  return matcher;
 }
 
 /** Measures one file on its own (no clones: they need the whole project). */
@@ -77,8 +76,7 @@ export function analyzeSource(source: SourceFile, options: Partial<MetricsOption
   const resolved = resolveOptions(options);
   const spec = languageOfPath(source.path);
   if (!spec) throw new Error(`${source.path}: no supported language for this file extension`);
-  const { kinds, rules } = prepared(spec, resolved);
-  return analyzeFile(source.path, source.text, spec, kinds, rules, resolved);
+  return analyzeFile(source.path, source.text, spec, matcherFor(spec, resolved), resolved);
 }
 
 function ratio(numerator: number, denominator: number): number {
@@ -86,13 +84,13 @@ function ratio(numerator: number, denominator: number): number {
 }
 
 /** Measures a set of sources (see README for every metric). */
-export function analyzeProject(
+export async function analyzeProject(
   sources: readonly SourceFile[],
   options: Partial<MetricsOptions> = {},
   previous?: readonly SourceFile[],
-): ProjectReport {
+): Promise<ProjectReport> {
   const resolved = resolveOptions(options);
-  const analyses = sources.map((source) => analyzeSource(source, resolved));
+  const analyses = await analyzeSources(sources, resolved);
   const clones = findClones(analyses);
   const callables = analyses.flatMap((analysis) => analysis.callables);
   const hits = analyses.flatMap((analysis) => analysis.hits);
@@ -136,7 +134,9 @@ export function analyzeProject(
     delta_loc: null,
   };
   if (previous) {
-    const before = analyzeProjectLoc(previous, resolved);
+    const before = sum(
+      (await analyzeSources(previous, { ...resolved, rules: false })).map((file) => file.metrics.loc),
+    );
     const churn = churnBetween(previous, sources);
     summary.lines_added = churn.added;
     summary.lines_removed = churn.removed;
@@ -144,12 +144,6 @@ export function analyzeProject(
     summary.delta_loc = before > 0 ? (loc - before) / before : null;
   }
   return { summary, files, callables, hits, clones, options: resolved };
-}
-
-/** LOC of a set of sources, without rules or clones. */
-function analyzeProjectLoc(sources: readonly SourceFile[], options: MetricsOptions): number {
-  const light = { ...options, rules: false };
-  return sum(sources.map((source) => analyzeSource(source, light).metrics.loc));
 }
 
 /** Groups identical candidates across files; marks clone lines and verbose lines per file. */

@@ -40,17 +40,17 @@ describe('Python metrics', () => {
   const analysis = analyzeSource({ path: 'm.py', text: program }, { rules: false });
   const byName = new Map(analysis.callables.map((callable) => [callable.qualifiedName, callable]));
 
-  it('counts logical lines without blanks, comments or docstrings', () => {
+  it('counts logical lines without blanks, comments or docstrings', async () => {
     expect(analysis.metrics.loc).toBe(22);
     expect(analysis.metrics.lines).toBe(33);
   });
 
-  it('finds functions, methods and nested functions, with qualified names', () => {
+  it('finds functions, methods and nested functions, with qualified names', async () => {
     expect([...byName.keys()]).toEqual(['simple', 'branchy', 'Box.method', 'Box.method.inner']);
     expect(byName.get('Box.method.inner')?.depth).toBe(1);
   });
 
-  it('computes SLOC and cyclomatic complexity per callable', () => {
+  it('computes SLOC and cyclomatic complexity per callable', async () => {
     expect(byName.get('simple')).toMatchObject({ sloc: 2, cc: 1, startLine: 4, endLine: 10 });
     // if, and, comprehension, comprehension if, elif, for, while, except, assert, ternary
     expect(byName.get('branchy')).toMatchObject({ sloc: 14, cc: 11 });
@@ -59,27 +59,30 @@ describe('Python metrics', () => {
     expect(byName.get('Box.method.inner')).toMatchObject({ sloc: 2, cc: 2 });
   });
 
-  it('computes mass and erosion', () => {
-    const report = analyzeProject([{ path: 'm.py', text: program }], { rules: false });
+  it('computes mass and erosion', async () => {
+    const report = await analyzeProject([{ path: 'm.py', text: program }], { rules: false });
     const total = Math.sqrt(2) + 11 * Math.sqrt(14) + 2 * 2 + 2 * Math.sqrt(2);
     expect(report.summary.erosion).toBeCloseTo((11 * Math.sqrt(14)) / total, 10);
     expect(report.summary.high_cc_count).toBe(1);
     expect(report.summary.max_cc).toBe(11);
     expect(report.summary.mean_cc).toBeCloseTo(16 / 4, 10);
-    const strict = analyzeProject([{ path: 'm.py', text: program }], { rules: false, ccThreshold: 11 });
+    const strict = await analyzeProject([{ path: 'm.py', text: program }], { rules: false, ccThreshold: 11 });
     expect(strict.summary.erosion).toBe(0);
-    const linear = analyzeProject([{ path: 'm.py', text: program }], { rules: false, sizeTerm: 'linear' });
+    const linear = await analyzeProject([{ path: 'm.py', text: program }], {
+      rules: false,
+      sizeTerm: 'linear',
+    });
     expect(linear.summary.erosion).toBeCloseTo(154 / (2 + 154 + 8 + 4), 10);
   });
 
-  it('computes cognitive complexity with nesting increments', () => {
+  it('computes cognitive complexity with nesting increments', async () => {
     // if +1, `and` +1, elif +1, for +1, while +2 (nested), except +1, ternary +1
     expect(byName.get('branchy')?.cognitive).toBe(8);
     expect(byName.get('Box.method')?.cognitive).toBe(1);
     expect(analysis.metrics.cognitive).toBe(9);
   });
 
-  it('counts radon-only decisions when asked', () => {
+  it('counts radon-only decisions when asked', async () => {
     const text = 'def f(p):\n    with open(p) as h:\n        return sorted(h, key=lambda l: l)\n';
     const reference = analyzeSource({ path: 'r.py', text }, { rules: false });
     const radon = analyzeSource({ path: 'r.py', text }, { rules: false, ccVariant: 'radon' });
@@ -87,8 +90,8 @@ describe('Python metrics', () => {
     expect(radon.callables[0]?.cc).toBe(3);
   });
 
-  it('gives zero erosion and verbosity to an empty project', () => {
-    const report = analyzeProject([{ path: 'e.py', text: '# nothing\n' }]);
+  it('gives zero erosion and verbosity to an empty project', async () => {
+    const report = await analyzeProject([{ path: 'e.py', text: '# nothing\n' }]);
     expect(report.summary).toMatchObject({
       loc: 0,
       erosion: 0,
@@ -96,5 +99,46 @@ describe('Python metrics', () => {
       clone_ratio: 0,
       violation_rate: 0,
     });
+  });
+});
+
+describe('cognitive complexity details', () => {
+  it('adds one per recursive call, through self, but not for calls on other objects', () => {
+    const text = `class Tree:
+    def size(self, node):
+        if node is None:
+            return 0
+        return 1 + self.size(node.left) + self.size(node.right)
+
+    def other(self, peer):
+        return peer.other(self)
+
+
+def fact(n):
+    return 1 if n < 2 else n * fact(n - 1)  # fact(n) in a comment does not count
+`;
+    const analysis = analyzeSource({ path: 't.py', text }, { rules: false });
+    const cognitive = Object.fromEntries(
+      analysis.callables.map((callable) => [callable.name, callable.cognitive]),
+    );
+    // if +1, two recursive calls +2
+    expect(cognitive).toEqual({ size: 3, other: 0, fact: 2 });
+  });
+
+  it('counts a sequence of like boolean operators once, and each change of operator', () => {
+    const text =
+      'def f(a, b, c, d):\n    return a and b and c or d\n\n\ndef g(a, b, c):\n    return a and (b or c)\n';
+    const analysis = analyzeSource({ path: 'b.py', text }, { rules: false });
+    expect(analysis.callables.map((callable) => callable.cognitive)).toEqual([2, 2]);
+  });
+
+  it('nests nested functions one level deeper and counts them toward their parent', () => {
+    const text =
+      'def outer(xs):\n    def inner(x):\n        if x:\n            return 1\n        return 0\n    return [inner(x) for x in xs]\n';
+    const analysis = analyzeSource({ path: 'n.py', text }, { rules: false });
+    expect(analysis.callables.map((callable) => [callable.name, callable.cognitive])).toEqual([
+      ['outer', 2],
+      ['inner', 1],
+    ]);
   });
 });

@@ -28,8 +28,8 @@ const ladder = `def positive(x):
 const only = { onlyRules: ['py-return-bool-ladder'] };
 
 describe('clones and verbosity', () => {
-  it('groups blocks equal up to names and literals, and counts their lines', () => {
-    const report = analyzeProject([{ path: 'a.py', text: loaders }], { rules: false });
+  it('groups blocks equal up to names and literals, and counts their lines', async () => {
+    const report = await analyzeProject([{ path: 'a.py', text: loaders }], { rules: false });
     expect(report.clones).toEqual([
       [
         { file: 'a.py', startLine: 1, endLine: 4 },
@@ -42,13 +42,13 @@ describe('clones and verbosity', () => {
     expect(report.summary.verbosity).toBeCloseTo(0.8, 10);
   });
 
-  it('does not group blocks that differ in structure', () => {
+  it('does not group blocks that differ in structure', async () => {
     const changed = loaders.replace('if line]', 'if line and line[0]]');
-    expect(analyzeProject([{ path: 'a.py', text: changed }], { rules: false }).clones).toEqual([]);
+    expect((await analyzeProject([{ path: 'a.py', text: changed }], { rules: false })).clones).toEqual([]);
   });
 
-  it('unites flagged lines and clone lines over LOC', () => {
-    const report = analyzeProject(
+  it('unites flagged lines and clone lines over LOC', async () => {
+    const report = await analyzeProject(
       [
         { path: 'a.py', text: loaders },
         { path: 'b.py', text: ladder },
@@ -62,36 +62,36 @@ describe('clones and verbosity', () => {
     expect(report.summary.verbosity).toBeCloseTo(12 / 15, 10);
   });
 
-  it('counts a line flagged twice once', () => {
+  it('counts a line flagged twice once', async () => {
     const both = `${ladder}\n\n${ladder.replace('positive', 'negative')}`;
-    const report = analyzeProject([{ path: 'b.py', text: both }], only);
+    const report = await analyzeProject([{ path: 'b.py', text: both }], only);
     expect(report.summary.loc).toBe(10);
     expect(report.summary.clone_lines).toBe(10);
     expect(report.summary.flagged_lines).toBe(8);
     expect(report.summary.verbosity).toBe(1);
   });
 
-  it('honours suppression comments', () => {
+  it('honours suppression comments', async () => {
     const suppressed = ladder.replace('    if x', '    # slop-ignore[py-return-bool-ladder]\n    if x');
-    const report = analyzeProject([{ path: 'b.py', text: suppressed }], only);
+    const report = await analyzeProject([{ path: 'b.py', text: suppressed }], only);
     expect(report.summary.rule_hits).toBe(0);
     expect(report.files[0]?.suppressedHits).toBe(1);
-    const other = analyzeProject(
+    const other = await analyzeProject(
       [{ path: 'b.py', text: ladder.replace('    if x', '    # slop-ignore[x]\n    if x') }],
       only,
     );
     expect(other.summary.rule_hits).toBe(1);
-    const file = analyzeProject([{ path: 'b.py', text: `# slop-ignore-file\n${ladder}` }], only);
+    const file = await analyzeProject([{ path: 'b.py', text: `# slop-ignore-file\n${ladder}` }], only);
     expect(file.summary.rule_hits).toBe(0);
   });
 
-  it('reports churn against a previous snapshot', () => {
+  it('reports churn against a previous snapshot', async () => {
     const before = [{ path: 'b.py', text: ladder }];
     const after = [
       { path: 'b.py', text: ladder.replace('> 0', '>= 0') },
       { path: 'c.py', text: 'x = 1\n\ny = 2\n' },
     ];
-    const report = analyzeProject(after, { rules: false }, before);
+    const report = await analyzeProject(after, { rules: false }, before);
     expect(report.summary).toMatchObject({ lines_added: 3, lines_removed: 1, loc: 7 });
     expect(report.summary.churn_ratio).toBeCloseTo(4 / 5, 10);
     expect(report.summary.delta_loc).toBeCloseTo(2 / 5, 10);

@@ -43,7 +43,7 @@ export class QualityScorer implements Extract<Scorer, { scope: 'step' }> {
       ? sourcesOf(await ctx.snapshots.get(ctx.previous), this.options)
       : undefined;
     ctx.signal.throwIfAborted();
-    const report = analyzeProject(current, this.options, previous);
+    const report = await analyzeProject(current, this.options, previous);
     await this.write(ctx.outDir, report);
     return Object.entries(report.summary).map(([metric, value]) => ({ metric, value }));
   }

@@ -54,7 +54,8 @@ describe('scorer quality', () => {
       files: 2,
       loc: 7,
       callables: 2,
-      rule_hits: 1,
+      // the if/else ladder is flagged by three rules (bool ladder, ternary, else after return)
+      rule_hits: 3,
       lines_added: 2,
       lines_removed: 0,
       erosion: 0,

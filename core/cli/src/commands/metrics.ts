@@ -114,7 +114,7 @@ async function measurePath(
       ).filter((file) => file.path === basename(target));
   if (!info.isDirectory() && !sources.length) badInput(`${path}: not a source file of a supported language`);
   sources = sources.filter((file) => file.text.length < 5_000_000);
-  const report = analyzeProject(sources, metrics);
+  const report = await analyzeProject(sources, metrics);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(scoreKeys(report.summary))}\n`);
     return;

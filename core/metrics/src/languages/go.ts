@@ -2,12 +2,11 @@ import type { SgNode } from '@ast-grep/napi';
 import {
   anyKind,
   type CognitiveRole,
-  escapeRegExp,
   fieldText,
   type LanguageSpec,
   logicalRole,
   nestingRole,
-  regionOf,
+  structuralRole,
 } from './types.js';
 
 const logicalOperator = '^(&&|\\|\\|)$';
@@ -38,19 +37,19 @@ function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
   switch (kind) {
     case 'if_statement': {
       if (node.parent()?.kind() === 'if_statement') return { kind: 'hybrid' };
-      return { kind: 'structural', region: regionOf(node, 'consequence') };
+      return structuralRole;
     }
     case 'block':
       // An `else { … }` block: the alternative of an if statement.
       return { kind: 'hybrid' };
     case 'for_statement':
-      return { kind: 'structural', region: regionOf(node, 'body') };
+      return structuralRole;
     case 'expression_switch_statement':
     case 'type_switch_statement':
     case 'select_statement':
-      return { kind: 'structural', region: node.range().start.index + 1 };
+      return structuralRole;
     case 'func_literal':
-      return nestingRole(node);
+      return nestingRole;
     case 'break_statement':
     case 'continue_statement':
     case 'goto_statement':
@@ -66,6 +65,7 @@ export const go: LanguageSpec = {
   id: 'go',
   family: 'go',
   lang: 'go',
+  rootKind: 'source_file',
   extensions: ['.go'],
   callableKinds: ['function_declaration', 'method_declaration', 'func_literal'],
   callableName,
@@ -105,8 +105,6 @@ export const go: LanguageSpec = {
     ],
   },
   cognitiveRole,
-  recursionPattern: (name) =>
-    new RegExp(String.raw`(?<![\w.])(?<!func\s*(?:\([^)]*\)\s*)?)(?:\w+\.)?${escapeRegExp(name)}\s*\(`, 'g'),
   keywords,
   literalWords: { true: '$BOOL', false: '$BOOL', nil: '$NONE', iota: '$INT' },
 };

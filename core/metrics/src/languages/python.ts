@@ -2,12 +2,10 @@ import type { SgNode } from '@ast-grep/napi';
 import {
   anyKind,
   type CognitiveRole,
-  escapeRegExp,
-  fieldText,
   type LanguageSpec,
   logicalRole,
   nestingRole,
-  regionOf,
+  structuralRole,
 } from './types.js';
 
 const decisionKinds = [
@@ -35,21 +33,21 @@ const keywords = new Set(
 function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
   switch (kind) {
     case 'if_statement':
-      return { kind: 'structural', region: regionOf(node, 'consequence') };
+      return structuralRole;
     case 'for_statement':
     case 'while_statement':
-      return { kind: 'structural', region: regionOf(node, 'body') };
+      return structuralRole;
     case 'except_clause':
     case 'match_statement':
-      return { kind: 'structural', region: node.range().start.index + 1 };
+      return structuralRole;
     case 'conditional_expression':
-      return { kind: 'structural', region: node.range().start.index + 1 };
+      return structuralRole;
     case 'elif_clause':
       return { kind: 'hybrid' };
     case 'else_clause':
       return node.parent()?.kind() === 'if_statement' ? { kind: 'hybrid' } : undefined;
     case 'lambda':
-      return nestingRole(node);
+      return nestingRole;
     case 'boolean_operator':
       return logicalRole(node);
     default:
@@ -61,6 +59,7 @@ export const python: LanguageSpec = {
   id: 'python',
   family: 'python',
   lang: 'python',
+  rootKind: 'module',
   extensions: ['.py', '.pyw'],
   // A statement that is one plain (not f-, not b-) string literal.
   docstringRule: {
@@ -69,7 +68,7 @@ export const python: LanguageSpec = {
     regex: '^[rRuU]?("|\')[\\s\\S]*("|\')$',
   },
   callableKinds: ['function_definition'],
-  callableName: (node) => fieldText(node, 'name'),
+  callableName: (_node, text, start) => /^(?:async\s+)?def\s+(\w+)/.exec(text.slice(start, start + 300))?.[1],
   scopeKinds: ['class_definition'],
   decisionRule: anyKind(decisionKinds),
   radonRule: anyKind(['with_statement', 'lambda']),
@@ -82,8 +81,7 @@ export const python: LanguageSpec = {
     'try_statement',
     'match_statement',
   ],
-  cloneExcluded: (node) =>
-    node.kind() === 'if_statement' && /^(typing\.)?TYPE_CHECKING$/.test(fieldText(node, 'condition') ?? ''),
+  cloneExcluded: (text, start) => /^if\s+(typing\.)?TYPE_CHECKING\s*:/.test(text.slice(start, start + 40)),
   cognitiveRule: anyKind([
     'if_statement',
     'elif_clause',
@@ -97,8 +95,6 @@ export const python: LanguageSpec = {
     'boolean_operator',
   ]),
   cognitiveRole,
-  recursionPattern: (name) =>
-    new RegExp(String.raw`(?<![\w.])(?<!def\s+)(?:(?:self|cls)\.)?${escapeRegExp(name)}\s*\(`, 'g'),
   keywords,
   literalWords: { True: '$BOOL', False: '$BOOL', None: '$NONE' },
 };

@@ -11,16 +11,16 @@ export type { Rule };
 
 /**
  * How a node takes part in cognitive complexity (SonarSource specification):
- * - `structural`: +1 plus the nesting level, and what follows `region` is one level deeper;
+ * - `structural`: +1 plus the nesting level, and what is inside it is one level deeper;
  * - `hybrid`: +1 without a nesting increment (else, elif, else if);
- * - `nesting`: no increment, but what follows `region` is one level deeper (lambdas, closures);
+ * - `nesting`: no increment, but what is inside it is one level deeper (lambdas, closures);
  * - `logical`: +1 when it starts a sequence of like boolean operators;
  * - `jump`: +1 (goto, break or continue to a label).
  */
 export type CognitiveRole =
-  | { kind: 'structural'; region: number }
+  | { kind: 'structural' }
   | { kind: 'hybrid' }
-  | { kind: 'nesting'; region: number }
+  | { kind: 'nesting' }
   | { kind: 'logical'; operator: string; parentOperator: string | undefined }
   | { kind: 'jump' };
 
@@ -30,11 +30,13 @@ export interface LanguageSpec {
   /** The name ast-grep knows the grammar by. */
   lang: NapiLang;
   extensions: readonly string[];
+  /** Kind of the root node of a file. */
+  rootKind: string;
   /** Standalone plain string statements (docstrings), excluded from SLOC and clone hashes. */
   docstringRule?: Rule;
   /** Node kinds that may be callables; `callableName` decides (undefined: not a callable). */
   callableKinds: readonly string[];
-  callableName(node: SgNode): string | undefined;
+  callableName(node: SgNode, text: string, start: number): string | undefined;
   /** Named scopes that are not callables (classes), for qualified names. */
   scopeKinds: readonly string[];
   /** Decision points of cyclomatic complexity, one per matched node. */
@@ -44,15 +46,10 @@ export interface LanguageSpec {
   /** Blocks that are clone candidates. */
   cloneKinds: readonly string[];
   /** A candidate that must not be a clone candidate (e.g. `if TYPE_CHECKING:`). */
-  cloneExcluded?(node: SgNode): boolean;
+  cloneExcluded?(text: string, start: number): boolean;
   /** Nodes with a cognitive-complexity role (see `cognitiveRole`). */
   cognitiveRule: Rule;
   cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined;
-  /**
-   * Calls of the callable `name` to itself in its own text (the recursion increment); its own
-   * header must not match.
-   */
-  recursionPattern(name: string): RegExp;
   /** Words that are keywords: kept as they are in clone hashes (other names become $VARn). */
   keywords: ReadonlySet<string>;
   /** Words that are literals: `$BOOL` or `$NONE`. */
@@ -76,15 +73,6 @@ export function fieldText(node: SgNode, name: string): string | undefined {
   return fieldOf(node, name)?.text();
 }
 
-/** Where the part of a node that nests deeper (its body) begins. */
-export function regionOf(node: SgNode, field: string): number {
-  return (fieldOf(node, field) ?? node).range().start.index;
-}
-
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** A boolean operator: it starts a sequence unless its parent (through parentheses) is the same operator. */
 export function logicalRole(node: SgNode): CognitiveRole {
   const operator = fieldText(node, 'operator') ?? '';
@@ -95,6 +83,5 @@ export function logicalRole(node: SgNode): CognitiveRole {
 }
 
 /** A function-like node that is not a callable: no increment, but its body nests one level deeper. */
-export function nestingRole(node: SgNode): CognitiveRole {
-  return { kind: 'nesting', region: node.range().start.index + 1 };
-}
+export const nestingRole: CognitiveRole = { kind: 'nesting' };
+export const structuralRole: CognitiveRole = { kind: 'structural' };

@@ -2,13 +2,12 @@ import { Lang, type SgNode } from '@ast-grep/napi';
 import {
   anyKind,
   type CognitiveRole,
-  escapeRegExp,
   fieldText,
   type LanguageId,
   type LanguageSpec,
   logicalRole,
   nestingRole,
-  regionOf,
+  structuralRole,
 } from './types.js';
 
 const logicalOperator = '^(&&|\\|\\||\\?\\?)$';
@@ -47,25 +46,23 @@ function callableName(node: SgNode): string | undefined {
 function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
   switch (kind) {
     case 'if_statement':
-      return node.parent()?.kind() === 'else_clause'
-        ? { kind: 'hybrid' }
-        : { kind: 'structural', region: regionOf(node, 'consequence') };
+      return node.parent()?.kind() === 'else_clause' ? { kind: 'hybrid' } : structuralRole;
     case 'else_clause':
       return node.namedChildren()[0]?.kind() === 'if_statement' ? undefined : { kind: 'hybrid' };
     case 'for_statement':
     case 'for_in_statement':
     case 'while_statement':
     case 'do_statement':
-      return { kind: 'structural', region: regionOf(node, 'body') };
+      return structuralRole;
     case 'catch_clause':
-      return { kind: 'structural', region: regionOf(node, 'body') };
+      return structuralRole;
     case 'switch_statement':
-      return { kind: 'structural', region: regionOf(node, 'body') };
+      return structuralRole;
     case 'ternary_expression':
-      return { kind: 'structural', region: node.range().start.index + 1 };
+      return structuralRole;
     case 'arrow_function':
     case 'function_expression':
-      return nestingRole(node);
+      return nestingRole;
     case 'break_statement':
     case 'continue_statement':
       return { kind: 'jump' };
@@ -82,6 +79,7 @@ function spec(id: LanguageId, lang: Lang, extensions: string[]): LanguageSpec {
     family: 'typescript',
     lang,
     extensions,
+    rootKind: 'program',
     callableKinds: [
       'function_declaration',
       'generator_function_declaration',
@@ -142,11 +140,6 @@ function spec(id: LanguageId, lang: Lang, extensions: string[]): LanguageSpec {
       ],
     },
     cognitiveRole,
-    recursionPattern: (name) =>
-      new RegExp(
-        String.raw`(?<![\w.$])(?<!function\s*\*?\s*)(?<!^(?:(?:async|static|get|set|public|private|protected|readonly|override|abstract)\s+)*\*?\s*)(?:this\.)?${escapeRegExp(name)}\s*\(`,
-        'g',
-      ),
     keywords,
     literalWords: { true: '$BOOL', false: '$BOOL', null: '$NONE', undefined: '$NONE' },
   };

@@ -1,7 +1,75 @@
-import type { RuleFamily } from '../languages/types.js';
+import { parse, type SgNode } from '@ast-grep/napi';
+import { registerGrammars } from '../languages/registry.js';
+import type { Rule, RuleFamily } from '../languages/types.js';
 import type { SlopRule } from './types.js';
 
-/** A helper that fills in the family, so rule files list only what differs between rules. */
-export function define(family: RuleFamily) {
-  return (rule: Omit<SlopRule, 'family'>): SlopRule => ({ family, ...rule });
+const grammarOf: Record<RuleFamily, string> = { python: 'python', typescript: 'TypeScript', go: 'go' };
+const expando: Record<RuleFamily, string> = { python: 'µ', typescript: '$', go: 'µ' };
+
+/** The node kind a pattern matches: the deepest node that spans the whole pattern. */
+export function patternKind(family: RuleFamily, pattern: string): string {
+  registerGrammars();
+  const text = pattern.replaceAll('$', expando[family]);
+  let node: SgNode = parse(grammarOf[family], text).root();
+  for (;;) {
+    const named = node.children().filter((child) => child.isNamed());
+    const only = named.length === 1 ? named[0]! : undefined;
+    if (!only || only.text().trim().length < node.text().trim().length) break;
+    node = only;
+  }
+  if (node.kind() === 'module' || node.kind() === 'program')
+    throw new Error(`pattern has no single root: ${pattern}`);
+  return node.kind() as string;
 }
+
+type RuleInput = Omit<SlopRule, 'family' | 'rule'> & { rule: Rule };
+
+/**
+ * Fills in the family, and the top-level `kind` of a rule that is a pattern, so rule files list
+ * only what differs between rules.
+ */
+export function define(family: RuleFamily) {
+  return (input: RuleInput): SlopRule => {
+    const rule = input.rule as Rule & { kind?: string };
+    const kind =
+      rule.kind ?? (typeof rule.pattern === 'string' ? patternKind(family, rule.pattern) : undefined);
+    if (!kind) throw new Error(`rule ${input.id}: give a kind or a pattern`);
+    return { family, ...input, rule: { ...rule, kind } };
+  };
+}
+
+/**
+ * Matches any statement-like sibling (for "is there a sibling before / after" tests); a closing
+ * brace token does not count.
+ */
+export const anyNode: Rule = { regex: '^[^}]' };
+
+/** A block whose only statement matches `rule`. */
+export function only(rule: Rule): Rule {
+  return { has: { ...rule, nthChild: 1, not: { precedes: anyNode } } as Rule };
+}
+
+/** An if statement whose branch ends with one of `exits` and that also has `alternative`. */
+export function elseAfter(exits: string[], alternative: Rule): Rule & { kind: string } {
+  return {
+    kind: 'if_statement',
+    has: {
+      field: 'consequence',
+      has: { any: exits.map((kind) => ({ kind })), not: { precedes: anyNode } } as Rule,
+    },
+    all: [alternative],
+  };
+}
+
+/** A call (node `kind`) whose callee text matches `callee`, and whose arguments match `args`. */
+export function callTo(kind: string, callee: string, args?: Rule): Rule & { kind: string } {
+  return {
+    kind,
+    has: { field: 'function', regex: callee },
+    ...(args ? { all: [{ has: { field: 'arguments', ...args } as Rule }] } : {}),
+  };
+}
+
+/** Openings of comments that narrate the next line instead of explaining it. */
+export const narration =
+  '(Initiali[sz]e (the |a |an )?\\w+|Loop (through|over)|Iterate (through|over)|Return the|Check if|Create (a|an|the) |Define (a|an|the) |Call the|Increment the|Set the|Get the|Import (the )?(necessary|required))';

@@ -1,0 +1,73 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { findInFiles, type SgNode } from '@ast-grep/napi';
+import type { SourceFile } from './discovery.js';
+import { analyzeFile, analyzeNodes, type FileAnalysis } from './file-analysis.js';
+import { languageOfPath } from './languages/registry.js';
+import type { LanguageSpec } from './languages/types.js';
+import type { MetricsOptions } from './options.js';
+import { matcherFor } from './project.js';
+
+/** Writes sources that are not on disk into a temporary directory, so ast-grep can read them. */
+async function onDisk(
+  sources: readonly SourceFile[],
+): Promise<{ files: Map<string, SourceFile>; cleanup(): Promise<void> }> {
+  const files = new Map<string, SourceFile>();
+  const missing = sources.filter((source) => !source.file);
+  const dir = missing.length ? await mkdtemp(join(tmpdir(), 'longhaul-metrics-')) : undefined;
+  for (const source of sources) {
+    let file = source.file;
+    if (!file) {
+      file = join(dir!, source.path);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, source.text);
+    }
+    files.set(file, source);
+  }
+  return { files, cleanup: async () => (dir ? rm(dir, { recursive: true, force: true }) : undefined) };
+}
+
+/**
+ * Analyzes many files with one compiled matcher per language: ast-grep parses and matches them on
+ * its worker threads while each file's result is read here. Files ast-grep does not report (no
+ * matching node at all, or an extension it does not map to the language) are analyzed one by one.
+ */
+export async function analyzeSources(
+  sources: readonly SourceFile[],
+  options: MetricsOptions,
+): Promise<FileAnalysis[]> {
+  const results = new Map<SourceFile, FileAnalysis>();
+  const { files, cleanup } = await onDisk(sources);
+  try {
+    const groups = new Map<LanguageSpec, string[]>();
+    for (const [file, source] of files) {
+      const spec = languageOfPath(source.path);
+      if (!spec) throw new Error(`${source.path}: no supported language for this file extension`);
+      groups.set(spec, [...(groups.get(spec) ?? []), file]);
+    }
+    for (const [spec, paths] of groups) {
+      const matcher = matcherFor(spec, options);
+      let failure: Error | undefined;
+      await findInFiles(spec.lang, { paths, matcher: matcher.config }, (error, nodes: SgNode[]) => {
+        if (error) {
+          failure ??= error;
+          return;
+        }
+        const file = nodes[0]?.getRoot().filename();
+        const source = file === undefined ? undefined : files.get(file);
+        if (!source || results.has(source)) return;
+        results.set(source, analyzeNodes(source.path, source.text, spec, matcher, nodes, options));
+      });
+      if (failure) throw failure;
+    }
+  } finally {
+    await cleanup();
+  }
+  return sources.map((source) => {
+    const done = results.get(source);
+    if (done) return done;
+    const spec = languageOfPath(source.path)!;
+    return analyzeFile(source.path, source.text, spec, matcherFor(spec, options), options);
+  });
+}

@@ -1,0 +1,125 @@
+import { type NapiConfig, parse } from '@ast-grep/napi';
+import type { LanguageSpec, Rule } from './languages/types.js';
+import type { SlopRule } from './rules/types.js';
+
+/** Whether a rule compiles for a grammar (grammars of one family differ in a few node kinds). */
+export function compiles(spec: LanguageSpec, rule: Rule): boolean {
+  try {
+    parse(spec.lang, '').root().findAll({ rule });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The node kinds the analysis reads, by role. */
+export interface Classifier {
+  callables: Set<string>;
+  scopes: Set<string>;
+  decisions: Set<string>;
+  radon: Set<string>;
+  clones: Set<string>;
+  cognitive: Set<string>;
+}
+
+/**
+ * One ast-grep rule that finds, in a single pass, every node the analysis needs and every slop-rule
+ * finding. ast-grep compiles a rule on each call, so everything goes into one rule that is
+ * compiled once per language (and once per batch of files with `findInFiles`).
+ *
+ * Per node kind K the rule is: "K, and either some slop rule of K matches (tagged $HIT, with
+ * optional tags $R0…$Rn naming each rule of K that matches, and $CLS when the analysis also reads
+ * the node) or K is a node the analysis reads". A node returned without $HIT is one the analysis
+ * reads.
+ */
+export interface Matcher {
+  config: NapiConfig;
+  classifier: Classifier;
+  /** Slop rules by node kind; rule i of a kind is tagged `$R<i>`. */
+  rules: Map<string, SlopRule[]>;
+  /** Rules of the pack this grammar cannot run (they name kinds it lacks). */
+  skipped: SlopRule[];
+  /** Kinds the analysis reads on every node. */
+  plainKinds: Set<string>;
+  /** Kinds the analysis reads only when the `$CLS` tag is set. */
+  taggedKinds: Set<string>;
+}
+
+function alternatives(rule: Rule | undefined): Rule[] {
+  if (!rule) return [];
+  return rule.any && !rule.kind ? rule.any.flatMap((inner) => alternatives(inner)) : [rule];
+}
+
+const always = (kind: string): Rule => ({ not: { kind: kind === 'ERROR' ? 'comment' : 'ERROR' } });
+
+function optionalTag(rule: Rule, tag: string, kind: string): Rule {
+  return { any: [{ all: [rule, { pattern: tag }] }, always(kind)] };
+}
+
+export function buildMatcher(spec: LanguageSpec, pack: readonly SlopRule[]): Matcher {
+  const valid = (rule: Rule) => compiles(spec, rule);
+  const plainKinds = new Set(
+    ['ERROR', ...spec.callableKinds, ...spec.scopeKinds, ...spec.cloneKinds].filter((kind) =>
+      valid({ kind }),
+    ),
+  );
+  const conditional = new Map<string, Rule[]>();
+  const roleKinds = { decisions: new Set<string>(), radon: new Set<string>(), cognitive: new Set<string>() };
+  const sources: [keyof typeof roleKinds | 'docstring', Rule | undefined][] = [
+    ['decisions', spec.decisionRule],
+    ['radon', spec.radonRule],
+    ['cognitive', spec.cognitiveRule],
+    ['docstring', spec.docstringRule],
+  ];
+  for (const [role, rule] of sources) {
+    for (const alternative of alternatives(rule)) {
+      if (!valid(alternative)) continue;
+      const kind = String(alternative.kind);
+      if (role !== 'docstring') roleKinds[role].add(kind);
+      if (Object.keys(alternative).length === 1) plainKinds.add(kind);
+      else conditional.set(kind, [...(conditional.get(kind) ?? []), alternative]);
+    }
+  }
+  const taggedKinds = new Set([...conditional.keys()].filter((kind) => !plainKinds.has(kind)));
+
+  const runnable = pack.filter((rule) => valid(rule.rule));
+  const rules = new Map<string, SlopRule[]>();
+  for (const rule of runnable) rules.set(rule.rule.kind, [...(rules.get(rule.rule.kind) ?? []), rule]);
+
+  const parts: Rule[] = [];
+  for (const kind of new Set([...plainKinds, ...taggedKinds, ...rules.keys()])) {
+    const read: Rule | undefined = plainKinds.has(kind)
+      ? { kind }
+      : taggedKinds.has(kind)
+        ? { any: conditional.get(kind)! }
+        : undefined;
+    const ofKind = rules.get(kind);
+    if (!ofKind) {
+      parts.push({ kind, ...(read && !plainKinds.has(kind) ? { all: [read] } : {}) });
+      continue;
+    }
+    // Tags are only evaluated once some rule of the kind has matched.
+    const tags = ofKind.map((rule, index) => optionalTag(rule.rule, `$R${index}`, kind));
+    if (read && taggedKinds.has(kind)) tags.push(optionalTag(read, '$CLS', kind));
+    const hit: Rule = { all: [{ any: ofKind.map((rule) => rule.rule) }, { pattern: '$HIT' }, ...tags] };
+    parts.push({ kind, any: read ? [hit, read] : [hit] });
+  }
+  const classifier: Classifier = {
+    callables: new Set(spec.callableKinds),
+    scopes: new Set(spec.scopeKinds),
+    decisions: roleKinds.decisions,
+    radon: roleKinds.radon,
+    clones: new Set(spec.cloneKinds),
+    cognitive: roleKinds.cognitive,
+  };
+  // The root makes every parsed file report at least one node.
+  parts.push({ kind: spec.rootKind });
+  return {
+    config: { rule: { any: parts } },
+    classifier,
+    rules,
+    skipped: pack.filter((rule) => !runnable.includes(rule)),
+    plainKinds,
+    taggedKinds,
+  };
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeSource, ruleCategories, rulePack } from '../src/index.js';
+import type { SlopRule } from '../src/rules/types.js';
+
+const extension = { python: 'py', typescript: 'ts', go: 'go' } as const;
+
+function hitsOf(rule: SlopRule, text: string): number {
+  const language = rule.languages?.[0];
+  const path = `snippet.${language === 'javascript' ? 'js' : language === 'tsx' ? 'tsx' : extension[rule.family]}`;
+  return analyzeSource({ path, text }, { onlyRules: [rule.id] }).hits.filter((hit) => hit.rule === rule.id)
+    .length;
+}
+
+describe('rule pack', () => {
+  it('has at least 100 Python and 50 TypeScript/JavaScript rules with unique ids', () => {
+    expect(rulePack.filter((rule) => rule.family === 'python').length).toBeGreaterThanOrEqual(100);
+    expect(rulePack.filter((rule) => rule.family === 'typescript').length).toBeGreaterThanOrEqual(50);
+    expect(new Set(rulePack.map((rule) => rule.id)).size).toBe(rulePack.length);
+  });
+
+  it.each(rulePack.map((rule) => [rule.id, rule] as const))(
+    '%s flags its snippet and not the other',
+    (_, rule) => {
+      expect(ruleCategories).toContain(rule.category);
+      expect(rule.weight).toBeGreaterThanOrEqual(1);
+      expect(rule.weight).toBeLessThanOrEqual(3);
+      expect(rule.message.length).toBeGreaterThan(10);
+      expect(hitsOf(rule, rule.flag), 'must flag').toBeGreaterThan(0);
+      expect(hitsOf(rule, rule.pass), 'must not flag').toBe(0);
+    },
+  );
+});
+
+describe('rule pack across grammars', () => {
+  it('runs on JavaScript and TSX, leaving out only rules for syntax those grammars lack', () => {
+    const js = analyzeSource({ path: 'a.js', text: 'var n = 0;\nif (a == b) n++;\n' });
+    expect(js.hits.map((hit) => hit.rule).sort()).toEqual(['ts-loose-equality', 'ts-var-declaration']);
+    const tsx = analyzeSource({
+      path: 'a.tsx',
+      text: 'const v = raw as any;\nexport const A = () => <b>{v}</b>;\n',
+    });
+    expect(tsx.hits.map((hit) => hit.rule)).toEqual(['ts-as-any']);
+  });
+});
