@@ -63,6 +63,44 @@ describe('longhaul run', () => {
     expect(await readdir(work)).not.toContain('runs');
   });
 
+  it("starts the gateway for an experiment's models: and stops it when the run ends", async () => {
+    const runDir = join(work, 'gateway');
+    const models = '{fixture: {backend: scripted, replies: [{text: one}, {text: two}, {text: three}]}}';
+    const args = [
+      '--set',
+      `models=${models}`,
+      '--set',
+      'harness.options.askModel=true',
+      '--set',
+      'repeats=1',
+    ];
+    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir, ...args], work).done;
+    expect(result.code, result.stderr).toBe(0);
+    const id = 'parts.fixture-writer.fixture-steps.fixture-none.r1';
+    const replies = [];
+    for (const step of ['01-part-1', '02-part-2', '03-part-3']) {
+      const lines = (await readFile(join(runDir, 'trials', id, 'steps', step, 'trajectory.jsonl'), 'utf8'))
+        .trim()
+        .split('\n');
+      replies.push(
+        ...lines
+          .map((line) => JSON.parse(line))
+          .filter((e) => e.role === 'assistant')
+          .map((e) => e.text),
+      );
+    }
+    expect(replies).toEqual(['one', 'two', 'three']);
+  });
+
+  it('leaves no run directory behind when the models: configuration is bad', async () => {
+    const runDir = join(work, 'bad-models');
+    const args = ['--set', 'models={fixture: {backend: nonsense}}'];
+    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir, ...args], work).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/experiment\.yaml: models\.fixture\.backend: /);
+    await expect(access(runDir)).rejects.toThrow();
+  });
+
   it('refuses a non-empty --run-dir that holds something else', async () => {
     const runDir = join(work, 'occupied');
     await mkdir(runDir);

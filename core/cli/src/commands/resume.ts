@@ -2,7 +2,7 @@ import { resumeRun } from '@longhaul/core';
 import type { Command } from 'commander';
 import { reportingConfigErrors } from '../print-error.js';
 import { driveRun } from '../progress/drive-run.js';
-import { concurrencyOption, graceOption } from './run.js';
+import { concurrencyOption, graceOption, openGateway } from './run.js';
 
 /** `longhaul resume <run-dir>`: finishes an interrupted run without re-running complete steps. */
 export function register(program: Command): void {
@@ -14,7 +14,7 @@ export function register(program: Command): void {
     .option(...graceOption)
     .action(async (runDir: string, options: { concurrency?: number; grace: number }) => {
       process.exitCode = await reportingConfigErrors(() =>
-        driveRun((hooks) => resumeRun(runDir, { ...hooks, concurrency: options.concurrency }), {
+        driveRun((hooks) => resumeRun(runDir, { ...hooks, openGateway, concurrency: options.concurrency }), {
           graceSeconds: options.grace,
         }),
       );

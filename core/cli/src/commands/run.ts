@@ -1,4 +1,5 @@
-import { loadExperiment, startRun } from '@longhaul/core';
+import { loadExperiment, type RunOptions, startRun } from '@longhaul/core';
+import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { driveRun } from '../progress/drive-run.js';
@@ -14,6 +15,14 @@ function positive(label: string) {
     return n;
   };
 }
+
+/** Starts the run's model gateway from the experiment's `models:` (on loopback; keys stay on the host). */
+export const openGateway: NonNullable<RunOptions['openGateway']> = ({ run, models, file }) =>
+  createGateway({ models } as GatewayConfigInput, {
+    runDir: run.runDir,
+    baseDir: run.baseDir,
+    configFile: file,
+  });
 
 export const concurrencyOption = [
   '--concurrency <n>',
@@ -47,7 +56,12 @@ export function register(program: Command): void {
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(
             (hooks) =>
-              startRun(experiment, { ...hooks, runDir: options.runDir, concurrency: options.concurrency }),
+              startRun(experiment, {
+                ...hooks,
+                openGateway,
+                runDir: options.runDir,
+                concurrency: options.concurrency,
+              }),
             { graceSeconds: options.grace },
           ),
         );

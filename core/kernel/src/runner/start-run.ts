@@ -13,6 +13,7 @@ import {
   type PluginRef,
   type Reporter,
   type RunEvent,
+  type RunInfo,
   type Scorer,
   type Script,
   type StampedRunEvent,
@@ -41,12 +42,20 @@ export interface RunOptions {
   /** Where reporters print (the terminal); nothing is printed without it. */
   print?(text: string): void;
   gateway?: ModelGateway;
+  /**
+   * Opens the run's model gateway when the experiment has `models:` (and no `gateway` is given).
+   * Called once the run directory is known and before it is made, so a bad configuration leaves
+   * nothing behind; the gateway is closed when the run ends.
+   */
+  openGateway?(context: { run: RunInfo; models: unknown; file: string }): Promise<ClosableGateway>;
   /** Stop/abort hooks (the CLI wires them to SIGINT). */
   cancellation?: RunCancellation;
   /** How long a harness gets to end its turn after an abort before it is abandoned. */
   abandonMs?: number;
   executor?: Executor;
 }
+
+export type ClosableGateway = ModelGateway & { close(): Promise<void> };
 
 export interface RunResult {
   runId: string;
@@ -134,6 +143,8 @@ class Run {
   private readonly reporters: { label: string; reporter: Reporter }[] = [];
   private lock!: LockWriter;
   private readonly errors: string[] = [];
+  private gateway?: ClosableGateway;
+  private readonly info: RunInfo;
 
   constructor(
     readonly experiment: RunnableExperiment,
@@ -143,9 +154,8 @@ class Run {
   ) {
     this.runId = basename(store.dir);
     this.cancellation = options.cancellation ?? new RunCancellation();
-    this.container
-      .bind(tokens.Run)
-      .toConstantValue({ runId: this.runId, runDir: store.dir, baseDir: experiment.baseDir });
+    this.info = { runId: this.runId, runDir: store.dir, baseDir: experiment.baseDir };
+    this.container.bind(tokens.Run).toConstantValue(this.info);
     this.container.bind(tokens.SnapshotStore).toConstantValue(store.snapshots);
     const logger: Logger = {
       info: (message) => this.emit({ type: 'log', level: 'info', message }),
@@ -164,8 +174,31 @@ class Run {
     return this.experiment.registry.instantiate<T>(parent, kind, ref);
   }
 
-  /** Instantiates every plugin once per use and plans every task; throws ConfigError with all problems. */
+  /**
+   * Opens the gateway, instantiates every plugin once per use and plans every task; throws a
+   * ConfigError with all problems (after closing the gateway).
+   */
   async validate(): Promise<void> {
+    const { models } = this.experiment.config;
+    if (!this.options.gateway && this.options.openGateway && models !== undefined) {
+      this.gateway = await this.options.openGateway({ run: this.info, models, file: this.experiment.file });
+      this.container.bind(tokens.Gateway).toConstantValue(this.gateway);
+    }
+    try {
+      await this.checkPlugins();
+    } catch (error) {
+      await this.closeGateway();
+      throw error;
+    }
+  }
+
+  private async closeGateway(): Promise<void> {
+    const gateway = this.gateway;
+    this.gateway = undefined;
+    if (gateway) await gateway.close().catch((error) => this.errors.push(`gateway: ${errorMessage(error)}`));
+  }
+
+  private async checkPlugins(): Promise<void> {
     const issues: ConfigIssue[] = [];
     const file = this.experiment.file;
     const fail = (key: string, message: string) => issues.push({ file, key, message });
@@ -336,6 +369,7 @@ class Run {
       for (const [id, record] of results) records.set(id, record);
     } finally {
       this.cancellation.dispose();
+      await this.closeGateway();
     }
     await this.lock.settled();
     const trials = specs.map((spec) => ({ spec, record: records.get(spec.id) ?? pendingRecord(spec) }));

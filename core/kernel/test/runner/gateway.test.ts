@@ -1,0 +1,111 @@
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ClosableGateway, emptyUsage, type ModelEndpoint, startRun, type Usage } from '@longhaul/core';
+import { describe, expect, it } from 'vitest';
+import { makeFixture } from './fixture.js';
+
+/** A gateway that meters a fixed cost per `takeUsage` call and records what it was asked. */
+class RecordingGateway implements ClosableGateway {
+  readonly calls: string[] = [];
+  closed = false;
+
+  constructor(private readonly costPerPoll = 0) {}
+
+  async endpoint(trialId: string, hostAddress: string): Promise<ModelEndpoint> {
+    this.calls.push(`endpoint ${trialId} ${hostAddress}`);
+    return {
+      baseUrl: 'http://127.0.0.1:9',
+      hostBaseUrl: 'http://127.0.0.1:9',
+      token: 'trial-token',
+      model: 'oracle',
+    };
+  }
+  focus(trialId: string): void {
+    this.calls.push(`focus ${trialId}`);
+  }
+  takeUsage(): Usage {
+    return { ...emptyUsage(), costUsd: this.costPerPoll, inputTokens: this.costPerPoll > 0 ? 100 : 0 };
+  }
+  release(trialId: string): void {
+    this.calls.push(`release ${trialId}`);
+  }
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+describe('the run gateway', () => {
+  it('is opened for an experiment with models, handed to sessions and closed when the run ends', async () => {
+    const fixture = await makeFixture({ steps: 2 });
+    const gateway = new RecordingGateway(0.5);
+    const runDir = join(fixture.dir, 'run');
+    let dirExisted: boolean | undefined;
+    const experiment = {
+      ...fixture.experiment,
+      config: { ...fixture.experiment.config, models: { oracle: { backend: 'oracle' } } },
+    };
+    const result = await startRun(experiment, {
+      runDir,
+      openGateway: async ({ run, models, file }) => {
+        dirExisted = await access(run.runDir).then(
+          () => true,
+          () => false,
+        );
+        expect(models).toEqual({ oracle: { backend: 'oracle' } });
+        expect(file).toBe(fixture.experiment.file);
+        return gateway;
+      },
+    });
+    expect(dirExisted).toBe(false);
+    expect(gateway.closed).toBe(true);
+    const trialId = result.trials[0]!.spec.id;
+    expect(gateway.calls.filter((c) => !c.startsWith('focus'))).toEqual([
+      `endpoint ${trialId} 127.0.0.1`,
+      `release ${trialId}`,
+    ]);
+    expect(gateway.calls.filter((c) => c.startsWith('focus'))).toHaveLength(2);
+    const harness = fixture.harnesses.at(-1)!;
+    expect(harness.sessions[0]!.options.model).toMatchObject({ token: 'trial-token', model: 'oracle' });
+    // The gateway's metering is the turn's usage when it saw traffic.
+    expect(result.trials[0]!.record.usage.costUsd).toBeCloseTo(1);
+  });
+
+  it('enforces trialUsd from what the gateway meters', async () => {
+    const fixture = await makeFixture({ limits: { trialUsd: 0.8 } });
+    const experiment = { ...fixture.experiment, config: { ...fixture.experiment.config, models: {} } };
+    const result = await startRun(experiment, {
+      runDir: join(fixture.dir, 'run'),
+      openGateway: async () => new RecordingGateway(0.5),
+    });
+    // Turn 2 ends before its metering crosses 0.8 is seen; turn 3 is not started.
+    expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok', 'ok', 'budget']);
+    expect(result.trials[0]!.record.steps[2]!.turns).toBe(0);
+  });
+
+  it('is closed again when the experiment does not validate, and no run directory is made', async () => {
+    const fixture = await makeFixture({
+      script: { plan: () => [] },
+    });
+    const gateway = new RecordingGateway();
+    const runDir = join(fixture.dir, 'run');
+    const experiment = { ...fixture.experiment, config: { ...fixture.experiment.config, models: {} } };
+    await expect(startRun(experiment, { runDir, openGateway: async () => gateway })).rejects.toThrow(
+      /no turns/,
+    );
+    expect(gateway.closed).toBe(true);
+    await expect(access(runDir)).rejects.toThrow();
+  });
+
+  it('is not opened for an experiment without models', async () => {
+    const fixture = await makeFixture({ steps: 1 });
+    let opened = false;
+    await startRun(fixture.experiment, {
+      runDir: join(fixture.dir, 'run'),
+      openGateway: async () => {
+        opened = true;
+        return new RecordingGateway();
+      },
+    });
+    expect(opened).toBe(false);
+  });
+});
