@@ -140,7 +140,7 @@ class ClaudeCodeSession implements Session {
     const env = this.env();
     yield { type: 'message', role: 'user', text: prompt };
     this.started = true;
-    yield* runAgentTurn(this.sandbox, {
+    const events = runAgentTurn(this.sandbox, {
       agent: 'claude',
       argv,
       env,
@@ -148,7 +148,11 @@ class ClaudeCodeSession implements Session {
       signal: options.signal,
       timeoutMs: options.limits.timeoutMs,
     });
-    if (parser.sessionId) this.id = parser.sessionId;
+    for await (const event of events) {
+      // Taken before the event is passed on: a caller may stop reading at turn.end.
+      if (event.type === 'session.start') this.id = event.sessionId;
+      yield event;
+    }
   }
 
   state(): ClaudeCodeState | undefined {

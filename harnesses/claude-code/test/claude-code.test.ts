@@ -73,6 +73,21 @@ describe('claude-code against the gateway (real CLI)', () => {
     expect((await sandbox.exec(['ls', '-A'])).stdout.trim().split('\n')).toEqual(['hello.txt']);
   });
 
+  it('continues the session when the same session takes a second turn', async () => {
+    const { sandbox, harness } = await setup(writeThenDone);
+    await harness.prepare(sandbox);
+    const session = await harness.openSession(sandbox, { trialId: 't1' });
+    await runTurn(session, 'write hello.txt');
+    const second = await runTurn(session, 'and now copy it');
+    expect(second.result, JSON.stringify(second.events)).toMatchObject({
+      status: 'ok',
+      finalText: 'Copied.',
+    });
+    expect(ofType(second.events, 'session.start')).toEqual([
+      expect.objectContaining({ sessionId: session.id, resumed: true }),
+    ]);
+  });
+
   it('continues the session in a later turn and after reopening it from its state', async () => {
     const { sandbox, harness } = await setup(writeThenDone, { model: 'scripted' });
     await harness.prepare(sandbox);

@@ -130,7 +130,7 @@ class CodexSession implements Session {
     const parser = new CodexStreamParser(this.threadId !== undefined, this.model());
     const argv = this.argv(prompt);
     yield { type: 'message', role: 'user', text: prompt };
-    yield* runAgentTurn(this.sandbox, {
+    const events = runAgentTurn(this.sandbox, {
       agent: 'codex',
       argv,
       env: {
@@ -143,9 +143,13 @@ class CodexSession implements Session {
       signal: options.signal,
       timeoutMs: options.limits.timeoutMs,
     });
-    if (parser.sessionId) {
-      this.threadId = parser.sessionId;
-      this.id = parser.sessionId;
+    for await (const event of events) {
+      // Taken before the event is passed on: a caller may stop reading at turn.end.
+      if (event.type === 'session.start') {
+        this.threadId = event.sessionId;
+        this.id = event.sessionId;
+      }
+      yield event;
     }
   }
 

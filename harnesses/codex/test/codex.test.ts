@@ -71,6 +71,23 @@ describe('codex against the gateway (real CLI)', () => {
     expect((await sandbox.exec(['ls', '-A'])).stdout.trim().split('\n')).toEqual(['hello.txt']);
   });
 
+  it('continues the thread when the same session takes a second turn', async () => {
+    const { sandbox, harness } = await setup(models);
+    await harness.prepare(sandbox);
+    const session = await harness.openSession(sandbox, { trialId: 't1' });
+    const first = await runTurn(session, 'write hello.txt');
+    const second = await runTurn(session, 'and now copy it');
+    expect(second.result, JSON.stringify(second.events)).toMatchObject({
+      status: 'ok',
+      finalText: 'Copied.',
+    });
+    const [start] = ofType(first.events, 'session.start');
+    expect(ofType(second.events, 'session.start')).toEqual([
+      expect.objectContaining({ sessionId: start?.sessionId, resumed: true }),
+    ]);
+    expect(session.state()).toMatchObject({ threadId: start?.sessionId });
+  });
+
   it('continues the thread in a later turn and after reopening it from its state', async () => {
     const { sandbox, harness } = await setup(models);
     await harness.prepare(sandbox);

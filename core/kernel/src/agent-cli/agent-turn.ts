@@ -188,7 +188,11 @@ export async function* runAgentTurn(
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);
-    if (!exited) void process.kill().catch(() => {});
+    // The caller stopped reading before the turn ended: stop everything the turn started.
+    if (!exited) {
+      void sweepProcesses(sandbox, marker);
+      void process.kill().catch(() => {});
+    }
   }
 
   if (stopped) {

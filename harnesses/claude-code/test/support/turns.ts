@@ -23,17 +23,18 @@ export function turnOptions(overrides: Partial<TurnOptions> = {}): TurnOptions {
   };
 }
 
-/** Runs a turn to its end and returns every event and the turn's result. */
+/** Runs a turn to its turn.end (and stops reading there, as the kernel does). */
 export async function runTurn(
   session: Session,
   prompt: string,
   options: TurnOptions = turnOptions(),
 ): Promise<{ events: TrajectoryEvent[]; result: TurnResult }> {
   const events: TrajectoryEvent[] = [];
-  for await (const event of session.turn(prompt, options)) events.push(event);
-  const ends = events.filter((event) => event.type === 'turn.end');
-  if (ends.length !== 1 || events.at(-1)?.type !== 'turn.end')
-    throw new Error(`a turn must end with exactly one turn.end, got ${ends.length}`);
+  for await (const event of session.turn(prompt, options)) {
+    events.push(event);
+    if (event.type === 'turn.end') break;
+  }
+  if (events.at(-1)?.type !== 'turn.end') throw new Error('the turn ended without a turn.end');
   const last = events.at(-1) as Extract<TrajectoryEvent, { type: 'turn.end' }>;
   return { events, result: last.result };
 }
