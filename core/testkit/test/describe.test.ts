@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,7 +17,8 @@ interface JsonReport {
 
 describe('describeScript in a plugin test file', () => {
   it('fails the run of a plugin that breaks the contract, naming the broken rule', async () => {
-    const out = join(await mkdtemp(join(tmpdir(), 'longhaul-describe-')), 'report.json');
+    const dir = await mkdtemp(join(tmpdir(), 'longhaul-describe-'));
+    const out = join(dir, 'report.json');
     const run = promisify(execFile)(
       process.execPath,
       [vitest, 'run', '--config', 'test/fixtures/vitest.config.ts', '--reporter=json', `--outputFile=${out}`],
@@ -25,6 +26,7 @@ describe('describeScript in a plugin test file', () => {
     );
     await expect(run).rejects.toMatchObject({ code: 1 });
     const report = JSON.parse(await readFile(out, 'utf8')) as JsonReport;
+    await rm(dir, { recursive: true, force: true });
     const results = report.testResults.flatMap((file) => file.assertionResults);
     const failed = results.filter((r) => r.status === 'failed').map((r) => r.fullName);
     expect(failed).toEqual(['script conformance: scores-twice every step is scored exactly once, in order']);

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Harness, Session, Task, TrajectoryEvent, TurnFocus, TurnResult } from '@longhaul/core';
@@ -9,10 +9,15 @@ import {
   instantiatePlugin,
   sampleTask,
 } from '@longhaul/testkit';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import oracle from '../src/index.js';
 
 let task: Task;
+const roots: string[] = [];
+
+afterAll(async () => {
+  for (const root of roots) await rm(root, { recursive: true, force: true });
+});
 
 async function put(root: string, files: Record<string, string>): Promise<void> {
   for (const [path, content] of Object.entries(files)) {
@@ -23,6 +28,7 @@ async function put(root: string, files: Record<string, string>): Promise<void> {
 
 beforeAll(async () => {
   const root = await mkdtemp(join(tmpdir(), 'longhaul-oracle-'));
+  roots.push(root);
   await put(join(root, 'seed'), { 'README.md': 'seed\n' });
   await put(join(root, 's1'), {
     'main.py': 'print(1)\n',
@@ -121,6 +127,7 @@ describe('oracle harness', () => {
     const push = sandbox.push.bind(sandbox);
     sandbox.push = (files) => push(files.filter((f) => !f.path.includes('__pycache__')));
     const root = await mkdtemp(join(tmpdir(), 'longhaul-oracle-cache-'));
+    roots.push(root);
     await put(root, { 'main.py': 'print(1)\n', '__pycache__/main.cpython-311.pyc': 'bytecode' });
     const session = await instantiatePlugin<Harness>(oracle).openSession(sandbox, { trialId: 't' });
     const { events } = await turn(session, { task, steps: [{ ...task.steps[0]!, solution: root }] });

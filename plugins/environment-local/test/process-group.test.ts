@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { killLiveGroups, ProcessGroup } from '../src/process-group.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'longhaul-pg-'));
@@ -12,6 +12,8 @@ const options = {
   maxOutputBytes: 100,
   killGraceMs: 300,
 };
+
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe('ProcessGroup', () => {
   it('reports a program that cannot start', async () => {

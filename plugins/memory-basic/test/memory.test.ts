@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyUsage, type Memory, type MemoryContext, type TurnResult } from '@longhaul/core';
@@ -10,10 +10,15 @@ import {
   instantiatePlugin,
   sampleTask,
 } from '@longhaul/testkit';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import plugins, { none, notes } from '../src/index.js';
 
 const task = sampleTask(2);
+const stateDirs: string[] = [];
+
+afterAll(async () => {
+  for (const dir of stateDirs) await rm(dir, { recursive: true, force: true });
+});
 
 async function openSandbox(): Promise<FakeSandbox> {
   return new FakeEnvironment().open({
@@ -36,6 +41,7 @@ const ok: TurnResult = { status: 'ok', finalText: 'done', usage: emptyUsage(), d
 
 async function contextFor(sandbox: FakeSandbox) {
   const stateDir = await mkdtemp(join(tmpdir(), 'longhaul-notes-'));
+  stateDirs.push(stateDir);
   return (turnIndex: number, freshSession = true): MemoryContext => ({
     task,
     plan: {
