@@ -93,6 +93,26 @@ describe('passthrough backend', () => {
     expect(gateway.takeErrors('trial-1')).toEqual([]);
   });
 
+  it('gives up on an attempt that runs past timeoutMs and retries it', async () => {
+    const upstream = await fakeUpstream((_req, res, index) => {
+      if (index === 0) return; // never answers
+      sendJson(res, anthropicMessage('second attempt', 1, 1));
+    });
+    const { gateway, baseUrl, token } = await startGateway(
+      { models: { sonnet: sonnet(upstream.url, { timeoutMs: 200 }) } },
+      { env: { TEST_ANTHROPIC_KEY: secret } },
+    );
+    const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
+    const message = await client.messages.create({
+      model: 'sonnet',
+      max_tokens: 5,
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: 'second attempt' }]);
+    expect(upstream.requests).toHaveLength(2);
+    expect(gateway.takeErrors('trial-1')).toEqual([]);
+  });
+
   it('ends a stream the provider breaks off with an error event the SDK raises, classified server', async () => {
     const upstream = await fakeUpstream((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -66,12 +66,18 @@ export class PassthroughBackend implements Backend {
     if (!serves[provider].includes(request.api)) return this.translated(request, context);
     const headers: Record<string, string> = { ...request.headers };
     const body = { ...request.body, model: this.config.model };
-    const response = await this.send(paths[request.api], request.query, headers, body, context.signal);
+    const { response, done } = await this.send(
+      paths[request.api],
+      request.query,
+      headers,
+      body,
+      context.signal,
+    );
     return {
       kind: 'raw',
       status: response.status,
       contentType: response.headers.get('content-type') ?? 'application/json',
-      body: response.body ?? emptyBody(),
+      body: finishing(response.body ?? emptyBody(), done),
     };
   }
 
@@ -79,14 +85,17 @@ export class PassthroughBackend implements Backend {
   async countTokens(request: ModelRequest, context: CallContext): Promise<number | undefined> {
     if (this.config.provider !== 'anthropic' || request.api !== 'anthropic') return undefined;
     const body = { ...request.body, model: this.config.model };
-    const response = await this.send(
+    const { response, done } = await this.send(
       `${paths.anthropic}/count_tokens`,
       request.query,
       { ...request.headers },
       body,
       context.signal,
     );
-    const counted = (await response.json().catch(() => ({}))) as { input_tokens?: unknown };
+    const counted = (await response
+      .json()
+      .catch(() => ({}))
+      .finally(done)) as { input_tokens?: unknown };
     return typeof counted.input_tokens === 'number' ? counted.input_tokens : undefined;
   }
 
@@ -99,8 +108,8 @@ export class PassthroughBackend implements Backend {
     const api: Api = this.config.provider === 'anthropic' ? 'anthropic' : 'chat';
     const codec = codecs[api];
     const body = codec.renderRequest(request, this.config.model);
-    const response = await this.send(paths[api], '', {}, body, context.signal);
-    const text = await response.text();
+    const { response, done } = await this.send(paths[api], '', {}, body, context.signal);
+    const text = await response.text().finally(done);
     let reply: ModelReply;
     try {
       reply = codec.parseReply(text, false);
@@ -114,14 +123,17 @@ export class PassthroughBackend implements Backend {
     return { kind: 'reply', reply: { ...reply, model: request.model } };
   }
 
-  /** POSTs to the provider, retrying what is worth retrying; returns a 2xx response or throws a classified error. */
+  /**
+   * POSTs to the provider, retrying what is worth retrying; returns a 2xx response (call `done`
+   * once its body is read) or throws a classified error.
+   */
   private async send(
     path: string,
     query: string,
     extraHeaders: Record<string, string>,
     payload: Record<string, unknown>,
     callerSignal: AbortSignal,
-  ): Promise<Response> {
+  ): Promise<{ response: Response; done: () => void }> {
     const { provider } = this.config;
     const base = (this.config.baseUrl ?? defaultBaseUrls[provider]).replace(/\/+$/, '');
     const url = `${base}${path}${query ? `?${query}` : ''}`;
@@ -132,13 +144,14 @@ export class PassthroughBackend implements Backend {
     } else headers.authorization = `Bearer ${this.key}`;
     const body = JSON.stringify(payload);
     for (let attempt = 0; ; attempt++) {
-      const signal = AbortSignal.any([callerSignal, AbortSignal.timeout(this.config.timeoutMs)]);
+      const { signal, done } = attemptSignal(callerSignal, this.config.timeoutMs);
       const wait = (retryAfter: string | null) =>
         sleep(delayMs(attempt, this.config.backoffMs, retryAfter), undefined, { signal: callerSignal });
       let response: Response;
       try {
         response = await fetch(url, { method: 'POST', headers, body, signal });
       } catch (error) {
+        done();
         if (callerSignal.aborted) throw new GatewayError(499, 'cancelled', 'the caller went away');
         if (attempt < this.config.retries) {
           await wait(null);
@@ -150,8 +163,9 @@ export class PassthroughBackend implements Backend {
           `${provider} unreachable after ${attempt + 1} attempt(s): ${cause(error)}`,
         );
       }
-      if (response.ok) return response;
+      if (response.ok) return { response, done };
       const text = await response.text().catch(() => '');
+      done();
       if (retryable(response.status) && attempt < this.config.retries) {
         await wait(response.headers.get('retry-after'));
         continue;
@@ -168,6 +182,34 @@ export class PassthroughBackend implements Backend {
 }
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}
+
+async function* finishing(body: AsyncIterable<Uint8Array>, done: () => void): AsyncIterable<Uint8Array> {
+  try {
+    yield* body;
+  } finally {
+    done();
+  }
+}
+
+/**
+ * The signal of one attempt: aborted when the caller goes away or the attempt runs past its
+ * time (reading the body included). `done` releases the timer and the listener; a long run makes
+ * many requests, and neither may outlive its request.
+ */
+function attemptSignal(caller: AbortSignal, timeoutMs: number): { signal: AbortSignal; done: () => void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(caller.reason);
+  caller.addEventListener('abort', onAbort, { once: true });
+  if (caller.aborted) onAbort();
+  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  return {
+    signal: controller.signal,
+    done: () => {
+      clearTimeout(timer);
+      caller.removeEventListener('abort', onAbort);
+    },
+  };
+}
 
 function cause(error: unknown): string {
   const e = error as { cause?: { code?: string; message?: string }; message?: string };
