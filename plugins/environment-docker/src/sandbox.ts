@@ -183,11 +183,18 @@ export class DockerSandbox implements Sandbox {
 
   async readFile(path: string): Promise<Uint8Array> {
     this.guard('readFile');
-    const rel = this.relative(path);
-    const [entry] = await this.archive(rel, (p) => p === rel);
-    if (entry === undefined || entry.path !== rel) throw notFound(path);
-    if (entry.type === 'dir') throw new Error(`${path} is a directory, not a file`);
-    return new Uint8Array(entry.data ?? Buffer.alloc(0));
+    let rel = this.relative(path);
+    // Symlinks are followed (a few hops), as long as they stay in the workspace.
+    for (let hop = 0; hop < 8; hop++) {
+      const current = rel;
+      const [entry] = await this.archive(current, (p) => p === current);
+      if (entry === undefined || entry.path !== current) throw notFound(path);
+      if (entry.type === 'dir') throw new Error(`${path} is a directory, not a file`);
+      if (entry.type === 'file') return new Uint8Array(entry.data ?? Buffer.alloc(0));
+      const target = (entry.data ?? Buffer.alloc(0)).toString('utf8');
+      rel = this.relative(posix.isAbsolute(target) ? target : posix.join(posix.dirname(current), target));
+    }
+    throw new Error(`${path}: too many levels of symbolic links`);
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {

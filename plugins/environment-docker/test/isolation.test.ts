@@ -147,3 +147,23 @@ if (!skipWithoutDocker()) {
     });
   });
 }
+
+if (!skipWithoutDocker()) {
+  describe('docker workspace files', () => {
+    it('keeps symlinks as links in snapshots and follows them in readFile, within the workspace only', async () => {
+      await withSandbox(environment(), spec('files-links'), async (sandbox) => {
+        await sandbox.writeFile('data/real.txt', 'real');
+        await sandbox.exec(['sh', '-c', 'ln -s data/real.txt link.txt && ln -s /etc/passwd outside.txt']);
+        expect(Buffer.from(await sandbox.readFile('link.txt')).toString()).toBe('real');
+        await expect(sandbox.readFile('outside.txt')).rejects.toThrow('outside the sandbox workspace');
+        const link = (await sandbox.pull()).find((f) => f.path === 'link.txt');
+        expect(link && Buffer.from(link.data).toString()).toBe('data/real.txt');
+        expect((link?.mode ?? 0) & 0o170000).toBe(0o120000);
+        const ref = await sandbox.snapshot();
+        await sandbox.remove('link.txt');
+        await sandbox.restore(ref);
+        expect((await sandbox.exec(['readlink', 'link.txt'])).stdout.trim()).toBe('data/real.txt');
+      });
+    });
+  });
+}
