@@ -42,3 +42,42 @@ export async function settleWithin(promise: Promise<unknown>, ms: number): Promi
   ]);
   return settled;
 }
+
+/** A plugin call ran past the kernel's bound, or the run was aborted while it ran. */
+export class LimitExceeded extends Error {
+  constructor(
+    readonly status: 'timeout' | 'cancelled',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LimitExceeded';
+  }
+}
+
+/**
+ * Runs a plugin call that must not hang the run: it rejects with LimitExceeded after `ms`, or
+ * at once when `cancel` aborts. The call itself is left to finish on its own.
+ */
+export function bounded<T>(
+  work: () => Promise<T> | T,
+  ms: number,
+  what: string,
+  cancel?: AbortSignal,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new LimitExceeded('timeout', `${what} did not finish within ${ms} ms`)),
+      ms,
+    );
+    const onAbort = () => reject(new LimitExceeded('cancelled', `${what} was cancelled`));
+    if (cancel?.aborted) onAbort();
+    else cancel?.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve()
+      .then(work)
+      .then(resolve, reject)
+      .finally(() => {
+        clearTimeout(timer);
+        cancel?.removeEventListener('abort', onAbort);
+      });
+  });
+}

@@ -32,7 +32,7 @@ import {
 import { workspaceDiff } from '../store/diff.js';
 import type { RunStore, StepScoresFile } from '../store/run-store.js';
 import { readDirectoryFiles } from '../store/workspace-files.js';
-import { classifyAs, errorMessage, settleWithin } from './faults.js';
+import { bounded, classifyAs, errorMessage, LimitExceeded, settleWithin } from './faults.js';
 import { resumePoint } from './plan.js';
 import type { TrialServices } from './services.js';
 import { type NamedScorer, type StepOutcome, type StepScorer, scoreStep } from './step-scoring.js';
@@ -48,16 +48,21 @@ class StepFault extends Error {
   }
 }
 
+/**
+ * Runs a plugin call with a bound on its time (and the run's abort); a fault becomes a StepFault
+ * with the class of the part that failed, a bound hit `timeout` or `cancelled`.
+ */
 async function guard<T>(
   work: () => Promise<T> | T,
   errorClass: ErrorClass,
-  signal?: AbortSignal,
+  bound?: { ms: number; what: string; cancel: AbortSignal },
 ): Promise<T> {
   try {
-    return await work();
+    return bound ? await bounded(work, bound.ms, bound.what, bound.cancel) : await work();
   } catch (error) {
     if (error instanceof StepFault) throw error;
-    throw new StepFault(classifyAs(error, errorClass, signal), errorMessage(error));
+    if (error instanceof LimitExceeded) throw new StepFault(error.status, error.message);
+    throw new StepFault(classifyAs(error, errorClass), errorMessage(error));
   }
 }
 
@@ -124,6 +129,11 @@ class TrialRun {
 
   private get task() {
     return this.spec.task;
+  }
+
+  /** The bound on one plugin call outside a turn: the step's wall clock, and the run's abort. */
+  private bound(what: string) {
+    return { ms: this.spec.limits.stepMs, what, cancel: this.services.cancellation.abortSignal };
   }
 
   async run(): Promise<TrialRecord> {
@@ -221,14 +231,20 @@ class TrialRun {
           from,
         }),
       'sandbox',
+      this.bound('opening the sandbox'),
     );
     const sandbox = this.sandbox;
-    const info = await guard(() => this.harness.prepare(sandbox), 'harness');
+    const info = await guard(() => this.harness.prepare(sandbox), 'harness', this.bound('harness.prepare'));
     this.services.onPrepared?.(this.spec.condition.harness.label, info);
-    this.previousSnapshot = from ?? (await guard(() => sandbox.snapshot(), 'sandbox'));
+    this.previousSnapshot =
+      from ?? (await guard(() => sandbox.snapshot(), 'sandbox', this.bound('the first snapshot')));
     if (this.gateway) {
       const gateway = this.gateway;
-      this.model = await guard(() => gateway.endpoint(this.spec.id, sandbox.hostAddress), 'model');
+      this.model = await guard(
+        () => gateway.endpoint(this.spec.id, sandbox.hostAddress),
+        'model',
+        this.bound('gateway.endpoint'),
+      );
     }
     const saved =
       start > 0 && this.harness.capabilities.resume ? await this.store.readSession(this.spec.id) : undefined;
@@ -285,7 +301,7 @@ class TrialRun {
     let status: StepStatus = 'ok';
     let outcomes: Map<number, StepOutcome> | undefined;
     try {
-      await guard(() => this.applyWorkspaceAction(turn), 'sandbox');
+      await guard(() => this.applyWorkspaceAction(turn), 'sandbox', this.bound('the workspace reset'));
       let prompt = turn.prompt;
       for (let cycle = 0; ; cycle++) {
         outcomes = undefined;
@@ -378,9 +394,13 @@ class TrialRun {
       freshSession: fresh,
       sessionEvents: this.sessionEvents,
     });
-    const patch: MemoryPatch = await guard(() => this.memory.beforeTurn(context()), 'memory');
+    const patch: MemoryPatch = await guard(
+      () => this.memory.beforeTurn(context()),
+      'memory',
+      this.bound('memory.beforeTurn'),
+    );
     for (const [path, content] of Object.entries(patch.files ?? {})) {
-      await guard(() => sandbox.writeFile(path, content), 'sandbox');
+      await guard(() => sandbox.writeFile(path, content), 'sandbox', this.bound('writing memory files'));
     }
     const text = [patch.prefix, prompt, patch.suffix].filter((part) => part).join('\n\n');
     for (const step of steps) {
@@ -418,7 +438,11 @@ class TrialRun {
     if (run.result.error) this.log('warn', `turn ${t + 1} ended ${run.result.status}: ${run.result.error}`);
     if (run.result.status === 'cancelled') return 'cancelled';
     try {
-      await guard(() => this.memory.afterTurn(context(), run.result, run.events), 'memory');
+      await guard(
+        () => this.memory.afterTurn(context(), run.result, run.events),
+        'memory',
+        this.bound('memory.afterTurn'),
+      );
     } catch (error) {
       if (error instanceof StepFault && isAgentOutcome(run.result.status)) return error.status;
     }
@@ -437,6 +461,7 @@ class TrialRun {
     this.session = await guard(
       () => this.harness.openSession(sandbox, { trialId: this.spec.id, resume, model: this.model }),
       'harness',
+      this.bound('harness.openSession'),
     );
     this.sessionEvents = [];
     this.sessionBroken = false;
@@ -447,9 +472,20 @@ class TrialRun {
     const outcomes = new Map<number, StepOutcome>();
     let ref: string;
     try {
-      ref = await this.sandbox!.snapshot();
+      const sandbox = this.sandbox!;
+      ref = await bounded(
+        () => sandbox.snapshot(),
+        this.spec.limits.stepMs,
+        'the snapshot',
+        this.services.cancellation.abortSignal,
+      );
     } catch (error) {
-      const failed: StepStatus = isAgentOutcome(status) ? classifyAs(error, 'sandbox') : status;
+      const cancelled = error instanceof LimitExceeded && error.status === 'cancelled';
+      const failed: StepStatus = cancelled
+        ? 'cancelled'
+        : isAgentOutcome(status)
+          ? classifyAs(error, 'sandbox')
+          : status;
       for (const i of turn.scores) {
         outcomes.set(i, {
           status: failed,
@@ -482,6 +518,7 @@ class TrialRun {
         outDir: await this.store.testsDir(this.spec.id, step),
         status,
         signal: this.services.cancellation.abortSignal,
+        timeoutMs: this.spec.limits.stepMs,
       });
       outcomes.set(i, { ...outcome, snapshot: ref });
       previous = ref;
@@ -530,13 +567,19 @@ class TrialRun {
     this.syncRecord();
     for (const { label, scorer } of this.trialScorers) {
       try {
-        const scores = await scorer.score({
-          trial: this.spec,
-          record: this.record,
-          events,
-          snapshots: this.snapshots,
-          trialDir: this.store.trialDir(this.spec.id),
-        });
+        const scores = await bounded(
+          () =>
+            scorer.score({
+              trial: this.spec,
+              record: this.record,
+              events,
+              snapshots: this.snapshots,
+              trialDir: this.store.trialDir(this.spec.id),
+            }),
+          this.spec.limits.stepMs,
+          `trial scorer ${label}`,
+          this.services.cancellation.abortSignal,
+        );
         for (const score of scores) this.record.scores[`${label}.${score.metric}`] = score.value;
       } catch (error) {
         this.record.error = `trial scorer ${label}: ${errorMessage(error)}`;
@@ -547,6 +590,7 @@ class TrialRun {
 
   /** A fault before any turn could run: the first step not complete takes it. */
   private faultFirstPendingStep(fault: StepFault): void {
+    if (fault.status === 'cancelled') this.cancelled = true;
     this.record.error = fault.message;
     this.log('error', fault.message);
     const step = this.task.steps.find((s) => !this.complete.has(s.index) && !this.records.has(s.index));

@@ -10,7 +10,7 @@ import type {
   Task,
   TrialSpec,
 } from '../contracts/index.js';
-import { classifyAs, errorMessage, settleWithin } from './faults.js';
+import { bounded, classifyAs, errorMessage, settleWithin } from './faults.js';
 
 export interface NamedScorer<S extends Scorer = Scorer> {
   /** The scorer's label: the prefix of its score keys. */
@@ -41,6 +41,8 @@ export interface StepScoringInput {
   outDir: string;
   status: StepStatus;
   signal: AbortSignal;
+  /** How long one scorer may take for the step. */
+  timeoutMs: number;
 }
 
 const isAgentOutcome = (status: StepStatus) => status === 'ok' || status === 'failed';
@@ -58,29 +60,31 @@ export async function scoreStep(
   for (const { label, scorer } of scorers) {
     const opened: Sandbox[] = [];
     try {
-      const scores = await scorer.score({
-        task: input.task,
-        step: input.step,
-        trial: input.trial,
-        snapshot: input.snapshot,
-        previous: input.previous,
-        snapshots: input.snapshots,
-        outDir: input.outDir,
-        status: input.status,
-        signal: input.signal,
-        openSandbox: async (from) => {
-          const sandbox = await input.environment.open({
-            runId: input.trial.runId,
-            trialId: input.trial.id,
-            purpose: 'scorer',
-            task: { id: input.task.id, root: input.task.root, seed: input.task.seed },
-            needs: input.task.environment,
-            from,
-          });
-          opened.push(sandbox);
-          return sandbox;
-        },
-      });
+      const score = () =>
+        scorer.score({
+          task: input.task,
+          step: input.step,
+          trial: input.trial,
+          snapshot: input.snapshot,
+          previous: input.previous,
+          snapshots: input.snapshots,
+          outDir: input.outDir,
+          status: input.status,
+          signal: input.signal,
+          openSandbox: async (from) => {
+            const sandbox = await input.environment.open({
+              runId: input.trial.runId,
+              trialId: input.trial.id,
+              purpose: 'scorer',
+              task: { id: input.task.id, root: input.task.root, seed: input.task.seed },
+              needs: input.task.environment,
+              from,
+            });
+            opened.push(sandbox);
+            return sandbox;
+          },
+        });
+      const scores = await bounded(score, input.timeoutMs, `scorer ${label}`, input.signal);
       const details: Record<string, unknown> = {};
       for (const score of scores) {
         outcome.scores[`${label}.${score.metric}`] = score.value;

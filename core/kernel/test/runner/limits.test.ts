@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ClassifiedError, RunStore, startRun } from '@longhaul/core';
+import { ClassifiedError, RunCancellation, RunStore, startRun } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 import { makeFixture, stepScript } from './fixture.js';
 
@@ -85,6 +85,49 @@ describe('limits the kernel enforces', () => {
     });
     const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
     expect(result.trials[0]!.record.steps.map((s) => [s.turns, s.scores['match.match']])).toEqual([[2, 1]]);
+  });
+});
+
+describe('plugin calls outside a turn are bounded too', () => {
+  it('ends a harness whose prepare never returns with timeout after stepMs', async () => {
+    const fixture = await makeFixture({ harness: { prepare: 'hang' }, limits: { stepMs: 150 } });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    expect(statuses(result)).toEqual(['timeout', 'skipped', 'skipped']);
+    expect(result.trials[0]!.record.error).toBe('harness.prepare did not finish within 150 ms');
+  });
+
+  it('records a scorer that never returns as error:scorer and goes on', async () => {
+    const fixture = await makeFixture({
+      steps: 2,
+      scorer: { scope: 'step', version: '1', score: () => new Promise(() => {}) },
+      limits: { stepMs: 150, onError: 'continue' },
+    });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    expect(statuses(result)).toEqual(['error:scorer', 'error:scorer']);
+    const scores = await new RunStore(join(fixture.dir, 'run')).readStepScores(
+      result.trials[0]!.spec.id,
+      fixture.task.steps[0]!,
+    );
+    expect(scores?.details).toEqual({
+      match: { error: 'scorer match did not finish within 150 ms', status: 'error:scorer' },
+    });
+  });
+
+  it('cancels a stuck environment at once when the run is aborted', async () => {
+    const fixture = await makeFixture({ environment: { hangOpen: true } });
+    const cancellation = new RunCancellation();
+    const started = Date.now();
+    const run = startRun(fixture.experiment, {
+      runDir: join(fixture.dir, 'run'),
+      cancellation,
+      onEvent: (event) => {
+        if (event.type === 'trial.start') setTimeout(() => cancellation.abort(), 50);
+      },
+    });
+    const result = await run;
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(result.status).toBe('cancelled');
+    expect(statuses(result)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   });
 });
 

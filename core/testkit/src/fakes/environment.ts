@@ -27,6 +27,8 @@ export interface FakeEnvironmentOptions {
   exec?: FakeExec;
   /** Makes `open` reject with this error (or the error the function returns for a spec). */
   failOpen?: Error | ((spec: SandboxSpec) => Error | undefined);
+  /** Makes `open` never return (an environment that is stuck). */
+  hangOpen?: boolean;
   /** Makes `snapshot` reject with this error. */
   failSnapshot?: Error;
   /** What `describe()` returns (lock.json). */
@@ -52,6 +54,7 @@ export class FakeEnvironment implements Environment {
     const failure =
       typeof this.options.failOpen === 'function' ? this.options.failOpen(spec) : this.options.failOpen;
     if (failure) throw failure;
+    if (this.options.hangOpen) await new Promise(() => {});
     const sandbox = new FakeSandbox(`fake-${this.opened.length + 1}`, spec, this);
     if (spec.from) await sandbox.push(await this.snapshots.get(spec.from));
     else if (spec.task.seed) await sandbox.push(await readDirectoryFiles(spec.task.seed));

@@ -46,8 +46,8 @@ export interface FakeHarnessOptions {
   /** The turns in order, or a function choosing each one; default: every turn writes the solution. */
   turns?: FakeTurn[] | ((ctx: FakeTurnContext) => FakeTurn);
   capabilities?: Partial<HarnessCapabilities>;
-  /** What `prepare` returns, or an error it throws. */
-  prepare?: Record<string, unknown> | Error;
+  /** What `prepare` returns, an error it throws, or `hang`: it never returns. */
+  prepare?: Record<string, unknown> | Error | 'hang';
   /** An error `openSession` throws. */
   openSessionError?: Error;
 }
@@ -68,8 +68,10 @@ export class FakeHarness implements Harness {
   }
 
   async prepare(_sandbox: Sandbox): Promise<Record<string, unknown>> {
-    if (this.options.prepare instanceof Error) throw this.options.prepare;
-    return this.options.prepare ?? { agent: 'fake', version: '1.0.0' };
+    const { prepare } = this.options;
+    if (prepare instanceof Error) throw prepare;
+    if (prepare === 'hang') return new Promise(() => {});
+    return prepare ?? { agent: 'fake', version: '1.0.0' };
   }
 
   async openSession(sandbox: Sandbox, options: SessionOptions): Promise<Session> {
