@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import type { Logger } from '@longhaul/core';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { startGateway } from './helpers.js';
@@ -25,6 +26,14 @@ function sonnet(url: string, extra: Record<string, unknown> = {}) {
   };
 }
 
+/** A gateway whose model 'sonnet' passes through to `url` with the test key. */
+function startSonnet(url: string, extra: Record<string, unknown> = {}, log?: Logger) {
+  return startGateway(
+    { models: { sonnet: sonnet(url, extra) } },
+    { env: { TEST_ANTHROPIC_KEY: secret }, log },
+  );
+}
+
 function gpt5(url: string) {
   return {
     backend: 'passthrough' as const,
@@ -40,10 +49,7 @@ describe('passthrough backend', () => {
     const upstream = await fakeUpstream((_req, res) =>
       sendStream(res, anthropicStream('Hello from upstream.')),
     );
-    const { gateway, baseUrl, token } = await startGateway(
-      { models: { sonnet: sonnet(upstream.url) } },
-      { env: { TEST_ANTHROPIC_KEY: secret } },
-    );
+    const { gateway, baseUrl, token } = await startSonnet(upstream.url);
     // What Claude Code sends: the beta query flag and an anthropic-beta header, streaming.
     const client = new Anthropic({ baseURL: baseUrl, apiKey: token });
     const message = await client.messages
@@ -77,10 +83,7 @@ describe('passthrough backend', () => {
       if (index === 1) return sendError(res, 503, 'overloaded');
       sendJson(res, anthropicMessage('third time lucky', 5, 3));
     });
-    const { gateway, baseUrl, token } = await startGateway(
-      { models: { sonnet: sonnet(upstream.url) } },
-      { env: { TEST_ANTHROPIC_KEY: secret } },
-    );
+    const { gateway, baseUrl, token } = await startSonnet(upstream.url);
     const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
     const message = await client.messages.create({
       model: 'sonnet',
@@ -98,10 +101,7 @@ describe('passthrough backend', () => {
       if (index === 0) return; // never answers
       sendJson(res, anthropicMessage('second attempt', 1, 1));
     });
-    const { gateway, baseUrl, token } = await startGateway(
-      { models: { sonnet: sonnet(upstream.url, { timeoutMs: 200 }) } },
-      { env: { TEST_ANTHROPIC_KEY: secret } },
-    );
+    const { gateway, baseUrl, token } = await startSonnet(upstream.url, { timeoutMs: 200 });
     const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
     const message = await client.messages.create({
       model: 'sonnet',
@@ -119,10 +119,7 @@ describe('passthrough backend', () => {
       res.write(anthropicStream('partial').split('event: content_block_delta')[0]);
       setTimeout(() => res.destroy(), 20);
     });
-    const { gateway, baseUrl, token } = await startGateway(
-      { models: { sonnet: sonnet(upstream.url) } },
-      { env: { TEST_ANTHROPIC_KEY: secret } },
-    );
+    const { gateway, baseUrl, token } = await startSonnet(upstream.url);
     const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
     await expect(
       client.messages
@@ -147,10 +144,7 @@ describe('passthrough backend', () => {
         warn: (m: string) => logs.push(m),
         error: (m: string) => logs.push(m),
       };
-      const { gateway, baseUrl, token } = await startGateway(
-        { models: { sonnet: sonnet(upstream.url, { retries: 2 }) } },
-        { env: { TEST_ANTHROPIC_KEY: secret }, log },
-      );
+      const { gateway, baseUrl, token } = await startSonnet(upstream.url, { retries: 2 }, log);
       const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
       const failure = await client.messages
         .create({ model: 'sonnet', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
