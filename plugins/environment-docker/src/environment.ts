@@ -105,9 +105,13 @@ export class DockerEnvironment implements Environment {
       await container?.remove({ force: true, v: true }).catch(() => undefined);
       await releaseNetwork(docker, network);
       if (error instanceof ClassifiedError) throw error;
+      const message = (error as Error).message;
+      const hint = /storage-opt/i.test(message)
+        ? ` (the docker option disk: ${this.options.disk} needs a storage driver with size quotas; remove the option on this host)`
+        : '';
       throw new ClassifiedError(
         'sandbox',
-        `opening a docker sandbox for ${spec.trialId} failed: ${(error as Error).message}`,
+        `opening a docker sandbox for ${spec.trialId} failed: ${message}${hint}`,
         {
           cause: error,
         },

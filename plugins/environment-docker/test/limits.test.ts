@@ -5,6 +5,8 @@ import {
   runAgentTurn,
   type TrajectoryEvent,
 } from '@longhaul/core';
+import { hasErrorClass } from '@longhaul/testkit';
+import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { skipWithoutDocker } from './docker-ready.js';
 import { environment, spec, withSandbox } from './helpers.js';
@@ -127,6 +129,30 @@ if (!skipWithoutDocker()) {
         const end = events.at(-1) as { type: string; result: { status: string } };
         expect(end.type).toBe('turn.end');
         expect(end.result.status).toBe('error:oom');
+      });
+    });
+  });
+}
+
+if (!skipWithoutDocker()) {
+  describe('docker disk quota', () => {
+    it('applies disk where the storage driver allows it, and otherwise says why opening failed', async () => {
+      const info = await new Docker().info();
+      const backing = (info.DriverStatus as [string, string][]).find(
+        ([key]) => key === 'Backing Filesystem',
+      )?.[1];
+      const env = environment({ disk: '1g' });
+      if (info.Driver === 'overlay2' && backing !== 'xfs') {
+        const error = await env.open(spec('limit-disk')).catch((e: unknown) => e);
+        expect(hasErrorClass(error, 'sandbox')).toBe(true);
+        expect(String(error)).toContain('the docker option disk: 1g needs a storage driver with size quotas');
+        return;
+      }
+      await withSandbox(env, spec('limit-disk'), async (sandbox) => {
+        const fill = await sandbox.exec(['sh', '-c', 'head -c 1200M /dev/zero > /tmp/fill'], {
+          timeoutMs: 120_000,
+        });
+        expect(fill.exitCode).not.toBe(0);
       });
     });
   });
