@@ -1,0 +1,141 @@
+import { readDirectoryFiles, type Score, type TrialScoreContext, type WorkspaceFile } from '@longhaul/core';
+import { analyze, toolKey } from './analytics.js';
+import { detectFailureModes, failureModes } from './failure-modes.js';
+import { intentByTurn } from './intent.js';
+import type { ToolUseOptions } from './options.js';
+import { trialPassRate, trialSuccess } from './outcome.js';
+import { parseTrajectory } from './trajectory.js';
+
+export const toolUseVersion = '1.0.0';
+
+/** Paths whose content differs between two workspace states. */
+export function changedPaths(before: readonly WorkspaceFile[], after: readonly WorkspaceFile[]): string[] {
+  const old = new Map(before.map((file) => [file.path, file.data]));
+  const now = new Map(after.map((file) => [file.path, file.data]));
+  const changed = new Set<string>();
+  for (const [path, data] of now) {
+    const prior = old.get(path);
+    if (!prior || !Buffer.from(prior).equals(Buffer.from(data))) changed.add(path);
+  }
+  for (const path of old.keys()) if (!now.has(path)) changed.add(path);
+  return [...changed].sort();
+}
+
+function harnessCap(ctx: TrialScoreContext, fallback: number): number {
+  const harness = ctx.trial.condition.harness;
+  const cap = harness.id === 'ide' ? harness.options.maxIterations : undefined;
+  return typeof cap === 'number' ? cap : fallback;
+}
+
+/** Files each step changed, from its snapshot and the one before (the task's seed for the first). */
+async function changesByStep(ctx: TrialScoreContext): Promise<string[][] | undefined> {
+  const steps = ctx.record.steps;
+  if (steps.length === 0 || steps.some((step) => !step.snapshot)) return undefined;
+  try {
+    let previous = ctx.trial.task.seed ? await readDirectoryFiles(ctx.trial.task.seed) : [];
+    const out: string[][] = [];
+    for (const step of steps) {
+      const files = await ctx.snapshots.get(step.snapshot!);
+      out.push(changedPaths(previous, files));
+      previous = files;
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+const share = (part: number, whole: number) => (whole > 0 ? part / whole : null);
+
+/**
+ * Trial-scope tool-use analytics of IDE-Bench: counts, bigrams, read-to-edit ratio, tools before
+ * the first edit, iteration categories, the twelve failure modes (for trials that did not
+ * succeed) and intent against change per turn.
+ */
+export class ToolUseScorer {
+  readonly scope = 'trial';
+  readonly version = toolUseVersion;
+
+  constructor(private readonly options: ToolUseOptions) {}
+
+  async score(ctx: TrialScoreContext): Promise<Score[]> {
+    const trajectory = parseTrajectory(ctx.events);
+    const a = analyze(trajectory);
+    const success = trialSuccess(ctx.record, this.options.successMetric);
+    const passRate = trialPassRate(ctx.record, this.options.passRateMetric);
+    const stepChanges = await changesByStep(ctx);
+    const lastSnapshot = ctx.record.steps.at(-1)?.snapshot;
+    const availableFiles = lastSnapshot
+      ? await ctx.snapshots.get(lastSnapshot).then(
+          (files) => files.length,
+          () => undefined,
+        )
+      : undefined;
+    const statuses = [
+      ctx.record.status,
+      ...ctx.record.steps.map((step) => step.status),
+      ...trajectory.turns.flatMap((turn) => (turn.end ? [turn.end.status] : [])),
+    ];
+    const modes = detectFailureModes({
+      trajectory,
+      analytics: a,
+      statuses,
+      maxIterations: harnessCap(ctx, this.options.maxIterations),
+      availableFiles,
+      testPassRate: passRate,
+    });
+    // One turn per step (checkpoint scripts): a turn's change is its step's diff.
+    const changedByTurn =
+      stepChanges && stepChanges.length === trajectory.turns.length
+        ? new Map(stepChanges.map((paths, i) => [i, paths]))
+        : undefined;
+    const intents = intentByTurn(trajectory, changedByTurn);
+    const aligned = intents.flatMap((turn) => (turn.alignment === null ? [] : [turn.alignment]));
+    const failedSteps = new Set(
+      ctx.record.steps
+        .filter((step) => step.scores[this.options.successMetric] === 0)
+        .map((step) => step.index),
+    );
+    const falseTestClaims = intents.filter(
+      (turn) => turn.claimsTestsPass && (changedByTurn ? failedSteps.has(turn.turn) : success === false),
+    ).length;
+    const failed = success === false;
+
+    const scores: Score[] = [
+      { metric: 'calls', value: a.calls },
+      { metric: 'failed_calls', value: a.failedCalls },
+      { metric: 'blocked_calls', value: a.blockedCalls },
+      { metric: 'iterations', value: a.iterations },
+      { metric: 'reads', value: a.categories.read },
+      { metric: 'edits', value: a.categories.edit },
+      { metric: 'execs', value: a.categories.exec },
+      { metric: 'read_to_edit', value: a.readToEdit },
+      { metric: 'tools_before_first_edit', value: a.toolsBeforeFirstEdit },
+      { metric: 'first_success_iteration', value: a.firstSuccessfulEditIteration },
+      { metric: 'iterations.productive', value: a.iterationCategories.productive },
+      { metric: 'iterations.exploration', value: a.iterationCategories.exploration },
+      { metric: 'iterations.non_productive', value: a.iterationCategories.nonProductive },
+      { metric: 'edits.successful', value: a.successfulEdits },
+      { metric: 'syntax_errors_blocked', value: a.syntaxErrorsBlocked },
+      { metric: 'explained_share', value: share(a.explained, a.calls) },
+      { metric: 'distinct_tools', value: a.distinctTools },
+      { metric: 'success', value: success },
+      ...failureModes.map((mode) => ({ metric: `failure.${mode}`, value: failed ? modes[mode] : null })),
+      { metric: 'failure.count', value: failed ? failureModes.filter((mode) => modes[mode]).length : null },
+      {
+        metric: 'intent.alignment',
+        value: aligned.length > 0 ? aligned.reduce((x, y) => x + y, 0) / aligned.length : null,
+        detail: { turns: intents },
+      },
+      { metric: 'intent.unmatched_claims', value: intents.reduce((n, turn) => n + turn.unmatched.length, 0) },
+      { metric: 'intent.false_test_claims', value: falseTestClaims },
+    ];
+    if (this.options.perTool) {
+      for (const [tool, count] of Object.entries(a.byTool))
+        scores.push({ metric: `tool.${toolKey(tool)}`, value: count });
+      for (const [pair, count] of Object.entries(a.bigrams))
+        scores.push({ metric: `bigram.${pair}`, value: count });
+    }
+    return scores;
+  }
+}
