@@ -1,5 +1,4 @@
-import type { TrajectoryEvent, TrialRecord, TrialScoreContext } from '@longhaul/core';
-import { FakeSnapshotStore, sampleTask } from '@longhaul/testkit';
+import type { TrajectoryEvent } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../src/analytics.js';
 import { detectFailureModes, type FailureMode } from '../src/failure-modes.js';
