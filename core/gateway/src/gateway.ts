@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import {
   ClassifiedError,
   ConfigError,
@@ -13,6 +14,7 @@ import type { Backend, CallContext } from './backends/backend.js';
 import { type BackendDeps, createBackend } from './backends/index.js';
 import { type GatewayConfigInput, gatewayConfigSchema } from './config.js';
 import type { GatewayError } from './errors.js';
+import { JsonlFile } from './jsonl.js';
 import { Listeners } from './listeners.js';
 import { defaultPrices, estimateUsage, Meter } from './metering.js';
 import type { ModelReply, ModelRequest } from './model.js';
@@ -80,6 +82,7 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
         `gateway: no price for model '${name}' (${ids.join(', ')}); its cost is counted as 0`,
       );
 
+  const requestLog = new JsonlFile(join(options.runDir, 'gateway/requests.jsonl'), options.log);
   const trials = new Map<string, TrialEntry>();
   const tokens = new Map<string, string>();
   const focuses = new Map<string, TurnFocus>();
@@ -98,11 +101,15 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
       }),
       replied(trialId: string, request: ModelRequest, reply: ModelReply) {
         const counts = isEmpty(reply) ? estimateUsage(request, reply.content) : reply.usage;
-        // The provider's own model id in the reply prices replayed exchanges too.
-        meter.add(trialId, counts, [...(upstreamIds.get(request.model) ?? [request.model]), reply.model]);
         if (reply.stopReason === 'refusal')
           record(trialId, new ClassifiedError('refusal', `model '${request.model}' refused to answer`));
+        // The provider's own model id in the reply prices replayed exchanges too.
+        return meter.add(trialId, counts, [
+          ...(upstreamIds.get(request.model) ?? [request.model]),
+          reply.model,
+        ]);
       },
+      finished: (entry) => requestLog.append(entry),
       failed(trialId: string | undefined, error: GatewayError) {
         options.log?.warn(
           `gateway: ${trialId ? `trial ${trialId}: ` : ''}${error.errorClass}: ${error.message}`,
@@ -148,7 +155,7 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
     },
     async close() {
       await listeners.close();
-      await deps.recorder?.flush();
+      await Promise.all([deps.recorder?.flush(), requestLog.flush()]);
     },
   };
 }

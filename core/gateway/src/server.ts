@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Usage } from '@longhaul/core';
 import { anthropicCodec } from './api/anthropic.js';
 import { chatCodec } from './api/chat.js';
 import type { ApiCodec } from './api/codec.js';
@@ -18,9 +19,24 @@ export interface ServerHost {
   backend(model: string): Backend | undefined;
   modelNames(): string[];
   context(trialId: string, modelName: string, signal: AbortSignal): CallContext;
-  /** Called once per answered request with what was answered (metering, errors). */
-  replied(trialId: string, request: ModelRequest, reply: ModelReply): void;
+  /** Called once per answered request with what was answered; returns what it metered. */
+  replied(trialId: string, request: ModelRequest, reply: ModelReply): Usage;
   failed(trialId: string | undefined, error: GatewayError): void;
+  /** Called once per request when it ends, answered or not. */
+  finished(entry: RequestEntry): void;
+}
+
+/** One line of `<runDir>/gateway/requests.jsonl`: what was asked and how it went, never content. */
+export interface RequestEntry {
+  at: string;
+  trial?: string;
+  model?: string;
+  path: string;
+  stream?: boolean;
+  status: number;
+  ms: number;
+  usage?: Usage;
+  errorClass?: string;
 }
 
 const routes: Record<string, { codec: ApiCodec; count?: boolean }> = {
@@ -104,6 +120,8 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
   const path = url.pathname.replace(/\/+$/, '');
   const route = routes[path];
   const codec = route?.codec ?? responsesCodec;
+  const started = performance.now();
+  const entry: RequestEntry = { at: new Date().toISOString(), path, status: 200, ms: 0 };
   let trialId: string | undefined;
   try {
     const token = tokenOf(req);
@@ -118,8 +136,11 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
       return sendJson(res, 200, modelList(host.modelNames()));
     if (!route || req.method !== 'POST')
       throw new GatewayError(404, 'invalid_request', `no such endpoint: ${req.method} ${url.pathname}`);
+    entry.trial = trialId;
     const request = codec.parseRequest(await readBody(req), url.search.replace(/^\?/, ''));
     request.headers = forwardedHeaders(req);
+    entry.model = request.model;
+    entry.stream = request.stream;
     const backend = host.backend(request.model);
     if (!backend)
       throw new GatewayError(
@@ -135,17 +156,27 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
       return sendJson(res, 200, { input_tokens: counted ?? estimateTokens(requestText(request)) });
     }
     const result = await backend.complete(request, context);
-    await answer(host, trialId, codec, request, result, res);
+    entry.status = result.kind === 'raw' ? result.status : 200;
+    entry.usage = await answer(host, trialId, codec, request, result, res);
   } catch (error) {
-    // A caller that hung up mid-answer has nobody left to tell.
-    if (res.destroyed && !res.writableEnded) return;
     const failure =
       error instanceof GatewayError
         ? error
         : new GatewayError(500, 'internal', String(error), { cause: error });
+    entry.status = failure.status;
+    entry.errorClass = failure.errorClass;
+    // A caller that hung up mid-answer has nobody left to tell.
+    if (res.destroyed && !res.writableEnded) {
+      entry.status = 499;
+      entry.errorClass = 'cancelled';
+      return;
+    }
     host.failed(trialId, failure);
     if (!res.headersSent) sendJson(res, failure.status, codec.renderError(failure.status, failure.message));
     else res.end(streamError(codec, failure));
+  } finally {
+    entry.ms = Math.round((performance.now() - started) * 10) / 10;
+    host.finished(entry);
   }
 }
 
@@ -167,10 +198,13 @@ async function answer(
   request: ModelRequest,
   result: BackendResult,
   res: ServerResponse,
-): Promise<void> {
+): Promise<Usage | undefined> {
   if (result.kind === 'reply') {
-    host.replied(trialId, request, result.reply);
-    if (!request.stream) return sendJson(res, 200, codec.renderReply(result.reply, request));
+    const usage = host.replied(trialId, request, result.reply);
+    if (!request.stream) {
+      sendJson(res, 200, codec.renderReply(result.reply, request));
+      return usage;
+    }
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
@@ -178,7 +212,7 @@ async function answer(
     });
     for (const frame of codec.renderStream(result.reply, request)) res.write(frame);
     res.end();
-    return;
+    return usage;
   }
   res.writeHead(result.status, { 'content-type': result.contentType, 'cache-control': 'no-cache' });
   const seen: Buffer[] = [];
@@ -193,7 +227,7 @@ async function answer(
     });
   }
   res.end();
-  if (result.status >= 300) return;
+  if (result.status >= 300) return undefined;
   let reply: ModelReply;
   try {
     reply = codec.parseReply(Buffer.concat(seen).toString('utf8'), request.stream);
@@ -203,7 +237,7 @@ async function answer(
       trialId,
       new GatewayError(502, 'protocol', `unreadable provider reply, not metered: ${String(error)}`),
     );
-    return;
+    return undefined;
   }
-  host.replied(trialId, request, reply);
+  return host.replied(trialId, request, reply);
 }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { ConfigError } from '@longhaul/core';
@@ -33,8 +33,8 @@ describe('gateway', () => {
     );
   });
 
-  it('gives each trial its own token and forgets it on release', async () => {
-    const { gateway, baseUrl, token } = await startGateway({ models: { fake: scripted } });
+  it('gives each trial its own token, forgets it on release, and logs each request without content', async () => {
+    const { gateway, baseUrl, token, runDir } = await startGateway({ models: { fake: scripted } });
     const other = await gateway.endpoint('trial-2', '127.0.0.1', 'fake');
     expect(other.token).not.toBe(token);
     expect(other.model).toBe('fake');
@@ -50,6 +50,23 @@ describe('gateway', () => {
     gateway.release('trial-2');
     await expect(ask(other.token)).rejects.toMatchObject({ status: 401 });
     await expect(ask(token)).resolves.toBeDefined();
+    await gateway.close();
+    const log = (await readFile(join(runDir, 'gateway/requests.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(log.map((entry) => [entry.trial, entry.status])).toEqual([
+      ['trial-2', 200],
+      [undefined, 401],
+      ['trial-1', 200],
+    ]);
+    expect(log[0]).toMatchObject({
+      model: 'fake',
+      path: '/v1/messages',
+      stream: false,
+      usage: { inputTokens: 100 },
+    });
+    expect(JSON.stringify(log)).not.toContain(other.token);
   });
 
   it('reports a bad scripted file with its file, line and key', async () => {

@@ -1,8 +1,8 @@
-import { appendFile, mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Logger } from '@longhaul/core';
 import { codecs } from '../api/codecs.js';
 import { type Backend, type BackendResult, type CallContext, tee } from '../backends/backend.js';
+import { JsonlFile } from '../jsonl.js';
 import { type ModelRequest, messageText, zeroCounts } from '../model.js';
 import { primaryWorkingDir } from '../working-dir.js';
 import { requestKey } from './key.js';
@@ -13,15 +13,18 @@ const gatewayToken = /lh-[0-9a-f]{48}/g;
 
 /** Appends exchanges to the run's recording, one JSON line each, with every secret blanked. */
 export class Recorder {
-  readonly file: string;
-  private queue = Promise.resolve();
+  private readonly out: JsonlFile;
 
   constructor(
     runDir: string,
     private readonly secrets: string[],
-    private readonly log?: Logger,
+    log?: Logger,
   ) {
-    this.file = join(runDir, recordingFile);
+    this.out = new JsonlFile(join(runDir, recordingFile), log);
+  }
+
+  get file(): string {
+    return this.out.file;
   }
 
   addSecret(secret: string): void {
@@ -29,19 +32,16 @@ export class Recorder {
   }
 
   append(exchange: RecordedExchange): void {
-    let line = JSON.stringify(exchange).replace(gatewayToken, '[redacted]');
-    for (const secret of this.secrets) if (secret) line = line.split(secret).join('[redacted]');
-    this.queue = this.queue
-      .then(async () => {
-        await mkdir(dirname(this.file), { recursive: true });
-        await appendFile(this.file, `${line}\n`);
-      })
-      .catch((error) => this.log?.error(`gateway: cannot append to ${this.file}: ${String(error)}`));
+    this.out.append(exchange, (line) => {
+      let out = line.replace(gatewayToken, '[redacted]');
+      for (const secret of this.secrets) if (secret) out = out.split(secret).join('[redacted]');
+      return out;
+    });
   }
 
   /** Resolves once every appended exchange is on disk. */
   flush(): Promise<void> {
-    return this.queue;
+    return this.out.flush();
   }
 }
 
