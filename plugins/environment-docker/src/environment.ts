@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
@@ -12,7 +13,7 @@ import { agentUser, packFiles } from './archive.js';
 import { baseImageRef, baseRecipe } from './base-image.js';
 import { excludeMatcher } from './excludes.js';
 import { type ResolvedImage, resolveImage } from './images.js';
-import { labels, ownerLabel } from './labels.js';
+import { dockerName, labels, ownerLabel } from './labels.js';
 import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';
 import { type DockerOptions, parseSize } from './options.js';
 import { ContainerCgroup, runsInContainer } from './proc.js';
@@ -129,6 +130,7 @@ export class DockerEnvironment implements Environment {
       [labels.owner]: ownerLabel(),
     };
     const container = await docker.createContainer({
+      name: dockerName(`longhaul-${spec.trialId}-${spec.purpose}-${randomBytes(3).toString('hex')}`),
       Image: image.ref,
       Entrypoint: ['sleep'],
       Cmd: ['infinity'],
