@@ -34,8 +34,38 @@ export const passthroughModelSchema = z
   .describe('Forwards requests to the real provider');
 
 export const recordModelSchema = z
-  .strictObject({ backend: z.literal('record'), ...upstream })
-  .describe("Like passthrough, and appends every exchange to the run's recording (gateway/recording.jsonl)");
+  .strictObject({
+    backend: z.literal('record'),
+    wraps: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Record another model of models: (a scripted one, say) instead of a provider'),
+    ...upstream,
+    provider: upstream.provider.optional(),
+    model: upstream.model.optional(),
+    apiKeyEnv: upstream.apiKeyEnv.optional(),
+  })
+  .superRefine((config, context) => {
+    const fields = ['provider', 'model', 'apiKeyEnv'] as const;
+    for (const field of fields) {
+      if (config.wraps !== undefined && config[field] !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `'${field}' and 'wraps' exclude each other`,
+        });
+      if (config.wraps === undefined && config[field] === undefined)
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `'${field}' is required (or 'wraps' with a model name)`,
+        });
+    }
+  })
+  .describe(
+    "Like passthrough (or another model, with 'wraps'), and appends every exchange to the run's recording",
+  );
 
 export const replayModelSchema = z
   .strictObject({
@@ -138,7 +168,7 @@ export const gatewayConfigSchema = z.strictObject({
 });
 
 export type ModelConfig = z.infer<typeof modelSchema>;
-export type UpstreamModelConfig = z.infer<typeof passthroughModelSchema> | z.infer<typeof recordModelSchema>;
+export type UpstreamModelConfig = z.infer<typeof passthroughModelSchema>;
 export type ScriptedReplyConfig = z.infer<typeof scriptedReplySchema>;
 export type Price = z.infer<typeof priceSchema>;
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

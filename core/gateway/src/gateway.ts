@@ -12,7 +12,7 @@ import {
 } from '@longhaul/core';
 import type { Backend, CallContext } from './backends/backend.js';
 import { type BackendDeps, createBackend } from './backends/index.js';
-import { type GatewayConfigInput, gatewayConfigSchema } from './config.js';
+import { type GatewayConfigInput, gatewayConfigSchema, type ModelConfig } from './config.js';
 import type { GatewayError } from './errors.js';
 import { JsonlFile } from './jsonl.js';
 import { Listeners } from './listeners.js';
@@ -70,11 +70,19 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
     log: options.log,
   };
   const backends = new Map<string, Backend>();
-  for (const [name, model] of Object.entries(models))
-    backends.set(name, await createBackend(name, model, deps));
+  // Models that record another model are made last, once the model they wrap exists.
+  const wrapping = (model: ModelConfig) => model.backend === 'record' && model.wraps !== undefined;
+  const ordered = Object.entries(models).sort(([, a], [, b]) => Number(wrapping(a)) - Number(wrapping(b)));
+  const made = new Map<string, Backend>();
+  for (const [name, model] of ordered) made.set(name, await createBackend(name, model, deps, made));
+  // Answer in the order the experiment lists its models (the first is the default endpoint model).
+  for (const name of Object.keys(models)) backends.set(name, made.get(name)!);
   const meter = new Meter({ ...(await defaultPrices()), ...prices });
   const upstreamIds = new Map(
-    Object.entries(models).map(([name, model]) => [name, 'model' in model ? [name, model.model] : [name]]),
+    Object.entries(models).map(([name, model]) => [
+      name,
+      'model' in model && model.model ? [name, model.model] : [name],
+    ]),
   );
   for (const [name, ids] of upstreamIds)
     if (ids.length > 1 && !meter.hasPrice(ids))

@@ -131,4 +131,51 @@ describe('record and replay', () => {
     expect(await filesUnder(replayed.runDir).catch(() => '')).not.toContain(secret);
     expect(logs.join('\n')).not.toContain(secret);
   });
+
+  it("records another model of models: with 'wraps' (a scripted one), and replays it", async () => {
+    const replies = [
+      { toolCalls: [{ name: 'Write', input: { file_path: 'a.py', content: 'print(1)\n' } }] },
+      { when: 'written', text: 'All done.' },
+    ];
+    const recorded = await startGateway({
+      models: { script: { backend: 'scripted', replies }, agent: { backend: 'record', wraps: 'script' } },
+    });
+    const ask = async (baseUrl: string, token: string) => {
+      const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
+      const first = await client.messages
+        .stream({ model: 'agent', max_tokens: 100, messages: [{ role: 'user', content: 'go' }] })
+        .finalMessage();
+      const call = first.content.find((block) => block.type === 'tool_use');
+      const second = await client.messages.create({
+        model: 'agent',
+        max_tokens: 100,
+        messages: [
+          { role: 'user', content: 'go' },
+          { role: 'assistant', content: first.content },
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: call?.id ?? '', content: 'written' }],
+          },
+        ],
+      });
+      return [first.content, second.content];
+    };
+    const original = await ask(recorded.baseUrl, recorded.token);
+    expect(original[1]).toEqual([{ type: 'text', text: 'All done.' }]);
+    await recorded.gateway.close();
+    const replayed = await startGateway({ models: { agent: { backend: 'replay', from: recorded.runDir } } });
+    expect(await ask(replayed.baseUrl, replayed.token)).toEqual(original);
+  });
+
+  it("rejects 'wraps' mixed with provider settings, or naming no model", async () => {
+    await expect(
+      startGateway({ models: { agent: { backend: 'record', wraps: 'x', provider: 'anthropic' } } }),
+    ).rejects.toThrow(/models\.agent\.provider: 'provider' and 'wraps' exclude each other/);
+    await expect(
+      startGateway({ models: { agent: { backend: 'record', wraps: 'nothing' } } }),
+    ).rejects.toThrow(/models\.agent\.wraps: 'nothing' is not a model of models:/);
+    await expect(startGateway({ models: { agent: { backend: 'record' } } })).rejects.toThrow(
+      /'apiKeyEnv' is required \(or 'wraps' with a model name\)/,
+    );
+  });
 });

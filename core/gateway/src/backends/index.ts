@@ -61,7 +61,13 @@ export async function loadReplies(file: string): Promise<ScriptedReplyConfig[]> 
   return Array.isArray(parsed.data) ? parsed.data : parsed.data.replies;
 }
 
-export async function createBackend(name: string, config: ModelConfig, deps: BackendDeps): Promise<Backend> {
+/** Makes a model's backend; `others` holds the backends made so far, for `record` with `wraps`. */
+export async function createBackend(
+  name: string,
+  config: ModelConfig,
+  deps: BackendDeps,
+  others: ReadonlyMap<string, Backend>,
+): Promise<Backend> {
   const path = (file: string) => (isAbsolute(file) ? file : resolve(deps.baseDir, file));
   switch (config.backend) {
     case 'scripted':
@@ -73,10 +79,24 @@ export async function createBackend(name: string, config: ModelConfig, deps: Bac
     case 'passthrough':
       return new PassthroughBackend(config, providerKey(name, config, deps));
     case 'record': {
-      const key = providerKey(name, config, deps);
       deps.recorder ??= new Recorder(deps.runDir, [], deps.log);
+      if (config.wraps !== undefined) {
+        const wrapped = others.get(config.wraps);
+        if (!wrapped)
+          throw new ConfigError([
+            {
+              file: deps.configFile,
+              key: `models.${name}.wraps`,
+              message: `'${config.wraps}' is not a model of models: that can be recorded (not a record model itself)`,
+            },
+          ]);
+        return new RecordBackend(wrapped, deps.recorder);
+      }
+      // The schema makes provider, model and apiKeyEnv present when `wraps` is absent.
+      const upstream = { ...config, backend: 'passthrough' } as UpstreamModelConfig;
+      const key = providerKey(name, upstream, deps);
       deps.recorder.addSecret(key);
-      return new RecordBackend(new PassthroughBackend(config, key), deps.recorder);
+      return new RecordBackend(new PassthroughBackend(upstream, key), deps.recorder);
     }
     case 'replay': {
       const ignore = config.ignore.map((pattern, index) => {
