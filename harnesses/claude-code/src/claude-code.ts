@@ -127,7 +127,11 @@ class ClaudeCodeSession implements Session {
       DISABLE_TELEMETRY: '1',
       DISABLE_ERROR_REPORTING: '1',
     };
-    if (o.thinkingTokens !== undefined) env.MAX_THINKING_TOKENS = String(o.thinkingTokens);
+    if (o.thinkingTokens !== undefined) {
+      env.MAX_THINKING_TOKENS = String(o.thinkingTokens);
+      // Claude Code otherwise lets models that support it choose their own ("adaptive") budget.
+      env.CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING = '1';
+    }
     // Claude Code refuses to skip permission prompts as root unless told it runs in a sandbox.
     if (this.setup.root) env.IS_SANDBOX = '1';
     return env;

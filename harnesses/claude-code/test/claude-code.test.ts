@@ -4,6 +4,7 @@ import { createGateway, type Gateway, type GatewayConfigInput } from '@longhaul/
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
 import { HostSandbox } from './support/host-sandbox.js';
+import { RecordingProxy } from './support/recording-proxy.js';
 import { ofType, runTurn } from './support/turns.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -104,5 +105,55 @@ describe('claude-code against the gateway (real CLI)', () => {
       expect.objectContaining({ sessionId: session.id, resumed: true }),
     ]);
     expect(ofType(events, 'tool.call')).toEqual([expect.objectContaining({ name: 'Bash' })]);
+  });
+
+  it('gives the model the workspace’s CLAUDE.md', async () => {
+    const { sandbox, gateway, harness } = await setup(writeThenDone);
+    await harness.prepare(sandbox);
+    await sandbox.writeFile('CLAUDE.md', 'House rule 4412: tests before code.\n');
+    const endpoint = await gateway.endpoint('t1', sandbox.hostAddress);
+    const proxy = await RecordingProxy.start(endpoint.baseUrl);
+    cleanup.push(() => proxy.close());
+    const session = await harness.openSession(sandbox, {
+      trialId: 't1',
+      model: { ...endpoint, baseUrl: proxy.url },
+    });
+    const { result } = await runTurn(session, 'write hello.txt');
+    expect(result.status).toBe('ok');
+    expect(harness.capabilities.memoryFiles).toEqual(['CLAUDE.md']);
+    expect(proxy.bodies.some((body) => body.includes('House rule 4412'))).toBe(true);
+  });
+
+  it('passes the system prompts, tool restrictions and thinking budget to Claude Code', async () => {
+    // Claude Code picks its own thinking budget for models it does not know; name a known one.
+    const known = (workspace: string) => ({ 'claude-sonnet-4-5': writeThenDone(workspace)!.scripted! });
+    const { sandbox, gateway, harness } = await setup(known, {
+      appendSystemPrompt: 'Experiment rule 6021.',
+      disallowedTools: ['WebFetch', 'WebSearch'],
+      thinkingTokens: 2048,
+    });
+    await harness.prepare(sandbox);
+    const endpoint = await gateway.endpoint('t1', sandbox.hostAddress);
+    const proxy = await RecordingProxy.start(endpoint.baseUrl);
+    cleanup.push(() => proxy.close());
+    const session = await harness.openSession(sandbox, {
+      trialId: 't1',
+      model: { ...endpoint, baseUrl: proxy.url },
+      systemPrompt: 'Memory rule 3390.',
+    });
+    expect((await runTurn(session, 'write hello.txt')).result.status).toBe('ok');
+    const request = JSON.parse(proxy.bodies[0]!) as {
+      system: unknown;
+      tools: { name: string }[];
+      thinking?: unknown;
+    };
+    const system = JSON.stringify(request.system);
+    expect(system).toContain('Experiment rule 6021.');
+    expect(system).toContain('Memory rule 3390.');
+    const tools = request.tools.map((tool) => tool.name);
+    expect(tools).toContain('Write');
+    expect(tools).not.toContain('WebFetch');
+    expect(tools).not.toContain('WebSearch');
+    expect(request.thinking).toMatchObject({ type: 'enabled', budget_tokens: 2048 });
   });
 });

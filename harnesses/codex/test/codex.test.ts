@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSandbox } from '../../claude-code/test/support/host-sandbox.js';
+import { RecordingProxy } from '../../claude-code/test/support/recording-proxy.js';
 import { ofType, runTurn } from '../../claude-code/test/support/turns.js';
 import { Codex, codexOptions, pinnedVersion } from '../src/index.js';
 
@@ -103,5 +104,24 @@ describe('codex against the gateway (real CLI)', () => {
     expect(ofType(events, 'session.start')).toEqual([
       expect.objectContaining({ sessionId: session.id, resumed: true }),
     ]);
+  });
+
+  it('gives the model the workspace’s AGENTS.md and the session’s system prompt', async () => {
+    const { sandbox, gateway, harness } = await setup(models);
+    await harness.prepare(sandbox);
+    await sandbox.writeFile('AGENTS.md', 'House rule 7731: tests before code.\n');
+    const endpoint = await gateway.endpoint('t1', sandbox.hostAddress);
+    const proxy = await RecordingProxy.start(endpoint.baseUrl);
+    cleanup.push(() => proxy.close());
+    const session = await harness.openSession(sandbox, {
+      trialId: 't1',
+      model: { ...endpoint, baseUrl: proxy.url },
+      systemPrompt: 'Keep NOTES.md up to date (rule 5519).',
+    });
+    const { result } = await runTurn(session, 'write hello.txt');
+    expect(result.status).toBe('ok');
+    expect(harness.capabilities.memoryFiles).toEqual(['AGENTS.md']);
+    expect(proxy.bodies.some((body) => body.includes('House rule 7731'))).toBe(true);
+    expect(proxy.bodies.some((body) => body.includes('rule 5519'))).toBe(true);
   });
 });
