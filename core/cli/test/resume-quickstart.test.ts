@@ -1,27 +1,21 @@
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, repoRoot, spawnCli, turnStarts, waitForEvent } from './fixtures/resume/spawn-cli.js';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, spawnCli, turnStarts, waitForEvent, workDir } from './fixtures/resume/spawn-cli.js';
 
 const quickstart = join(repoRoot, 'examples/quickstart.yaml');
 
-let work: string;
-beforeAll(async () => {
-  await ensureBuilt([
-    'core/kernel',
-    'core/cli',
-    'plugins/source-longhaul',
-    'harnesses/oracle',
-    'plugins/environment-local',
-    'plugins/scripts',
-    'plugins/memory-basic',
-    'plugins/scorer-tests',
-    'plugins/reporter-summary',
-  ]);
-  work = await mkdtemp(join(tmpdir(), 'longhaul-quickstart-'));
-}, 300_000);
-afterAll(() => rm(work, { recursive: true, force: true }));
+const work = workDir('longhaul-quickstart-', [
+  'core/kernel',
+  'core/cli',
+  'plugins/source-longhaul',
+  'harnesses/oracle',
+  'plugins/environment-local',
+  'plugins/scripts',
+  'plugins/memory-basic',
+  'plugins/scorer-tests',
+  'plugins/reporter-summary',
+]);
 
 /** summary.json without what depends on when and where the run ran. */
 function untimed(value: unknown): unknown {
@@ -39,11 +33,11 @@ function untimed(value: unknown): unknown {
 describe('the quickstart, killed with SIGKILL mid-trial and resumed', () => {
   it('scores every step as an uninterrupted run does, running no complete step twice', async () => {
     // Plugins are discovered from the repository's node_modules, as `npx longhaul` does.
-    const reference = join(work, 'reference');
+    const reference = join(work(), 'reference');
     const whole = await spawnCli(['run', quickstart, '--run-dir', reference], repoRoot).done;
     expect(whole.code, whole.stderr).toBe(0);
 
-    const runDir = join(work, 'killed');
+    const runDir = join(work(), 'killed');
     const run = spawnCli(['run', quickstart, '--run-dir', runDir], repoRoot);
     await waitForEvent(runDir, (e) => e.type === 'turn.start' && e.steps.includes(1), 120_000);
     run.child.kill('SIGKILL');

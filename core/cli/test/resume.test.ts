@@ -1,22 +1,16 @@
-import { access, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TrialRecord } from '@longhaul/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  ensureBuilt,
   fixtureExperiment,
   spawnCli,
   turnStarts,
   waitForEvent,
+  workDir,
 } from './fixtures/resume/spawn-cli.js';
 
-let work: string;
-beforeAll(async () => {
-  await ensureBuilt();
-  work = await mkdtemp(join(tmpdir(), 'longhaul-resume-'));
-}, 300_000);
-afterAll(() => rm(work, { recursive: true, force: true }));
+const work = workDir('longhaul-resume-');
 
 const exists = (path: string) =>
   access(path).then(
@@ -42,12 +36,12 @@ async function trialRecords(runDir: string): Promise<unknown[]> {
 
 describe('longhaul resume after a run was killed with SIGKILL mid-trial', () => {
   it('re-runs no complete step and ends with the summary of an uninterrupted run', async () => {
-    const reference = join(work, 'reference');
-    const uninterrupted = await spawnCli(['run', fixtureExperiment, '--run-dir', reference], work).done;
+    const reference = join(work(), 'reference');
+    const uninterrupted = await spawnCli(['run', fixtureExperiment, '--run-dir', reference], work()).done;
     expect(uninterrupted.code).toBe(0);
 
-    const runDir = join(work, 'killed');
-    const run = spawnCli(['run', fixtureExperiment, '--run-dir', runDir], work);
+    const runDir = join(work(), 'killed');
+    const run = spawnCli(['run', fixtureExperiment, '--run-dir', runDir], work());
     // Kill while the first trial works on its second step (the harness sleeps in every turn).
     const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start' && e.steps.includes(1));
     run.child.kill('SIGKILL');
@@ -63,7 +57,7 @@ describe('longhaul resume after a run was killed with SIGKILL mid-trial', () => 
     ) as TrialRecord;
     expect(trial.status).toBe('running');
 
-    const resumed = await spawnCli(['resume', runDir], work).done;
+    const resumed = await spawnCli(['resume', runDir], work()).done;
     expect(resumed.stderr).toContain(`resuming ${runDir}`);
     expect(resumed.code).toBe(0);
 
@@ -87,7 +81,7 @@ describe('longhaul resume after a run was killed with SIGKILL mid-trial', () => 
   });
 
   it('says what is wrong with a directory that holds no run', async () => {
-    const result = await spawnCli(['resume', join(work, 'nothing-here')], work).done;
+    const result = await spawnCli(['resume', join(work(), 'nothing-here')], work()).done;
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('not a run directory (it has no experiment.yaml)');
   });

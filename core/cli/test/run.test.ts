@@ -1,31 +1,27 @@
-import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TrialRecord } from '@longhaul/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  ensureBuilt,
   fixtureExperiment,
   spawnCli,
   turnStarts,
   waitForEvent,
+  workDir,
 } from './fixtures/resume/spawn-cli.js';
 
-let work: string;
-beforeAll(async () => {
-  await ensureBuilt();
-  work = await mkdtemp(join(tmpdir(), 'longhaul-run-'));
-}, 300_000);
-afterAll(() => rm(work, { recursive: true, force: true }));
+const work = workDir('longhaul-run-');
 
 const readTrial = async (runDir: string, id: string) =>
   JSON.parse(await readFile(join(runDir, 'trials', id, 'trial.json'), 'utf8')) as TrialRecord;
 
 describe('longhaul run', () => {
   it('runs every trial into --run-dir, prints plain progress lines off a TTY and exits 0', async () => {
-    const runDir = join(work, 'plain');
-    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir, '--concurrency', '2'], work)
-      .done;
+    const runDir = join(work(), 'plain');
+    const result = await spawnCli(
+      ['run', fixtureExperiment, '--run-dir', runDir, '--concurrency', '2'],
+      work(),
+    ).done;
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('2 trials: ok, ok\n');
     const lines = result.stderr.split('\n');
@@ -46,25 +42,25 @@ describe('longhaul run', () => {
   });
 
   it('leaves no run directory behind when the experiment does not validate', async () => {
-    const bad = join(work, 'bad.yaml');
+    const bad = join(work(), 'bad.yaml');
     await writeFile(
       bad,
       (await readFile(fixtureExperiment, 'utf8'))
         .replace('./plugin', join(import.meta.dirname, 'fixtures/resume/plugin'))
         .replace('fixture-files', 'fixture-filez'),
     );
-    const runDir = join(work, 'never');
-    const result = await spawnCli(['run', bad, '--run-dir', runDir], work).done;
+    const runDir = join(work(), 'never');
+    const result = await spawnCli(['run', bad, '--run-dir', runDir], work()).done;
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /bad\.yaml:\d+:\d+: scorers\[0\]: .*fixture-filez.*did you mean 'fixture-files'/,
     );
     await expect(access(runDir)).rejects.toThrow();
-    expect(await readdir(work)).not.toContain('runs');
+    expect(await readdir(work())).not.toContain('runs');
   });
 
   it("starts the gateway for an experiment's models: and stops it when the run ends", async () => {
-    const runDir = join(work, 'gateway');
+    const runDir = join(work(), 'gateway');
     const models = '{fixture: {backend: scripted, replies: [{text: one}, {text: two}, {text: three}]}}';
     const args = [
       '--set',
@@ -74,7 +70,7 @@ describe('longhaul run', () => {
       '--set',
       'repeats=1',
     ];
-    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir, ...args], work).done;
+    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir, ...args], work()).done;
     expect(result.code, result.stderr).toBe(0);
     const id = 'parts.fixture-writer.fixture-steps.fixture-none.r1';
     const replies = [];
@@ -93,28 +89,28 @@ describe('longhaul run', () => {
   });
 
   it('leaves no run directory behind when the models: configuration is bad', async () => {
-    const runDir = join(work, 'bad-models');
+    const runDir = join(work(), 'bad-models');
     const args = ['--set', 'models={fixture: {backend: nonsense}}'];
-    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir, ...args], work).done;
+    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir, ...args], work()).done;
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/experiment\.yaml: models\.fixture\.backend: /);
     await expect(access(runDir)).rejects.toThrow();
   });
 
   it('refuses a non-empty --run-dir that holds something else', async () => {
-    const runDir = join(work, 'occupied');
+    const runDir = join(work(), 'occupied');
     await mkdir(runDir);
     await writeFile(join(runDir, 'notes.txt'), 'mine');
-    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir], work).done;
+    const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir], work()).done;
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('not empty');
     expect(await readdir(runDir)).toEqual(['notes.txt']);
   });
 
   it('on Ctrl-C lets the running turn finish, stops, exits 130 and can be resumed', async () => {
-    const runDir = join(work, 'interrupted');
+    const runDir = join(work(), 'interrupted');
     const args = ['run', fixtureExperiment, '--run-dir', runDir, '--set', 'harness.options.sleepMs=1500'];
-    const run = spawnCli(args, work);
+    const run = spawnCli(args, work());
     const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start');
     run.child.kill('SIGINT');
     const result = await run.done;
@@ -127,15 +123,15 @@ describe('longhaul run', () => {
     expect(record.steps.map((s) => s.status)).toEqual(['ok', 'cancelled', 'cancelled']);
     expect((await readdir(join(runDir, 'trials'))).length).toBe(1);
 
-    const resumed = await spawnCli(['resume', runDir], work).done;
+    const resumed = await spawnCli(['resume', runDir], work()).done;
     expect(resumed.code).toBe(0);
     expect(Object.values(await turnStarts(runDir))).toEqual([1, 1, 1, 1, 1, 1]);
   });
 
   it('on a second Ctrl-C aborts the running turn at once', async () => {
-    const runDir = join(work, 'aborted');
+    const runDir = join(work(), 'aborted');
     const args = ['run', fixtureExperiment, '--run-dir', runDir, '--set', 'harness.options.sleepMs=20000'];
-    const run = spawnCli(args, work);
+    const run = spawnCli(args, work());
     const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start');
     run.child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 200));

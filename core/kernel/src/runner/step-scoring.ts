@@ -4,11 +4,8 @@ import type {
   Scorer,
   ScoreValue,
   SnapshotRef,
-  SnapshotStore,
-  Step,
+  StepScoreContext,
   StepStatus,
-  Task,
-  TrialSpec,
 } from '../contracts/index.js';
 import { bounded, classifyAs, errorMessage, settleWithin } from './faults.js';
 
@@ -30,20 +27,12 @@ export interface StepOutcome {
   snapshot?: SnapshotRef;
 }
 
-export interface StepScoringInput {
-  task: Task;
-  step: Step;
-  trial: TrialSpec;
-  snapshot: SnapshotRef;
-  previous?: SnapshotRef;
-  snapshots: SnapshotStore;
+/** The scorers' context, minus `openSandbox`, which opens sandboxes of `environment`. */
+export type StepScoringInput = Omit<StepScoreContext, 'openSandbox'> & {
   environment: Environment;
-  outDir: string;
-  status: StepStatus;
-  signal: AbortSignal;
   /** How long one scorer may take for the step. */
   timeoutMs: number;
-}
+};
 
 const isAgentOutcome = (status: StepStatus) => status === 'ok' || status === 'failed';
 
@@ -60,19 +49,12 @@ export async function scoreStep(
   for (const { label, scorer } of scorers) {
     const opened: Sandbox[] = [];
     try {
+      const { environment, timeoutMs, ...context } = input;
       const score = () =>
         scorer.score({
-          task: input.task,
-          step: input.step,
-          trial: input.trial,
-          snapshot: input.snapshot,
-          previous: input.previous,
-          snapshots: input.snapshots,
-          outDir: input.outDir,
-          status: input.status,
-          signal: input.signal,
+          ...context,
           openSandbox: async (from) => {
-            const sandbox = await input.environment.open({
+            const sandbox = await environment.open({
               runId: input.trial.runId,
               trialId: input.trial.id,
               purpose: 'scorer',
@@ -84,7 +66,7 @@ export async function scoreStep(
             return sandbox;
           },
         });
-      const scores = await bounded(score, input.timeoutMs, `scorer ${label}`, input.signal);
+      const scores = await bounded(score, timeoutMs, `scorer ${label}`, input.signal);
       const details: Record<string, unknown> = {};
       for (const score of scores) {
         outcome.scores[`${label}.${score.metric}`] = score.value;
