@@ -1,25 +1,26 @@
 import { readdir } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { type CaseCategory, type CliCase, caseCategories, readCliCase, type Step } from '@longhaul/core';
+import { type AnyCase, type CaseCategory, caseCategories, readCase, type Step } from '@longhaul/core';
 
 export type ScoredCategory = CaseCategory | 'regression';
 
-export interface LoadedCase {
+/** A case file of a step, CLI or HTTP (`kind`). */
+export type StepCase = AnyCase & {
   /** `<step-id>/<category>/<name>`, unique within a task. */
   id: string;
   name: string;
   step: Step;
   /** The category the case has in its own step. */
   category: CaseCategory;
-  /** The category it counts under for the step being scored. */
-  scoredAs: ScoredCategory;
-  spec: CliCase;
-}
+};
+
+/** A case with the category it counts under for the step being scored. */
+export type LoadedCase = StepCase & { scoredAs: ScoredCategory };
 
 /** The cases of one step, in category order (core, functionality, error) and then by name. */
-export async function stepCases(step: Step): Promise<Omit<LoadedCase, 'scoredAs'>[]> {
+export async function stepCases(step: Step): Promise<StepCase[]> {
   if (!step.cases) return [];
-  const cases: Omit<LoadedCase, 'scoredAs'>[] = [];
+  const cases: StepCase[] = [];
   for (const category of caseCategories) {
     const dir = join(step.cases, category);
     const files = await readdir(dir).catch(() => [] as string[]);
@@ -30,7 +31,7 @@ export async function stepCases(step: Step): Promise<Omit<LoadedCase, 'scoredAs'
         name,
         step,
         category,
-        spec: await readCliCase(join(dir, file)),
+        ...(await readCase(join(dir, file))),
       });
     }
   }

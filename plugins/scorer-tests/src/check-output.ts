@@ -46,7 +46,7 @@ function checkJson(target: string, expectation: OutputExpectation, actual: strin
       summary: 'not valid JSON',
     };
   }
-  const difference = jsonDifference(expectation.json, value, expectation.tolerance);
+  const difference = jsonDifference(expectation.json, value, { tolerance: expectation.tolerance });
   if (!difference) return { target, passed: true };
   const diff = textDiff(target, canonicalJson(expectation.json, 2), canonicalJson(value, 2));
   return { target, passed: false, reason: difference, summary: 'JSON differs', diff };
@@ -66,7 +66,7 @@ function checkJsonLines(target: string, expectation: OutputExpectation, actual: 
       ? `expected ${expected.length} lines, got ${values.length}`
       : expected
           .map((item, index) =>
-            jsonDifference(item, values[index], expectation.tolerance, `line ${index + 1}`),
+            jsonDifference(item, values[index], { tolerance: expectation.tolerance }, `line ${index + 1}`),
           )
           .find((found) => found !== undefined);
   if (!difference) return { target, passed: true };

@@ -1,5 +1,4 @@
-import type { ExecResult, FileEntry, Sandbox } from '@longhaul/core';
-import type { LoadedCase } from './cases.js';
+import type { CliCase, ExecResult, FileEntry, Sandbox } from '@longhaul/core';
 import { type Check, checkOutput } from './check-output.js';
 
 export interface CaseRun {
@@ -29,8 +28,7 @@ function failedRun(result: ExecResult, what: string, timeoutMs: number): Check |
 }
 
 /** Runs one case in the scorer's sandbox and checks every expectation it has. */
-export async function runCase(sandbox: Sandbox, item: LoadedCase, options: CaseRunOptions): Promise<CaseRun> {
-  const { spec } = item;
+export async function runCase(sandbox: Sandbox, spec: CliCase, options: CaseRunOptions): Promise<CaseRun> {
   for (const [path, text] of Object.entries(spec.files ?? {})) await sandbox.writeFile(path, text);
   const exec = (argv: string[], stdin: string | undefined) =>
     sandbox.exec([...options.entrypoint, ...argv], {

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Sandbox, Score, StepScoreContext } from '@longhaul/core';
 import { casesFor, type LoadedCase } from './cases.js';
 import type { Check } from './check-output.js';
+import { type HttpCaseRun, runHttpCase } from './http/run-http-case.js';
 import type { TestsOptions } from './options.js';
 import { type CaseRun, resetWorkspace, runCase } from './run-case.js';
 import { splitCommand } from './split-command.js';
@@ -77,14 +78,18 @@ export class TestsScorer {
     item: LoadedCase,
     entrypoint: string[],
     ctx: StepScoreContext,
-  ): Promise<{ run: CaseRun; result: CaseResult }> {
+  ): Promise<{ run: CaseRun | HttpCaseRun; result: CaseResult }> {
     const started = Date.now();
-    const run = await runCase(sandbox, item, {
-      entrypoint,
-      timeoutMs: item.spec.timeoutMs ?? ctx.task.timeouts.caseMs,
-      maxOutputBytes: this.options.maxOutputBytes,
-      signal: ctx.signal,
-    });
+    const timeoutMs = item.spec.timeoutMs ?? ctx.task.timeouts.caseMs;
+    const run =
+      item.kind === 'http'
+        ? await runHttpCase(sandbox, item.spec, { entrypoint, timeoutMs, signal: ctx.signal })
+        : await runCase(sandbox, item.spec, {
+            entrypoint,
+            timeoutMs,
+            maxOutputBytes: this.options.maxOutputBytes,
+            signal: ctx.signal,
+          });
     const failedCheck = run.checks.find((check) => !check.passed);
     const result: CaseResult = {
       id: item.id,
@@ -101,29 +106,44 @@ export class TestsScorer {
     outDir: string,
     item: LoadedCase,
     result: CaseResult,
-    run: CaseRun,
+    run: CaseRun | HttpCaseRun,
     entrypoint: string[],
   ): Promise<void> {
     const file = join(outDir, stepDir(item), item.category, `${item.name}.json`);
     await mkdir(dirname(file), { recursive: true });
-    const raw = {
+    const common = {
       case: item.id,
+      kind: item.kind,
       scoredAs: item.scoredAs,
       passed: result.passed,
       reason: result.reason ?? null,
       durationMs: result.durationMs,
-      command: [...entrypoint, ...item.spec.argv],
-      expected: item.spec.expect,
-      actual: {
-        exitCode: run.result?.exitCode ?? null,
-        timedOut: run.result?.timedOut ?? false,
-        truncated: run.result?.truncated ?? false,
-        stdout: run.result?.stdout ?? '',
-        stderr: run.result?.stderr ?? '',
-        files: run.files,
-      },
-      checks: run.checks,
     };
+    const raw =
+      item.kind === 'http' && 'exchanges' in run
+        ? {
+            ...common,
+            server: [...entrypoint, ...item.spec.server.argv],
+            requests: item.spec.requests,
+            actual: { exchanges: run.exchanges, output: run.server },
+            checks: run.checks,
+          }
+        : item.kind === 'cli' && 'files' in run
+          ? {
+              ...common,
+              command: [...entrypoint, ...item.spec.argv],
+              expected: item.spec.expect,
+              actual: {
+                exitCode: run.result?.exitCode ?? null,
+                timedOut: run.result?.timedOut ?? false,
+                truncated: run.result?.truncated ?? false,
+                stdout: run.result?.stdout ?? '',
+                stderr: run.result?.stderr ?? '',
+                files: run.files,
+              },
+              checks: run.checks,
+            }
+          : common;
     await writeFile(file, `${JSON.stringify(raw, null, 2)}\n`);
   }
 }

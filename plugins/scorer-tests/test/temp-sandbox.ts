@@ -7,6 +7,7 @@ import type {
   ExecResult,
   FileEntry,
   Sandbox,
+  SandboxProcess,
   SnapshotRef,
   SnapshotStore,
   WorkspaceFile,
@@ -16,6 +17,7 @@ import type {
 export class TempSandbox implements Sandbox {
   readonly id = `temp-${Math.random().toString(36).slice(2)}`;
   readonly hostAddress = '127.0.0.1';
+  private readonly running = new Set<() => Promise<void>>();
 
   private constructor(
     readonly workspace: string,
@@ -61,8 +63,46 @@ export class TempSandbox implements Sandbox {
     });
   }
 
-  async start(): Promise<never> {
-    throw new Error('not supported by TempSandbox');
+  /** A background process (a solution's server); killed with its process group. */
+  async start(
+    argv: string[],
+    options: Omit<ExecOptions, 'timeoutMs' | 'stdin'> = {},
+  ): Promise<SandboxProcess> {
+    const started = Date.now();
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd ? join(this.workspace, options.cwd) : this.workspace,
+      env: { PATH: process.env.PATH ?? '', HOME: this.workspace, ...options.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const ended = new Promise<ExecResult>((resolve) => {
+      child.on('error', (error) => {
+        stderr += String(error);
+        resolve({ exitCode: 127, stdout, stderr, timedOut: false, durationMs: Date.now() - started });
+      });
+      child.on('close', (code) =>
+        resolve({ exitCode: code, stdout, stderr, timedOut: false, durationMs: Date.now() - started }),
+      );
+    });
+    const kill = async () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      await ended;
+    };
+    this.running.add(kill);
+    void ended.then(() => this.running.delete(kill));
+    return { pid: child.pid, output: () => ({ stdout, stderr }), wait: () => ended, kill };
   }
 
   async readFile(path: string): Promise<Uint8Array> {
@@ -123,11 +163,12 @@ export class TempSandbox implements Sandbox {
     await this.push(await this.snapshots.get(ref));
   }
 
-  async expose(): Promise<string> {
-    throw new Error('not supported by TempSandbox');
+  async expose(port: number): Promise<string> {
+    return `http://127.0.0.1:${port}`;
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.running].map((kill) => kill()));
     await rm(this.workspace, { recursive: true, force: true });
   }
 }

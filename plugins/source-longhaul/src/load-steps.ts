@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CaseCategory, caseCategories, closest, readCliCase, type Step } from '@longhaul/core';
+import { type CaseCategory, caseCategories, closest, readCase, type Step } from '@longhaul/core';
 import type { IssueList } from './issues.js';
 import { renderSpec } from './spec-text.js';
 import { stepFileSchema } from './task-file.js';
@@ -135,7 +135,7 @@ async function checkCases(
         issues.add({ file, message: 'expected a case file <name>.yaml' });
         continue;
       }
-      if (await issues.collect(() => readCliCase(file))) {
+      if (await issues.collect(() => readCase(file))) {
         counts[category.name as CaseCategory] = (counts[category.name as CaseCategory] ?? 0) + 1;
       }
     }

@@ -14,7 +14,7 @@ export type CaseCategory = (typeof caseCategories)[number];
 export const normalizers = ['trim', 'whitespace', 'sortLines', 'lowercase'] as const;
 export type Normalizer = (typeof normalizers)[number];
 
-const relativePath = z
+export const relativePath = z
   .string()
   .min(1)
   .refine((path) => !path.startsWith('/') && !path.split(/[\\/]/).includes('..'), {

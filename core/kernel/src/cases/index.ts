@@ -1,2 +1,4 @@
 export * from './cli-case.js';
+export * from './http-case.js';
+export * from './read-case.js';
 export * from './yaml-schema.js';

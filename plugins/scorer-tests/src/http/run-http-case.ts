@@ -1,0 +1,187 @@
+import type { HttpCase, HttpRequest, Sandbox } from '@longhaul/core';
+import type { Check } from '../check-output.js';
+import { checkResponse, type HttpResponseData } from './check-response.js';
+import { freePort } from './free-port.js';
+import { type RunningServer, ServerNotReady, startServer, stopServer } from './server.js';
+
+export interface HttpExchange {
+  /** Position in the case's `requests`. */
+  index: number;
+  method?: string;
+  path?: string;
+  restart?: true;
+  response?: HttpResponseData;
+  error?: string;
+}
+
+export interface HttpCaseRun {
+  checks: Check[];
+  exchanges: HttpExchange[];
+  /** What the server wrote, for the raw record. */
+  server: { stdout: string; stderr: string };
+}
+
+export interface HttpRunOptions {
+  entrypoint: string[];
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+const placeholder = /\{\{\s*([A-Za-z_]\w*)\s*\}\}/g;
+
+function fill(text: string, saved: Map<string, unknown>): string {
+  return text.replace(placeholder, (whole, name: string) =>
+    name !== 'now' && saved.has(name) ? String(saved.get(name)) : whole,
+  );
+}
+
+function fillJson(value: unknown, saved: Map<string, unknown>): unknown {
+  if (typeof value === 'string') {
+    const only = /^\{\{\s*([A-Za-z_]\w*)\s*\}\}$/.exec(value);
+    // A value that is just "{{name}}" keeps the saved value's JSON type (a number stays a number).
+    if (only && only[1] !== 'now' && saved.has(only[1]!)) return saved.get(only[1]!);
+    return fill(value, saved);
+  }
+  if (Array.isArray(value)) return value.map((item) => fillJson(item, saved));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fillJson(item, saved)]));
+  }
+  return value;
+}
+
+function at(value: unknown, dotPath: string): unknown {
+  let current = value;
+  for (const part of dotPath.split('.')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+async function send(
+  baseUrl: string,
+  request: HttpRequest,
+  saved: Map<string, unknown>,
+  options: HttpRunOptions,
+): Promise<HttpResponseData> {
+  const headers: Record<string, string> = Object.fromEntries(
+    Object.entries(request.headers ?? {}).map(([name, value]) => [name, fill(value, saved)]),
+  );
+  let body: string | undefined;
+  if ('json' in request) {
+    body = JSON.stringify(fillJson(request.json, saved));
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+  } else if (request.body !== undefined) {
+    body = fill(request.body, saved);
+  }
+  const response = await fetch(`${baseUrl}${fill(request.path, saved)}`, {
+    method: request.method,
+    headers,
+    body,
+    redirect: 'manual',
+    signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]),
+  });
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers.entries()),
+    body: await response.text(),
+  };
+}
+
+function failure(target: string, reason: string, summary = reason): Check {
+  return { target, passed: false, reason, summary };
+}
+
+/**
+ * Runs one HTTP case: starts the server on a free port, sends the requests in order (restarting
+ * the server where the case says so), checks every response and stops the server. The first
+ * failed check ends the case, since later requests usually depend on earlier ones.
+ */
+export async function runHttpCase(
+  sandbox: Sandbox,
+  spec: HttpCase,
+  options: HttpRunOptions,
+): Promise<HttpCaseRun> {
+  for (const [path, text] of Object.entries(spec.files ?? {})) await sandbox.writeFile(path, text);
+  const checks: Check[] = [];
+  const exchanges: HttpExchange[] = [];
+  const saved = new Map<string, unknown>();
+  const output = { stdout: '', stderr: '' };
+  let server: RunningServer | undefined;
+  const start = async (): Promise<string | undefined> => {
+    try {
+      server = await startServer(sandbox, spec.server, { ...options, port: await freePort() });
+      return undefined;
+    } catch (error) {
+      if (error instanceof ServerNotReady) return error.message;
+      throw error;
+    }
+  };
+  const stop = async () => {
+    if (!server) return;
+    await stopServer(server);
+    const { stdout, stderr } = server.process.output();
+    output.stdout += stdout;
+    output.stderr += stderr;
+    server = undefined;
+  };
+  try {
+    const notReady = await start();
+    if (notReady) return { checks: [failure('server', notReady)], exchanges, server: output };
+    for (const [index, step] of spec.requests.entries()) {
+      options.signal.throwIfAborted();
+      if ('restart' in step) {
+        exchanges.push({ index, restart: true });
+        await stop();
+        const again = await start();
+        if (again) {
+          checks.push(failure(`restart (request ${index + 1})`, again));
+          break;
+        }
+        continue;
+      }
+      const target = `${step.method} ${step.path} (request ${index + 1})`;
+      let response: HttpResponseData;
+      try {
+        response = await send(server!.baseUrl, step, saved, options);
+      } catch (error) {
+        options.signal.throwIfAborted();
+        const timedOut = (error as Error).name === 'TimeoutError';
+        const reason = timedOut
+          ? `no response within ${options.timeoutMs} ms`
+          : `request failed: ${(error as Error).message}`;
+        exchanges.push({ index, method: step.method, path: step.path, error: reason });
+        checks.push(failure(target, reason, timedOut ? 'timed out' : 'request failed'));
+        break;
+      }
+      exchanges.push({ index, method: step.method, path: step.path, response });
+      const found = checkResponse(step.expect, response, new Date().toISOString()).map((check) => ({
+        ...check,
+        target: `${target} ${check.target}`,
+      }));
+      checks.push(...found);
+      if (found.some((check) => !check.passed)) break;
+      for (const [name, dotPath] of Object.entries(step.save ?? {})) {
+        let value: unknown;
+        try {
+          value = at(JSON.parse(response.body), dotPath);
+        } catch {
+          value = undefined;
+        }
+        if (value === undefined) {
+          checks.push(
+            failure(`${target} save ${name}`, `the body has no value at ${dotPath}`, 'value to save missing'),
+          );
+          break;
+        }
+        saved.set(name, value);
+      }
+      if (checks.some((check) => !check.passed)) break;
+    }
+  } finally {
+    await stop();
+  }
+  return { checks, exchanges, server: output };
+}

@@ -1,0 +1,104 @@
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ExecResult, HttpCase, Sandbox, SandboxProcess } from '@longhaul/core';
+import { portPlaceholder } from '@longhaul/core';
+
+export interface RunningServer {
+  baseUrl: string;
+  process: SandboxProcess;
+  /** Settles when the server process ends. */
+  exited: Promise<ExecResult>;
+}
+
+export interface StartOptions {
+  entrypoint: string[];
+  port: number;
+  signal: AbortSignal;
+}
+
+const pollMs = 50;
+
+function tail(text: string): string {
+  const last = text.trim().split('\n').slice(-3).join(' | ');
+  return last.length > 200 ? `${last.slice(0, 197)}...` : last;
+}
+
+function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    await response.arrayBuffer();
+    return response.status < 500;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a server is not usable, as a sentence (undefined once it is ready). */
+export class ServerNotReady extends Error {}
+
+/**
+ * Starts the solution's server from the entrypoint (port in env PORT and in place of `{port}` in
+ * the case's argv) and waits until it accepts connections, and answers `ready.path` when given.
+ * Throws ServerNotReady when it exits first or is not ready in time; the process is then stopped.
+ */
+export async function startServer(
+  sandbox: Sandbox,
+  server: HttpCase['server'],
+  options: StartOptions,
+): Promise<RunningServer> {
+  const argv = server.argv.map((arg) => arg.replaceAll(portPlaceholder, String(options.port)));
+  const process = await sandbox.start([...options.entrypoint, ...argv], {
+    env: { ...server.env, PORT: String(options.port) },
+    signal: options.signal,
+  });
+  let ended: ExecResult | undefined;
+  const exited = process.wait().then((result) => {
+    ended = result;
+    return result;
+  });
+  const baseUrl = (await sandbox.expose(options.port)).replace(/\/$/, '');
+  const { hostname } = new URL(baseUrl);
+  const deadline = Date.now() + server.ready.timeoutMs;
+  while (!options.signal.aborted) {
+    if (ended) {
+      const { stderr } = process.output();
+      throw new ServerNotReady(
+        `server exited with code ${ended.exitCode} before it was ready${stderr.trim() ? `: ${tail(stderr)}` : ''}`,
+      );
+    }
+    const ready =
+      (await portOpen(hostname, options.port)) &&
+      (server.ready.path === undefined || (await answers(`${baseUrl}${server.ready.path}`)));
+    if (ready) return { baseUrl, process, exited };
+    if (Date.now() > deadline) {
+      await process.kill();
+      const what = server.ready.path
+        ? `answer ${server.ready.path}`
+        : `accept connections on port ${options.port}`;
+      throw new ServerNotReady(`server did not ${what} within ${server.ready.timeoutMs} ms`);
+    }
+    await sleep(pollMs);
+  }
+  await process.kill();
+  options.signal.throwIfAborted();
+  throw new ServerNotReady('aborted');
+}
+
+/** Stops the server and waits for its process to end. */
+export async function stopServer(server: RunningServer): Promise<void> {
+  await server.process.kill();
+  await server.exited.catch(() => undefined);
+}
