@@ -4,7 +4,7 @@ import { createGateway, type Gateway, type GatewayConfigInput } from '@longhaul/
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
 import { HostSandbox } from './support/host-sandbox.js';
-import { RecordingProxy } from './support/recording-proxy.js';
+import { proxiedSession } from './support/recording-proxy.js';
 import { ofType, runTurn } from './support/turns.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -111,13 +111,10 @@ describe('claude-code against the gateway (real CLI)', () => {
     const { sandbox, gateway, harness } = await setup(writeThenDone);
     await harness.prepare(sandbox);
     await sandbox.writeFile('CLAUDE.md', 'House rule 4412: tests before code.\n');
-    const endpoint = await gateway.endpoint('t1', sandbox.hostAddress);
-    const proxy = await RecordingProxy.start(endpoint.baseUrl);
-    cleanup.push(() => proxy.close());
-    const session = await harness.openSession(sandbox, {
+    const { session, proxy } = await proxiedSession(harness, gateway, sandbox, {
       trialId: 't1',
-      model: { ...endpoint, baseUrl: proxy.url },
     });
+    cleanup.push(() => proxy.close());
     const { result } = await runTurn(session, 'write hello.txt');
     expect(result.status).toBe('ok');
     expect(harness.capabilities.memoryFiles).toEqual(['CLAUDE.md']);
@@ -133,14 +130,12 @@ describe('claude-code against the gateway (real CLI)', () => {
       thinkingTokens: 2048,
     });
     await harness.prepare(sandbox);
-    const endpoint = await gateway.endpoint('t1', sandbox.hostAddress);
-    const proxy = await RecordingProxy.start(endpoint.baseUrl);
-    cleanup.push(() => proxy.close());
-    const session = await harness.openSession(sandbox, {
+    const { session, proxy } = await proxiedSession(harness, gateway, sandbox, {
       trialId: 't1',
-      model: { ...endpoint, baseUrl: proxy.url },
+
       systemPrompt: 'Memory rule 3390.',
     });
+    cleanup.push(() => proxy.close());
     expect((await runTurn(session, 'write hello.txt')).result.status).toBe('ok');
     const request = JSON.parse(proxy.bodies[0]!) as {
       system: unknown;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSandbox } from '../../claude-code/test/support/host-sandbox.js';
-import { RecordingProxy } from '../../claude-code/test/support/recording-proxy.js';
+import { proxiedSession } from '../../claude-code/test/support/recording-proxy.js';
 import { ofType, runTurn } from '../../claude-code/test/support/turns.js';
 import { Codex, codexOptions, pinnedVersion } from '../src/index.js';
 
@@ -110,14 +110,12 @@ describe('codex against the gateway (real CLI)', () => {
     const { sandbox, gateway, harness } = await setup(models);
     await harness.prepare(sandbox);
     await sandbox.writeFile('AGENTS.md', 'House rule 7731: tests before code.\n');
-    const endpoint = await gateway.endpoint('t1', sandbox.hostAddress);
-    const proxy = await RecordingProxy.start(endpoint.baseUrl);
-    cleanup.push(() => proxy.close());
-    const session = await harness.openSession(sandbox, {
+    const { session, proxy } = await proxiedSession(harness, gateway, sandbox, {
       trialId: 't1',
-      model: { ...endpoint, baseUrl: proxy.url },
+
       systemPrompt: 'Keep NOTES.md up to date (rule 5519).',
     });
+    cleanup.push(() => proxy.close());
     const { result } = await runTurn(session, 'write hello.txt');
     expect(result.status).toBe('ok');
     expect(harness.capabilities.memoryFiles).toEqual(['AGENTS.md']);

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Harness, ModelGateway, Sandbox, Session, SessionOptions } from '@longhaul/core';
 
 /** A pass-through HTTP proxy that keeps every request body, to see what an agent sends. */
 export class RecordingProxy {
@@ -44,4 +45,23 @@ export class RecordingProxy {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * Opens a session whose model traffic goes through a recording proxy in front of the gateway's
+ * endpoint for the trial; the caller closes the proxy.
+ */
+export async function proxiedSession(
+  harness: Harness,
+  gateway: ModelGateway,
+  sandbox: Sandbox,
+  options: Omit<SessionOptions, 'model'>,
+): Promise<{ session: Session; proxy: RecordingProxy }> {
+  const endpoint = await gateway.endpoint(options.trialId, sandbox.hostAddress);
+  const proxy = await RecordingProxy.start(endpoint.baseUrl);
+  const session = await harness.openSession(sandbox, {
+    ...options,
+    model: { ...endpoint, baseUrl: proxy.url },
+  });
+  return { session, proxy };
 }
