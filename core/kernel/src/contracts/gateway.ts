@@ -1,4 +1,5 @@
 import type { ModelEndpoint, TurnFocus } from './harness.js';
+import type { ClassifiedError } from './status.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -12,6 +13,11 @@ export interface ModelGateway {
   focus(trialId: string, focus: TurnFocus): void;
   /** Tokens and cost metered for the trial since the last call (the kernel sums them per turn). */
   takeUsage(trialId: string): Usage;
+  /**
+   * Faults the gateway answered the trial's requests with since the last call (auth, rate_limit,
+   * context_overflow...). The kernel uses them to classify a turn that failed because of them.
+   */
+  takeErrors?(trialId: string): ClassifiedError[];
   /** Forgets the trial's token. */
   release(trialId: string): void;
 }

@@ -424,6 +424,7 @@ class TrialRun {
       cancel: this.services.cancellation.abortSignal,
       budget: { limitUsd: this.spec.limits.trialUsd, spentUsd: this.spentUsd },
       takeGatewayUsage: gateway ? () => gateway.takeUsage(this.spec.id) : undefined,
+      takeGatewayErrors: gateway?.takeErrors ? () => gateway.takeErrors?.(this.spec.id) ?? [] : undefined,
       abandonMs: this.abandonMs,
       onEvent: (event) => {
         trajectory.append(event);
@@ -435,6 +436,8 @@ class TrialRun {
     owner.usage = addUsage(owner.usage, run.result.usage);
     this.spentUsd += run.result.usage.costUsd;
     if (run.abandoned) this.sessionBroken = true;
+    for (const fault of run.modelFaults)
+      this.log('warn', `model gateway: ${fault.errorClass}: ${fault.message}`);
     if (run.result.error) this.log('warn', `turn ${t + 1} ended ${run.result.status}: ${run.result.error}`);
     if (run.result.status === 'cancelled') return 'cancelled';
     try {

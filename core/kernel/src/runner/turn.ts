@@ -1,6 +1,8 @@
 import {
   addUsage,
+  type ClassifiedError,
   emptyUsage,
+  errorStatus,
   type Session,
   type Status,
   type TrajectoryEvent,
@@ -22,6 +24,8 @@ export interface TurnRunOptions {
   budget: { limitUsd: number; spentUsd: number };
   /** Tokens and cost the model gateway metered for the trial since the last call. */
   takeGatewayUsage?: () => Usage;
+  /** Faults the gateway answered the trial's requests with since the last call. */
+  takeGatewayErrors?: () => ClassifiedError[];
   /** How long a harness gets to end its turn after an abort before the kernel stops waiting. */
   abandonMs: number;
   onEvent(event: TrajectoryEvent): void;
@@ -31,6 +35,8 @@ export interface TurnRunOptions {
 export interface TurnRun {
   result: TurnResult;
   events: TrajectoryEvent[];
+  /** Faults the model gateway reported during the turn. */
+  modelFaults: ClassifiedError[];
   /** The harness did not end after the abort and was left behind; its session is not reused. */
   abandoned: boolean;
 }
@@ -147,6 +153,14 @@ export async function runTurn(options: TurnRunOptions): Promise<TurnRun> {
     error = 'the turn ended without a turn.end event';
   }
 
+  // A turn that failed while the gateway was answering with faults failed because of them.
+  const modelFaults = options.takeGatewayErrors?.() ?? [];
+  const cause = modelFaults.at(-1);
+  if (cause && (status === 'failed' || status.startsWith('error:'))) {
+    status = errorStatus(cause.errorClass);
+    error = cause.message;
+  }
+
   const usage = hasUsage(gatewayUsage)
     ? gatewayUsage
     : turnEnd && hasUsage(turnEnd.usage)
@@ -164,5 +178,5 @@ export async function runTurn(options: TurnRunOptions): Promise<TurnRun> {
     events.push(event);
     options.onEvent(event);
   }
-  return { result, events, abandoned: wasAbandoned };
+  return { result, events, abandoned: wasAbandoned, modelFaults };
 }

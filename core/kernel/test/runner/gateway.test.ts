@@ -1,6 +1,14 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ClosableGateway, emptyUsage, type ModelEndpoint, startRun, type Usage } from '@longhaul/core';
+import {
+  ClassifiedError,
+  type ClosableGateway,
+  emptyUsage,
+  type ModelEndpoint,
+  RunStore,
+  startRun,
+  type Usage,
+} from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 import { makeFixture } from './fixture.js';
 
@@ -8,6 +16,7 @@ import { makeFixture } from './fixture.js';
 class RecordingGateway implements ClosableGateway {
   readonly calls: string[] = [];
   closed = false;
+  takeErrors?: (trialId: string) => ClassifiedError[];
 
   constructor(private readonly costPerPoll = 0) {}
 
@@ -94,6 +103,38 @@ describe('the run gateway', () => {
     );
     expect(gateway.closed).toBe(true);
     await expect(access(runDir)).rejects.toThrow();
+  });
+
+  it("classifies a turn that failed while the gateway answered with faults by the gateway's fault", async () => {
+    const fixture = await makeFixture({
+      harness: {
+        turns: [{ writeSolution: true }, { throws: new Error('agent exited 1') }, { status: 'failed' }],
+      },
+      limits: { onError: 'continue' },
+    });
+    const gateway = new RecordingGateway();
+    const faults = [
+      [],
+      [new ClassifiedError('rate_limit', '429 after 4 retries')],
+      [
+        new ClassifiedError('auth', 'the provider refused the key'),
+        new ClassifiedError('context_overflow', 'prompt too long'),
+      ],
+    ];
+    let turn = 0;
+    gateway.takeErrors = () => faults[turn++] ?? [];
+    const experiment = { ...fixture.experiment, config: { ...fixture.experiment.config, models: {} } };
+    const runDir = join(fixture.dir, 'run');
+    const result = await startRun(experiment, { runDir, openGateway: async () => gateway });
+    expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual([
+      'ok',
+      'error:rate_limit',
+      'error:context_overflow',
+    ]);
+    const logs = (await new RunStore(runDir).readEvents())
+      .filter((e) => e.type === 'log')
+      .map((e) => e.message);
+    expect(logs).toContain('model gateway: auth: the provider refused the key');
   });
 
   it('is not opened for an experiment without models', async () => {
