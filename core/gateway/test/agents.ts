@@ -53,6 +53,8 @@ export async function claudeLikeTurn(
   cwd: string,
   history: Anthropic.MessageParam[],
   prompt: string,
+  /** Bash output beyond this many characters is cut, as Claude Code cuts it at 30,000. */
+  outputLimit = 30_000,
 ): Promise<{ calls: string[]; final: string }> {
   history.push({ role: 'user', content: prompt });
   const read = new Set<string>();
@@ -80,7 +82,10 @@ export async function claudeLikeTurn(
       let isError = false;
       if (use.name === 'Bash') {
         const result = await sh(input.command!, cwd);
-        content = result.output;
+        content =
+          result.output.length > outputLimit
+            ? `${result.output.slice(0, outputLimit)}\n... [${result.output.length - outputLimit} characters truncated]`
+            : result.output;
         isError = !result.ok;
       } else if (use.name === 'Write') {
         const path = isAbsolute(input.file_path!) ? input.file_path! : join(cwd, input.file_path!);

@@ -58,6 +58,24 @@ describe('oracle backend', () => {
     expect(gateway.takeUsage('trial-1').outputTokens).toBeGreaterThan(0);
   });
 
+  it("lists 400 files within Claude Code's output limit, and copes with a listing cut short", async () => {
+    const many = Object.fromEntries(
+      Array.from({ length: 400 }, (_, i) => [`pkg/module_${i}.py`, `X = ${i}\n`]),
+    );
+    const task = await makeTask([many, { ...many, 'pkg/module_7.py': 'X = -7\n' }]);
+    const { gateway, baseUrl, token } = await startGateway({ models: { oracle: { backend: 'oracle' } } });
+    const client = new Anthropic({ baseURL: baseUrl, apiKey: token });
+    const workspace = await tempDir();
+    gateway.focus('trial-1', focus(task, 0));
+    const first = await claudeLikeTurn(client, 'oracle', workspace, [], 'step 1');
+    await expectSame(workspace, task.steps[0]!.solution!);
+    expect(first.final).toMatch(/400 file\(s\) written, 0 deleted\.$/);
+    gateway.focus('trial-1', focus(task, 1));
+    const second = await claudeLikeTurn(client, 'oracle', workspace, [], 'step 2', 500);
+    await expectSame(workspace, task.steps[1]!.solution!);
+    expect(second.final).toMatch(/Not verified: the agent cut the check listing short\./);
+  });
+
   it('works without a listing: absolute paths from the prompt, deletions from the previous step', async () => {
     const task = await makeTask([step1, step2], { 'README.md': 'seed\n' });
     const { gateway, baseUrl, token } = await startGateway({

@@ -5,7 +5,7 @@ import { estimateUsage } from '../metering.js';
 import type { ModelMessage, ModelReply, ModelRequest, ToolCallPart, ToolResultPart } from '../model.js';
 import { newId } from '../sse.js';
 import { primaryWorkingDir } from '../working-dir.js';
-import { isIgnored, type Listing, listingScript, listingTag, parseListing } from './listing.js';
+import { isIgnored, type Listing, listedAs, listingScript, listingTag, parseListing } from './listing.js';
 import { planChanges } from './plan.js';
 import { type FileSet, readSolution } from './solution.js';
 import { detectTools, type ShellTool, shellInput } from './tools.js';
@@ -39,7 +39,7 @@ function isListing(call: ToolCallPart): boolean {
 /** How a listed workspace differs from the solution (hidden files are not listed, so not compared). */
 function compare(solution: FileSet, listing: Listing): string[] {
   const wrong = [...solution]
-    .filter(([path, file]) => !isIgnored(path) && listing.files.get(path) !== file.sha256)
+    .filter(([path, file]) => !isIgnored(path) && !listedAs(listing.files.get(path), file))
     .map(([path]) => path);
   const extra = [...listing.files.keys()].filter((path) => !solution.has(path) && !isIgnored(path));
   return [
@@ -117,23 +117,22 @@ export class OracleBackend implements Backend {
     if (batch) return this.reply(request, batch);
     const steps = focus.steps.map((step) => step.id).join(', ');
     // Agents can refuse a command without flagging an error (Codex's command policy does): check.
+    const notes = [...(plan.skipped.length > 0 ? [`Not done: ${plan.skipped.join('; ')}.`] : [])];
     if (tools.shell && this.options.listing && plan.batches.length > 0) {
       if (listings.length < 2) return this.listing(request, tools.shell);
       const check = outputOf(listings[1]);
-      const differences = check ? compare(solution, check) : ['the check listing was cut short'];
+      const differences = check ? compare(solution, check) : [];
       if (differences.length > 0)
         return this.text(
           request,
           `The oracle did not reach the reference solution of ${steps}: ${differences.join('; ')}.`,
         );
+      if (!check) notes.push('Not verified: the agent cut the check listing short.');
     }
     const summary =
       `The workspace now matches the reference solution of ${steps}: ` +
       `${plan.written} file(s) written, ${plan.deleted} deleted.`;
-    return this.text(
-      request,
-      plan.skipped.length > 0 ? `${summary} Not done: ${plan.skipped.join('; ')}.` : summary,
-    );
+    return this.text(request, [summary, ...notes].join(' '));
   }
 
   private listing(request: ModelRequest, shell: ShellTool): BackendResult {

@@ -1,7 +1,7 @@
 import type { ToolCallPart } from '../model.js';
 import { newId } from '../sse.js';
 import type { Listing } from './listing.js';
-import { isIgnored } from './listing.js';
+import { isIgnored, listedAs } from './listing.js';
 import type { FileSet, SolutionFile } from './solution.js';
 import { type AgentTools, quote, shellInput } from './tools.js';
 
@@ -94,7 +94,9 @@ function patchAdd(path: string, file: SolutionFile): string {
 export function planChanges(input: PlanInput): Plan {
   const { solution, tools, listing, previous } = input;
   const exists = (path: string) => (listing ? listing.files.has(path) : (previous?.has(path) ?? false));
-  const changed = [...solution].filter(([path, file]) => !listing || listing.files.get(path) !== file.sha256);
+  const changed = [...solution].filter(
+    ([path, file]) => !listing || !listedAs(listing.files.get(path), file),
+  );
   const staleSource = listing ? [...listing.files.keys()] : [...(previous?.keys() ?? [])];
   const stale = staleSource.filter((path) => !solution.has(path) && !isIgnored(path));
   const cwd = listing?.cwd ?? input.cwd;

@@ -26,19 +26,20 @@ export function readSolution(dir: string): Promise<FileSet> {
 }
 
 async function load(dir: string): Promise<FileSet> {
-  const files: FileSet = new Map();
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    const content = await readFile(path);
-    files.set(relative(dir, path).split(sep).join('/'), {
-      content,
-      sha256: createHash('sha256').update(content).digest('hex'),
-      text: isText(content),
-    });
-  }
-  return new Map([...files].sort(([a], [b]) => a.localeCompare(b)));
+  const entries = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) =>
+    entry.isFile(),
+  );
+  const files = await Promise.all(
+    entries.map(async (entry): Promise<[string, SolutionFile]> => {
+      const path = join(entry.parentPath, entry.name);
+      const content = await readFile(path);
+      return [
+        relative(dir, path).split(sep).join('/'),
+        { content, sha256: createHash('sha256').update(content).digest('hex'), text: isText(content) },
+      ];
+    }),
+  );
+  return new Map(files.sort(([a], [b]) => a.localeCompare(b)));
 }
 
 function isText(content: Buffer): boolean {
