@@ -16,7 +16,7 @@ export const cancelledExitCode = 130;
 /**
  * Runs `start` with a progress view and SIGINT handling, and turns its result into an exit
  * code. First Ctrl-C: no new trials or turns, running turns get the grace period, then they are
- * aborted; second Ctrl-C: abort now. Either way the run stays resumable.
+ * aborted; second Ctrl-C: abort now; third: exit. Either way the run stays resumable.
  */
 export async function driveRun(
   start: (hooks: Pick<RunOptions, 'onEvent' | 'print' | 'cancellation'>) => Promise<RunResult>,
@@ -34,9 +34,13 @@ export async function driveRun(
         `stopping: no new trials; running turns get ${options.graceSeconds}s to finish (Ctrl-C again to abort them now)`,
       );
       cancellation.stop(options.graceSeconds * 1000);
-    } else {
-      view.notice('aborting running turns');
+    } else if (interrupts === 2) {
+      view.notice('aborting running turns (Ctrl-C again to quit at once)');
       cancellation.abort();
+    } else {
+      // Everything the run waits on is bounded, but the user has the last word.
+      view.close();
+      process.exit(cancelledExitCode);
     }
   };
   process.on('SIGINT', onSigint);
