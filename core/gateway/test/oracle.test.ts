@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
@@ -55,6 +56,7 @@ describe('oracle backend', () => {
     const second = await claudeLikeTurn(client, 'oracle', workspace, history, 'step 2');
     await expectSame(workspace, task.steps[1]!.solution!);
     expect(second.final).toMatch(/2 file\(s\) written, 1 deleted/);
+    expect(existsSync(join(workspace, 'util'))).toBe(false); // emptied by the deletion
     expect(gateway.takeUsage('trial-1').outputTokens).toBeGreaterThan(0);
   });
 

@@ -59,11 +59,16 @@ export function writeScript(path: string, file: SolutionFile): string[] {
 }
 
 /**
- * Removes files that may or may not exist. Not `rm -f`: Codex refuses to run commands of that
- * shape even with approvals bypassed.
+ * Removes files that may or may not exist, then the directories that leaves empty (a reference
+ * tree has no empty directories). Not `rm -f`: Codex refuses to run commands of that shape even
+ * with approvals bypassed. Ends with status 0 whatever `rmdir` met, so agents do not report a
+ * failure.
  */
 export function removeScript(paths: string[]): string {
-  return `for f in ${paths.map(quote).join(' ')}; do if [ -e "$f" ]; then rm -- "$f"; fi; done`;
+  const dirs = [...new Set(paths.map(dirOf).filter((dir) => dir !== undefined))];
+  const files = `for f in ${paths.map(quote).join(' ')}; do if [ -e "$f" ]; then rm -- "$f"; fi; done`;
+  if (dirs.length === 0) return files;
+  return `${files}\nrmdir -p --ignore-fail-on-non-empty -- ${dirs.map(quote).join(' ')} 2>/dev/null; true`;
 }
 
 /** Packs snippets into as few scripts as fit under the limit, in order. */
