@@ -3,13 +3,19 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP } from 'node:net';
 import { ClassifiedError } from '@longhaul/core';
 
+interface Bound {
+  server: Server;
+  port: number;
+}
+
 /**
  * The gateway's sockets: one on the loopback address, plus one per address a sandbox reaches the
  * host by (a docker bridge gateway). Wildcard addresses are refused: a port bound on 0.0.0.0 is
  * reachable from every container and network.
  */
 export class Listeners {
-  private readonly servers = new Map<string, { server: Server; port: number }>();
+  /** By IP; a promise so that trials asking for the same new address at once share one socket. */
+  private readonly servers = new Map<string, Promise<Bound>>();
 
   constructor(private readonly handler: (req: IncomingMessage, res: ServerResponse) => void) {}
 
@@ -18,8 +24,16 @@ export class Listeners {
     const ip = isIP(address) ? address : (await lookup(address)).address;
     if (ip === '0.0.0.0' || ip === '::' || ip === '::0')
       throw new ClassifiedError('internal', `the gateway never listens on a wildcard address (${address})`);
-    const existing = this.servers.get(ip);
-    if (existing) return baseUrl(address, existing.port);
+    let bound = this.servers.get(ip);
+    if (!bound) {
+      bound = this.bind(address, ip, port);
+      this.servers.set(ip, bound);
+      bound.catch(() => this.servers.delete(ip));
+    }
+    return baseUrl(address, (await bound).port);
+  }
+
+  private async bind(address: string, ip: string, port: number): Promise<Bound> {
     const server = createServer(this.handler);
     server.keepAliveTimeout = 30_000;
     // Agents hold streams open for minutes; the per-request timeouts of node's server would cut them.
@@ -40,23 +54,23 @@ export class Listeners {
       );
       server.listen(port, ip, () => resolve());
     });
-    const bound = server.address();
-    const actual = typeof bound === 'object' && bound ? bound.port : port;
-    this.servers.set(ip, { server, port: actual });
-    return baseUrl(address, actual);
+    const info = server.address();
+    return { server, port: typeof info === 'object' && info ? info.port : port };
   }
 
   async close(): Promise<void> {
+    const bound = await Promise.allSettled(this.servers.values());
+    this.servers.clear();
     await Promise.all(
-      [...this.servers.values()].map(
-        ({ server }) =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          }),
+      bound.map((result) =>
+        result.status === 'fulfilled'
+          ? new Promise<void>((resolve) => {
+              result.value.server.close(() => resolve());
+              result.value.server.closeAllConnections();
+            })
+          : undefined,
       ),
     );
-    this.servers.clear();
   }
 }
 

@@ -24,6 +24,12 @@ describe('gateway', () => {
       messages: [{ role: 'user', content: 'x' }],
     });
     expect(reply.content).toEqual([{ type: 'text', text: 'ok' }]);
+    // Trials asking for the same new address at once share one socket.
+    const [a, b] = await Promise.all([
+      gateway.endpoint('trial-4', '127.0.0.3'),
+      gateway.endpoint('trial-5', '127.0.0.3'),
+    ]);
+    expect(a.baseUrl).toBe(b.baseUrl);
     await expect(gateway.endpoint('trial-3', '0.0.0.0')).rejects.toThrow(
       /never listens on a wildcard address/,
     );
