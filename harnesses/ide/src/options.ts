@@ -145,6 +145,12 @@ export const ideOptions = z
       .string()
       .default('mongodb://localhost:27017/test')
       .describe('MongoDB URI database_query uses (through mongosh inside the sandbox)'),
+    nudge: z
+      .boolean()
+      .default(false)
+      .describe(
+        "IDE-Bench code's completion guard: when the model stops before any successful edit in the turn, tell it to implement now and go on (not in the paper)",
+      ),
     systemPrompt: z
       .string()
       .optional()

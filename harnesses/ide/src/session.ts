@@ -36,6 +36,12 @@ export function isIdeState(value: unknown): value is IdeState {
   return state?.version === 1 && typeof state.sessionId === 'string' && Array.isArray(state.messages);
 }
 
+/** The completion guard's message, as IDE-Bench's harness words it. */
+export const nudgeText =
+  'Stop exploring and implement now: open the confirmed file, apply a minimal edit_file to the target function, read it back, and continue with small iterative edits until the change aligns with the expected behavior/diff.';
+
+const editTools = new Set(['edit_file', 'search_replace', 'write_file', 'delete_file', 'edit_notebook']);
+
 /** Cuts the middle out of long tool output, keeping its start and its end. */
 export function capOutput(text: string, limit: number): string {
   if (text.length <= limit) return text;
@@ -106,6 +112,7 @@ export class IdeSession implements Session {
       syntax: this.syntax,
     };
     const o = this.options;
+    let edited = false;
 
     for (let iteration = 1; ; iteration++) {
       if (signal.aborted) return yield aborted();
@@ -186,6 +193,11 @@ export class IdeSession implements Session {
         (part): part is ToolCallPart & { type: 'tool-call' } => part.type === 'tool-call',
       );
       if (calls.length === 0) {
+        if (o.nudge && !edited && iteration < o.maxIterations) {
+          this.messages.push({ role: 'user', content: nudgeText });
+          yield { type: 'message', role: 'user', text: nudgeText };
+          continue;
+        }
         finalText = result.text;
         return yield end('ok');
       }
@@ -207,6 +219,7 @@ export class IdeSession implements Session {
           const toolResult = await runTool(call.toolName, call.input, offered, ctx);
           output = capOutput(formatResult(toolResult), o.outputLimit);
           isError = !toolResult.success;
+          if (toolResult.success && editTools.has(call.toolName)) edited = true;
         } catch (error) {
           if (signal.aborted) return yield aborted();
           const fault =

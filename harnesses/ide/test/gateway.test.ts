@@ -32,10 +32,9 @@ describe("through the run's gateway", () => {
         'main.py': 'print("new")\n',
         'pkg/util.py': 'def f():\n    return 1\n',
       });
-      const gateway = await createGateway(
-        { models: { oracle: { backend: 'oracle' } } },
-        { runDir: sandbox.workspace },
-      );
+      const runDir = await mkdtemp(join(tmpdir(), 'ide-run-'));
+      cleanup.push(() => rm(runDir, { recursive: true, force: true }));
+      const gateway = await createGateway({ models: { oracle: { backend: 'oracle' } } }, { runDir });
       cleanup.push(() => gateway.close());
       const harness = new IdeHarness(ideOptions.parse({ api, explanation: 'optional' }), gateway);
       const session = await harness.openSession(sandbox, { trialId: 't1' });
@@ -50,7 +49,6 @@ describe("through the run's gateway", () => {
       }))
         events.push(event);
       const end = events.at(-1);
-      if (process.env.DEBUG_IDE) console.log(JSON.stringify(events, null, 1).slice(0, 6000));
       expect(end).toMatchObject({ type: 'turn.end', result: { status: 'ok' } });
       expect(await sandbox.text('main.py')).toBe('print("new")\n');
       expect(await sandbox.text('pkg/util.py')).toBe('def f():\n    return 1\n');

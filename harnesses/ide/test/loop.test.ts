@@ -234,3 +234,27 @@ describe('the loop', () => {
     await s.close();
   });
 });
+
+describe('the completion guard', () => {
+  it('with nudge, a model that stops before editing is told to implement, and then may finish', async () => {
+    sandbox = await DirSandbox.create({ 'a.py': 'x = 1\n' });
+    const model = mockModel([
+      { text: 'I think I am done.' },
+      {
+        calls: [
+          { name: 'write_file', input: { file_path: 'a.py', content: 'x = 2\n', explanation: 'implement' } },
+        ],
+      },
+      { text: 'Done now.' },
+    ]);
+    const { events, result } = await turn(session(sandbox, model, { nudge: true }));
+    expect(result).toMatchObject({ status: 'ok', finalText: 'Done now.' });
+    expect(
+      events
+        .filter((e) => e.type === 'message' && e.role === 'user')
+        .map((e) => e.type === 'message' && e.text),
+    ).toEqual(['Fix it.', expect.stringMatching(/^Stop exploring and implement now/)]);
+    const plain = mockModel([{ text: 'I think I am done.' }]);
+    expect((await turn(session(sandbox, plain))).result.finalText).toBe('I think I am done.');
+  });
+});
