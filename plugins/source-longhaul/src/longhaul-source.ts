@@ -55,10 +55,19 @@ export class LonghaulSource implements Source {
   }
 }
 
+async function isFile(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isFile() ?? false;
+}
+
+/** Sub-directories that are tasks; emergent-spec scripts (a script.yaml, no task.yaml) are source slump's. */
 async function taskDirectories(path: string): Promise<string[]> {
   const entries = await readdir(path, { withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-    .map((entry) => join(path, entry.name))
-    .sort();
+  const roots: string[] = [];
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const root = join(path, entry.name);
+    if (!(await isFile(join(root, 'task.yaml'))) && (await isFile(join(root, 'script.yaml')))) continue;
+    roots.push(root);
+  }
+  return roots.sort();
 }
