@@ -42,7 +42,7 @@ export async function checkAgentVersion(sandbox: Sandbox, binary: AgentBinary): 
   if (result.exitCode !== 0)
     throw new ClassifiedError(
       'harness',
-      `${binary.harness}: ${binary.executable} does not run in the sandbox (exit code ${result.exitCode}): ${tail(result.stderr || result.stdout)}`,
+      `${binary.harness}: ${binary.executable} does not run in the sandbox (exit code ${result.exitCode}): ${tail(result.stderr || result.stdout)}. In a container, mount the directory of ${binary.packageName}'s native binary (the environment's mounts) or set the harness option executable`,
     );
   const printed = result.stdout.trim();
   const version = /(\d+\.\d+\.\d+[^\s)]*)/.exec(printed)?.[1];
