@@ -1,0 +1,3 @@
+import { describeSolvable } from './solvable.js';
+
+describeSolvable('evq', ['filter', 'stats', 'query', 'joins']);

@@ -1,0 +1,88 @@
+"""Grouping events and the aggregate functions of `stats`."""
+
+import re
+
+from evq.paths import MISSING, parse_path, resolve
+from evq.values import canonical, is_number, sort_key
+
+SPEC = re.compile(r"^\s*(?:(count)|(sum|avg|min|max|distinct)\s*\(\s*([^()\s]+)\s*\))\s*$")
+
+
+class AggregateError(Exception):
+    """An --agg value that is not an aggregate."""
+
+
+def numbers(events, path):
+    values = (resolve(event, path) for event in events)
+    return [value for value in values if is_number(value)]
+
+
+def agg_sum(events, path):
+    return sum(numbers(events, path))
+
+
+def agg_avg(events, path):
+    found = numbers(events, path)
+    return sum(found) / len(found) if found else None
+
+
+def agg_min(events, path):
+    found = numbers(events, path)
+    return min(found) if found else None
+
+
+def agg_max(events, path):
+    found = numbers(events, path)
+    return max(found) if found else None
+
+
+def agg_distinct(events, path):
+    values = (resolve(event, path) for event in events)
+    return len({canonical(value) for value in values if value is not MISSING})
+
+
+FUNCTIONS = {"sum": agg_sum, "avg": agg_avg, "min": agg_min, "max": agg_max, "distinct": agg_distinct}
+
+
+def parse_aggregate(text):
+    """(output name, function of a list of events) for one --agg SPEC."""
+    match = SPEC.match(text)
+    if not match:
+        raise AggregateError(f"invalid --agg: {text!r}")
+    if match.group(1):
+        return "count", len
+    name, raw_path = match.group(2), match.group(3)
+    try:
+        path = parse_path(raw_path)
+    except ValueError:
+        raise AggregateError(f"invalid --agg: {text!r}") from None
+    function = FUNCTIONS[name]
+    return f"{name}({raw_path})", lambda events: function(events, path)
+
+
+def group_value(event, path):
+    value = resolve(event, path)
+    return None if value is MISSING else value
+
+
+def group(events, paths):
+    """[(key values, events)] in ascending order of the key values."""
+    groups = {}
+    for event in events:
+        values = [group_value(event, path) for path in paths]
+        key = tuple(canonical(value) for value in values)
+        groups.setdefault(key, (values, []))[1].append(event)
+    if not paths:
+        return [([], events)]
+    return sorted(groups.values(), key=lambda item: [sort_key(value) for value in item[0]])
+
+
+def stats(events, group_paths, aggregates):
+    """One row per group: the group's values named by path, then the aggregates."""
+    rows = []
+    for values, members in group(events, [path for _, path in group_paths]):
+        row = {name: value for (name, _), value in zip(group_paths, values)}
+        for name, function in aggregates:
+            row[name] = function(members)
+        rows.append(row)
+    return rows
