@@ -1,5 +1,6 @@
 import { appendFile, mkdir, rm } from 'node:fs/promises';
 import { Container } from 'inversify';
+import { writeTrialAtif } from '../atif/trial-atif.js';
 import {
   addUsage,
   type Environment,
@@ -109,6 +110,8 @@ class TrialRun {
   private sessionBroken = false;
   private resumeState?: unknown;
   private model?: ModelEndpoint;
+  /** The agent program's version, from what `prepare` returned (for the ATIF export). */
+  private agentVersion?: string;
   private previousSnapshot?: string;
   private spentUsd = 0;
   private cancelled = false;
@@ -176,6 +179,7 @@ class TrialRun {
     this.record.endedAt = new Date().toISOString();
     this.record.durationMs = (prior?.durationMs ?? 0) + (Date.now() - started);
     await this.writeRecord();
+    await this.writeAtif();
     this.services.emit({
       type: 'trial.end',
       trialId: this.spec.id,
@@ -236,6 +240,7 @@ class TrialRun {
     const sandbox = this.sandbox;
     const info = await guard(() => this.harness.prepare(sandbox), 'harness', this.bound('harness.prepare'));
     this.services.onPrepared?.(this.spec.condition.harness.label, info);
+    this.agentVersion = agentVersion(info);
     this.previousSnapshot =
       from ?? (await guard(() => sandbox.snapshot(), 'sandbox', this.bound('the first snapshot')));
     if (this.gateway) {
@@ -652,6 +657,23 @@ class TrialRun {
     this.record.usage = [...steps.map((s) => s.usage), ...running].reduce(addUsage, emptyUsage());
   }
 
+  /** trials/<id>/trajectory.atif.json; a failure to write it is logged, never the trial's fault. */
+  private async writeAtif(): Promise<void> {
+    const meta = {
+      agent: this.spec.condition.harness.id,
+      version: this.agentVersion,
+      model: this.spec.condition.model,
+    };
+    await writeTrialAtif(this.store, this.spec.id, this.task.steps, meta).catch((error: unknown) =>
+      this.services.emit({
+        type: 'log',
+        level: 'warn',
+        trialId: this.spec.id,
+        message: `could not write the ATIF trajectory: ${errorMessage(error)}`,
+      }),
+    );
+  }
+
   private async writeRecord(): Promise<void> {
     this.syncRecord();
     await this.store.writeTrial(this.record);
@@ -689,4 +711,14 @@ function feedbackPrompt(feedback: string[]): string {
     ...feedback,
     'Fix these problems.',
   ].join('\n\n');
+}
+
+/** The `version` in what a harness's `prepare` returned (`{<agent>: {version}}` or `{version}`). */
+function agentVersion(info: Record<string, unknown>): string | undefined {
+  const candidates = [info, ...Object.values(info)];
+  for (const candidate of candidates) {
+    const version = (candidate as { version?: unknown } | null)?.version;
+    if (typeof version === 'string') return version;
+  }
+  return undefined;
 }
