@@ -1,10 +1,19 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Sandbox, Score, StepScoreContext } from '@longhaul/core';
+import {
+  ClassifiedError,
+  type PytestSuite,
+  pytestSuiteKey,
+  pytestSuiteSchema,
+  type Sandbox,
+  type Score,
+  type StepScoreContext,
+} from '@longhaul/core';
 import { casesFor, type LoadedCase } from './cases.js';
 import type { Check } from './check-output.js';
 import { type HttpCaseRun, runHttpCase } from './http/run-http-case.js';
 import type { TestsOptions } from './options.js';
+import { runPytestStep } from './pytest/run-pytest.js';
 import { type CaseRun, resetWorkspace, runCase } from './run-case.js';
 import { splitCommand } from './split-command.js';
 import { type CaseResult, tallyScores } from './tally.js';
@@ -25,6 +34,20 @@ function feedbackFor(results: CaseResult[], checks: Map<string, Check[]>): strin
   return `${failed.length} of ${results.length} hidden test cases failed:\n${lines.join('\n')}`;
 }
 
+/** The task's pytest suite (SlopCodeBench format), when its source gave one. */
+function pytestSuiteOf(ctx: StepScoreContext): PytestSuite | undefined {
+  const raw = ctx.task.metadata[pytestSuiteKey];
+  if (raw === undefined) return undefined;
+  const parsed = pytestSuiteSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ClassifiedError(
+      'scorer',
+      `task ${ctx.task.id}: metadata.${pytestSuiteKey} is not a pytest suite: ${parsed.error.message}`,
+    );
+  }
+  return parsed.data;
+}
+
 /**
  * Runs the hidden CLI cases of a step (and, as regression, those of every earlier step) against
  * the step's snapshot, in a sandbox of its own.
@@ -36,6 +59,18 @@ export class TestsScorer {
   constructor(private readonly options: TestsOptions) {}
 
   async score(ctx: StepScoreContext): Promise<Score[]> {
+    const suite = pytestSuiteOf(ctx);
+    if (suite) {
+      const results = await runPytestStep(ctx, suite);
+      const failed = results.filter((result) => !result.passed);
+      const feedback = failed.length
+        ? `${failed.length} of ${results.length} hidden tests failed:\n${failed.map((result) => `- ${result.id}`).join('\n')}`
+        : undefined;
+      return tallyScores(
+        this.options.regression ? results : results.filter((result) => result.category !== 'regression'),
+        feedback,
+      );
+    }
     const cases = await casesFor(ctx.task.steps, ctx.step, this.options.regression);
     if (cases.length === 0) return tallyScores([], undefined);
     const entrypoint = splitCommand(ctx.task.entrypoint);

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+/**
+ * A task whose hidden tests are a pytest suite (SlopCodeBench's format) instead of case files. The
+ * source puts it in `task.metadata.pytest`; the tests scorer runs it for each step and reads the
+ * per-test results from pytest's JUnit XML.
+ */
+export const pytestSuiteKey = 'pytest';
+
+export const pytestCategories = ['core', 'functionality', 'error', 'regression'] as const;
+
+export const pytestSuiteSchema = z.strictObject({
+  /** Host directory with conftest.py and test_<checkpoint>.py files (and data/). */
+  testsDir: z.string().min(1),
+  /** Interpreter that has pytest, e.g. /usr/bin/python3 on Debian with python3-pytest. */
+  python: z.string().min(1),
+  /** The full command that runs the solution, passed as --entrypoint. */
+  entrypoint: z.string().min(1),
+  /** One per step, in step order: the name passed as --checkpoint and its test file. */
+  checkpoints: z.array(
+    z.strictObject({
+      name: z.string().min(1),
+      file: z.string().min(1),
+      /** Also run the test files of every earlier checkpoint, scored as regression. */
+      includePrior: z.boolean(),
+    }),
+  ),
+  /** Static assets: name → path inside the workspace, passed as --static-assets (JSON) when present. */
+  staticAssets: z.record(z.string(), z.string()),
+  /** Custom markers and the category each puts a test in. */
+  markers: z.record(z.string(), z.enum(pytestCategories)),
+  /** Wall clock for one pytest run. */
+  timeoutMs: z.number().int().positive(),
+});
+export type PytestSuite = z.output<typeof pytestSuiteSchema>;

@@ -1,0 +1,228 @@
+import { cp, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PytestSuite, Task } from '@longhaul/core';
+import { describe, expect, it } from 'vitest';
+import { categorize } from '../src/pytest/categorize.js';
+import { parseJunit } from '../src/pytest/junit.js';
+import { scoreStep } from './harness.js';
+
+// SlopCodeBench-format problems written for the scbench source's tests; the scorer reads them
+// through task metadata only, as the source describes them.
+const fixtures = join(import.meta.dirname, '../../source-scbench/test/fixtures');
+
+function scbenchTask(
+  name: string,
+  entry: string,
+  checkpoints: number,
+  staticAssets: Record<string, string> = {},
+): Task {
+  const root = join(fixtures, 'problems', name);
+  const entrypoint = `python3 ${entry}`;
+  const suite: PytestSuite = {
+    testsDir: join(root, 'tests'),
+    python: '/usr/bin/python3',
+    entrypoint,
+    checkpoints: Array.from({ length: checkpoints }, (_, index) => ({
+      name: `checkpoint_${index + 1}`,
+      file: `test_checkpoint_${index + 1}.py`,
+      includePrior: true,
+    })),
+    staticAssets,
+    markers: { slow: 'functionality' },
+    timeoutMs: 120_000,
+  };
+  return {
+    id: name,
+    title: name,
+    source: 'scbench',
+    root,
+    entrypoint,
+    language: 'python',
+    environment: {},
+    steps: suite.checkpoints.map((checkpoint, index) => ({
+      id: checkpoint.name,
+      index,
+      prompt: '',
+      solution: join(root, 'solutions', checkpoint.name),
+      metadata: {},
+    })),
+    timeouts: { caseMs: 10_000 },
+    hash: 'test',
+    metadata: { pytest: suite },
+  };
+}
+
+/** A workspace holding `dir`'s files plus the wordfreq static asset. */
+async function withStopwords(dir: string): Promise<string> {
+  const workspace = await mkdtemp(join(tmpdir(), 'longhaul-scbench-ws-'));
+  await cp(dir, workspace, { recursive: true });
+  await cp(join(fixtures, 'problems/wordfreq/stopwords'), join(workspace, 'stopwords'), { recursive: true });
+  return workspace;
+}
+
+const wordfreq = () => scbenchTask('wordfreq', 'wordfreq.py', 2, { stopwords: 'stopwords' });
+
+describe('categorize', () => {
+  const custom = { slow: 'functionality' as const, legacy: 'regression' as const };
+  it('follows error > regression > custom group > functionality > core', () => {
+    expect(
+      categorize({ file: 'test_checkpoint_1.py', markers: ['error'] }, 'test_checkpoint_2.py', custom),
+    ).toBe('error');
+    expect(
+      categorize(
+        { file: 'test_checkpoint_1.py', markers: ['functionality'] },
+        'test_checkpoint_2.py',
+        custom,
+      ),
+    ).toBe('regression');
+    expect(
+      categorize({ file: 'test_checkpoint_2.py', markers: ['slow'] }, 'test_checkpoint_2.py', custom),
+    ).toBe('functionality');
+    expect(
+      categorize({ file: 'test_checkpoint_2.py', markers: ['legacy'] }, 'test_checkpoint_2.py', custom),
+    ).toBe('regression');
+    expect(
+      categorize(
+        { file: 'test_checkpoint_2.py', markers: ['functionality'] },
+        'test_checkpoint_2.py',
+        custom,
+      ),
+    ).toBe('functionality');
+    expect(
+      categorize({ file: 'test_checkpoint_2.py', markers: ['parametrize'] }, 'test_checkpoint_2.py', custom),
+    ).toBe('core');
+  });
+});
+
+describe('parseJunit', () => {
+  it('reads outcomes, messages and the recorded markers and files', () => {
+    const xml = `<?xml version="1.0"?><testsuites><testsuite name="pytest" tests="3">
+      <testcase classname="tests.test_checkpoint_1" name="test_a" time="0.5"><properties><property name="longhaul.markers" value="error,parametrize"/><property name="longhaul.file" value="test_checkpoint_1.py"/></properties></testcase>
+      <testcase classname="tests.test_checkpoint_1" name="test_b[x]" time="0.1"><failure message="assert 1 == 2">long text</failure></testcase>
+      <testcase classname="test_checkpoint_2" name="test_c" time="0"><skipped message="skip"/></testcase>
+    </testsuite></testsuites>`;
+    expect(parseJunit(xml)).toEqual([
+      {
+        id: 'test_checkpoint_1.py::test_a',
+        file: 'test_checkpoint_1.py',
+        name: 'test_a',
+        markers: ['error', 'parametrize'],
+        outcome: 'passed',
+        message: undefined,
+        durationMs: 500,
+      },
+      {
+        id: 'test_checkpoint_1.py::test_b[x]',
+        file: 'test_checkpoint_1.py',
+        name: 'test_b[x]',
+        markers: [],
+        outcome: 'failed',
+        message: 'assert 1 == 2',
+        durationMs: 100,
+      },
+      {
+        id: 'test_checkpoint_2.py::test_c',
+        file: 'test_checkpoint_2.py',
+        name: 'test_c',
+        markers: [],
+        outcome: 'skipped',
+        message: 'skip',
+        durationMs: 0,
+      },
+    ]);
+  });
+});
+
+describe('pytest suites (SlopCodeBench format)', () => {
+  it('the reference solutions of wordfreq pass every test, checkpoint 1 tests counting as regression at checkpoint 2', async () => {
+    const task = wordfreq();
+    const first = await scoreStep(task, 0, await withStopwords(task.steps[0]!.solution!));
+    expect(first.scores).toMatchObject({
+      strict: 1,
+      iso: 1,
+      core: 1,
+      'core.total': 2,
+      'functionality.total': 2,
+      'error.total': 1,
+      'regression.total': 0,
+    });
+    const second = await scoreStep(task, 1, await withStopwords(task.steps[1]!.solution!));
+    // The checkpoint 1 error test stays 'error' (error outranks regression); its other four are regression.
+    expect(second.scores).toMatchObject({
+      strict: 1,
+      iso: 1,
+      core: 1,
+      pass_rate: 1,
+      'core.total': 2,
+      'functionality.total': 3,
+      'error.total': 2,
+      'regression.total': 4,
+    });
+  });
+
+  it('a solution that fails an earlier error test and a functionality test: strict 0, iso 0, core 1', async () => {
+    const task = wordfreq();
+    const { scores, list } = await scoreStep(
+      task,
+      1,
+      await withStopwords(join(fixtures, 'broken/wordfreq-error-and-stopwords')),
+    );
+    expect(scores).toMatchObject({
+      strict: 0,
+      iso: 0,
+      core: 1,
+      'core.passed': 2,
+      'core.total': 2,
+      'functionality.passed': 2,
+      'functionality.total': 3,
+      'error.passed': 1,
+      'error.total': 2,
+      'regression.passed': 4,
+      'regression.total': 4,
+    });
+    const failed = (list[0]!.detail as { cases: { id: string; passed: boolean }[] }).cases.filter(
+      (item) => !item.passed,
+    );
+    expect(failed.map((item) => item.id).sort()).toEqual([
+      'checkpoint_2/error/test_checkpoint_1.py::test_missing_file',
+      'checkpoint_2/functionality/test_checkpoint_2.py::test_stopwords',
+    ]);
+    expect(list[0]!.feedback).toContain('2 of 11 hidden tests failed');
+  });
+
+  it('a solution that only breaks tie order, which the core tests of checkpoint 1 check: strict 0, iso 1, core 1', async () => {
+    const task = wordfreq();
+    const { scores } = await scoreStep(
+      task,
+      1,
+      await withStopwords(join(fixtures, 'broken/wordfreq-ties-reversed')),
+    );
+    expect(scores).toMatchObject({
+      strict: 0,
+      iso: 1,
+      core: 1,
+      'regression.passed': 2,
+      'regression.total': 4,
+    });
+  });
+
+  it('runs HTTP problems whose conftest starts the server, with custom markers grouped', async () => {
+    const task = scbenchTask('tinykv', 'kv_server.py', 2);
+    const second = await scoreStep(task, 1, task.steps[1]!.solution!);
+    expect(second.scores).toMatchObject({
+      strict: 1,
+      'functionality.total': 1,
+      'error.total': 2,
+      'regression.total': 2,
+    });
+    const behind = await scoreStep(task, 1, task.steps[0]!.solution!);
+    expect(behind.scores).toMatchObject({ strict: 0, iso: 0, core: 0, 'regression.passed': 2 });
+  });
+
+  it('a suite that cannot run is a scorer fault naming pytest, not a score', async () => {
+    const task = wordfreq();
+    (task.metadata.pytest as PytestSuite).python = '/usr/bin/false';
+    await expect(scoreStep(task, 0, task.steps[0]!.solution!)).rejects.toThrow(/pytest exited with code 1/);
+  });
+});

@@ -1,0 +1,178 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import {
+  ConfigError,
+  type ConfigIssue,
+  checkYaml,
+  type PytestSuite,
+  pytestSuiteKey,
+  readDirectoryFiles,
+  readYaml,
+  type Step,
+  sha256,
+  type Task,
+} from '@longhaul/core';
+import { configFileSchema, markerGroup } from './config-file.js';
+import { assemble, cacheDir } from './materialize.js';
+import type { ScbenchOptions } from './options.js';
+import { renderSpec } from './spec-text.js';
+
+const ignored = new Set(['__pycache__', '.pytest_cache', '.DS_Store']);
+
+async function isDir(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined)) !== undefined;
+}
+
+async function hashProblem(root: string): Promise<string> {
+  const files = (await readDirectoryFiles(root)).filter(
+    (file) => !file.path.split('/').some((part) => ignored.has(part)),
+  );
+  return `sha256:${sha256(files.map((file) => `${file.path}\0${sha256(file.data)}\n`).join(''))}`;
+}
+
+export function entryFileOf(entry: string): string {
+  return extname(entry) ? entry : `${entry}.py`;
+}
+
+/** Loads one SlopCodeBench problem directory; every problem found goes into `issues`. */
+export async function loadProblem(
+  root: string,
+  options: ScbenchOptions,
+  issues: ConfigIssue[],
+): Promise<Task | undefined> {
+  const before = issues.length;
+  const configPath = join(root, 'config.yaml');
+  let yaml: Awaited<ReturnType<typeof readYaml>>;
+  try {
+    yaml = await readYaml(configPath);
+  } catch (error) {
+    if (error instanceof ConfigError) issues.push(...error.issues);
+    else
+      issues.push({ file: configPath, message: 'missing config.yaml (every problem directory needs one)' });
+    return undefined;
+  }
+  const checked = checkYaml(yaml, configFileSchema);
+  if (!checked.data) {
+    issues.push(...checked.issues);
+    return undefined;
+  }
+  const config = checked.data;
+  const entryFile = entryFileOf(config.entry_file);
+  const entryCommand = options.entryCommand.replaceAll('{entry_file}', entryFile);
+  const checkpoints = Object.entries(config.checkpoints).sort(([, a], [, b]) => a.order - b.order);
+  if (checkpoints.length === 0)
+    issues.push(yaml.issue(['checkpoints'], 'a problem needs at least one checkpoint'));
+  const orders = checkpoints.map(([, checkpoint]) => checkpoint.order);
+  if (new Set(orders).size !== orders.length) {
+    issues.push(yaml.issue(['checkpoints'], `checkpoint orders must differ (found ${orders.join(', ')})`));
+  }
+  for (const [name, asset] of Object.entries(config.static_assets)) {
+    if (asset.path.startsWith('/') || asset.path.split('/').includes('..')) {
+      issues.push(yaml.issue(['static_assets', name, 'path'], 'must be a path inside the problem directory'));
+    } else if (!(await exists(join(root, asset.path)))) {
+      issues.push(yaml.issue(['static_assets', name, 'path'], `no such file or directory: ${asset.path}`));
+    }
+  }
+  const testsDir = join(root, 'tests');
+  if (!(await exists(join(testsDir, 'conftest.py')))) {
+    issues.push({
+      file: join(testsDir, 'conftest.py'),
+      message: 'missing tests/conftest.py (it declares --entrypoint and --checkpoint)',
+    });
+  }
+  const steps: Omit<Step, 'solution'>[] = [];
+  const solutions: (string | undefined)[] = [];
+  for (const [index, [name]] of checkpoints.entries()) {
+    const specFile = join(root, `${name}.md`);
+    const spec = await readFile(specFile, 'utf8').catch(() => undefined);
+    if (spec === undefined)
+      issues.push({ file: specFile, message: `missing ${name}.md (the spec of checkpoint ${name})` });
+    const testFile = join(testsDir, `test_${name}.py`);
+    if (!(await exists(testFile)))
+      issues.push({
+        file: testFile,
+        message: `missing tests/test_${name}.py (the tests of checkpoint ${name})`,
+      });
+    const solution = join(root, 'solutions', name);
+    solutions.push((await isDir(solution)) ? solution : undefined);
+    steps.push({
+      id: name,
+      index,
+      title: config.checkpoints[name]?.state,
+      prompt: renderSpec(
+        spec ?? '',
+        specFile,
+        { entry_command: entryCommand, entry_file: entryFile },
+        issues,
+      ),
+      metadata: { checkpoint: name, version: config.checkpoints[name]?.version },
+    });
+  }
+  if (issues.length > before) return undefined;
+  const hash = await hashProblem(root);
+  const assets = Object.values(config.static_assets).map((asset) => asset.path);
+  const cache = cacheDir(hash);
+  const suite: PytestSuite = {
+    testsDir,
+    python: options.python,
+    entrypoint: entryCommand,
+    checkpoints: checkpoints.map(([name, checkpoint]) => ({
+      name,
+      file: `test_${name}.py`,
+      includePrior: checkpoint.include_prior_tests,
+    })),
+    staticAssets: Object.fromEntries(
+      Object.entries(config.static_assets).map(([name, asset]) => [name, asset.path]),
+    ),
+    markers: Object.fromEntries(
+      Object.entries(config.markers).map(([name, marker]) => [name, markerGroup(marker.group)]),
+    ),
+    timeoutMs: Math.round(options.suiteTimeoutSeconds * 1000),
+  };
+  return {
+    id: basename(root),
+    title: config.name,
+    description: config.description?.trim(),
+    source: 'scbench',
+    root,
+    entrypoint: entryCommand,
+    language: 'python',
+    environment: { toolchains: ['python'], network: 'none' },
+    seed: assets.length > 0 ? await assemble(join(cache, 'seed'), root, assets) : undefined,
+    steps: await Promise.all(
+      steps.map(async (step, index) => {
+        const solution = solutions[index];
+        if (!solution || assets.length === 0) return { ...step, solution };
+        return {
+          ...step,
+          solution: await assemble(join(cache, 'solutions', step.id), root, assets, solution),
+        };
+      }),
+    ),
+    timeouts: { caseMs: Math.round(config.timeout * 1000) },
+    hash,
+    metadata: {
+      [pytestSuiteKey]: suite,
+      entryFile,
+      category: config.category,
+      difficulty: config.difficulty,
+      tags: config.tags,
+      author: config.author,
+      testDependencies: config.test_dependencies,
+    },
+  };
+}
+
+/** Problem directories under `path`: those with a config.yaml, by name. */
+export async function problemDirectories(path: string): Promise<string[]> {
+  const entries = await readdir(path, { withFileTypes: true });
+  const found: string[] = [];
+  for (const entry of entries.filter((item) => item.isDirectory() && !item.name.startsWith('.'))) {
+    if (await exists(join(path, entry.name, 'config.yaml'))) found.push(join(path, entry.name));
+  }
+  return found.sort();
+}
