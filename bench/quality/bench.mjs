@@ -47,7 +47,9 @@ const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
 function jscpd(root, formats) {
   const out = mkdtempSync(join(tmpdir(), 'jscpd-'));
   spawnSync('npx', ['--yes', 'jscpd@4.0.5', '--version'], { encoding: 'utf8' });
+  // Without the size limits jscpd skips large files (over 1000 lines or 100 kB by default).
   const args = ['-f', '%e %U %S', 'npx', '--yes', 'jscpd@4.0.5', root, '--silent', '--min-lines', '3'];
+  args.push('--max-lines', '10000000', '--max-size', '1gb');
   args.push('--format', formats, '--reporters', 'json', '--output', out, '--ignore', '**/*.d.ts');
   const result = spawnSync('/usr/bin/time', args, { encoding: 'utf8', maxBuffer: 1 << 28 });
   rmSync(out, { recursive: true, force: true });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { LanguageSpec } from './languages/types.js';
 
 /** A span of the file that hashes as a placeholder (`$STR`) or not at all (comments, docstrings). */
@@ -28,6 +27,19 @@ const declarationWords = new Set([
 ]);
 const qualifiers = new Set(['self', 'cls', 'this']);
 
+/** Keywords, punctuation and placeholders share ids across files, so hashes compare across files. */
+const sharedIds = new Map<string, number>();
+const sharedWords: string[] = [];
+function sharedId(value: string): number {
+  let id = sharedIds.get(value);
+  if (id === undefined) {
+    id = sharedWords.length;
+    sharedIds.set(value, id);
+    sharedWords.push(value);
+  }
+  return id;
+}
+
 const verbatim = 0;
 const name = 1;
 const newline = 2;
@@ -40,11 +52,18 @@ const newline = 2;
  * only its own tokens. The same tokens give the calls of each name (for recursion).
  */
 export class FileTokens {
+  /** Offset, id and kind of each token (parallel arrays); a line break's id is its indent. */
   private readonly starts: number[] = [];
-  private readonly values: string[] = [];
+  private readonly ids: number[] = [];
   private readonly kinds: number[] = [];
-  private readonly indents: number[] = [];
+  /** File-local ids of names (for renaming), and the names by id. */
+  private readonly nameIds = new Map<string, number>();
+  private readonly words: string[] = [];
   private readonly indentSensitive: boolean;
+  /** Scratch for renaming: the block a name id was last seen in, and its ordinal there. */
+  private seenIn = new Int32Array(0);
+  private ordinal = new Int32Array(0);
+  private block = 0;
 
   constructor(
     private readonly text: string,
@@ -55,17 +74,26 @@ export class FileTokens {
     let position = 0;
     for (const span of spans) {
       if (span.start > position) this.tokenize(position, span.start);
-      if (span.replacement) this.push(span.start, span.replacement, verbatim, 0);
+      if (span.replacement) this.push(span.start, span.replacement, verbatim);
       position = Math.max(position, span.end);
     }
     if (position < text.length) this.tokenize(position, text.length);
   }
 
-  private push(start: number, value: string, kind: number, indent: number): void {
+  private intern(value: string): number {
+    let id = this.nameIds.get(value);
+    if (id === undefined) {
+      id = this.words.length;
+      this.nameIds.set(value, id);
+      this.words.push(value);
+    }
+    return id;
+  }
+
+  private push(start: number, value: string, kind: number): void {
     this.starts.push(start);
-    this.values.push(value);
+    this.ids.push(kind === name ? this.intern(value) : sharedId(value));
     this.kinds.push(kind);
-    this.indents.push(indent);
   }
 
   private tokenize(from: number, to: number): void {
@@ -76,16 +104,19 @@ export class FileTokens {
       const [whole, word, number, lineBreak] = m;
       const at = from + m.index;
       if (word !== undefined) {
-        if (keywords.has(word)) this.push(at, word, verbatim, 0);
-        else if (Object.hasOwn(literalWords, word)) this.push(at, literalWords[word]!, verbatim, 0);
-        else this.push(at, word, name, 0);
+        if (keywords.has(word)) this.push(at, word, verbatim);
+        else if (Object.hasOwn(literalWords, word)) this.push(at, literalWords[word]!, verbatim);
+        else this.push(at, word, name);
       } else if (number !== undefined) {
         const integer = /^0[xXoObB]/.test(number) || !/[.eE]/.test(number) || /[nlL]$/.test(number);
-        this.push(at, integer ? '$INT' : '$FLOAT', verbatim, 0);
+        this.push(at, integer ? '$INT' : '$FLOAT', verbatim);
       } else if (lineBreak !== undefined) {
-        if (this.indentSensitive)
-          this.push(at, '', newline, lineBreak.length - 1 - lineBreak.lastIndexOf('\n'));
-      } else this.push(at, whole, verbatim, 0);
+        if (this.indentSensitive) {
+          this.starts.push(at);
+          this.ids.push(lineBreak.length - 1 - lineBreak.lastIndexOf('\n'));
+          this.kinds.push(newline);
+        }
+      } else this.push(at, whole, verbatim);
     }
   }
 
@@ -99,18 +130,21 @@ export class FileTokens {
   private calls(): Map<string, number[]> {
     if (this.callIndex) return this.callIndex;
     const index = new Map<string, number[]>();
-    const { values, kinds, starts } = this;
+    const { ids, kinds, starts, words } = this;
+    const word = (i: number) =>
+      i < 0 || kinds[i] === newline ? undefined : kinds[i] === name ? words[ids[i]!] : sharedWords[ids[i]!];
     const anyReceiver = this.spec.family === 'go';
-    for (let i = 0; i + 1 < values.length; i++) {
-      if (kinds[i] !== name || values[i + 1] !== '(') continue;
-      const previous = values[i - 1];
+    for (let i = 0; i + 1 < ids.length; i++) {
+      if (kinds[i] !== name || word(i + 1) !== '(') continue;
+      const previous = word(i - 1);
       if (previous !== undefined && declarationWords.has(previous)) continue;
-      if (previous === '*' && values[i - 2] === 'function') continue;
+      if (previous === '*' && word(i - 2) === 'function') continue;
       if (anyReceiver && previous === ')') continue;
-      if (previous === '.' && !anyReceiver && !qualifiers.has(values[i - 2] ?? '')) continue;
-      const list = index.get(values[i]!);
+      if (previous === '.' && !anyReceiver && !qualifiers.has(word(i - 2) ?? '')) continue;
+      const callee = words[ids[i]!]!;
+      const list = index.get(callee);
       if (list) list.push(starts[i]!);
-      else index.set(values[i]!, [starts[i]!]);
+      else index.set(callee, [starts[i]!]);
     }
     this.callIndex = index;
     return index;
@@ -125,39 +159,55 @@ export class FileTokens {
     return count;
   }
 
-  /** The hash of the block [start, end). */
+  /** The hash of the block [start, end): two 32-bit polynomial hashes of the normalized tokens. */
   hash(start: number, end: number): string {
+    const { starts, ids, kinds } = this;
     let low = 0;
-    let high = this.starts.length;
+    let high = starts.length;
     while (low < high) {
       const mid = (low + high) >> 1;
-      if (this.starts[mid]! < start) low = mid + 1;
+      if (starts[mid]! < start) low = mid + 1;
       else high = mid;
     }
-    const baseIndent = start - (this.text.lastIndexOf('\n', start - 1) + 1);
-    const names = new Map<string, string>();
-    const out: string[] = [];
-    let lastNewline = false;
-    for (let i = low; i < this.starts.length && this.starts[i]! < end; i++) {
-      const kind = this.kinds[i]!;
-      if (kind === newline) {
-        const marker = `\n${this.indents[i]! - baseIndent}`;
-        if (lastNewline) out[out.length - 1] = marker;
-        else out.push(marker);
-        lastNewline = true;
-        continue;
-      }
-      lastNewline = false;
-      const value = this.values[i]!;
-      if (kind === name) {
-        let renamed = names.get(value);
-        if (!renamed) {
-          renamed = `$VAR${names.size + 1}`;
-          names.set(value, renamed);
-        }
-        out.push(renamed);
-      } else out.push(value);
+    if (this.seenIn.length < this.words.length) {
+      this.seenIn = new Int32Array(this.words.length * 2);
+      this.ordinal = new Int32Array(this.words.length * 2);
     }
-    return createHash('md5').update(out.join(' ')).digest('base64');
+    const block = ++this.block;
+    let names = 0;
+    const baseIndent = start - (this.text.lastIndexOf('\n', start - 1) + 1);
+    let h1 = 0x811c9dc5;
+    let h2 = 0x01000193;
+    let count = 0;
+    let lastNewline = -1;
+    let undoneH1 = h1;
+    let undoneH2 = h2;
+    for (let i = low; i < starts.length && starts[i]! < end; i++) {
+      const kind = kinds[i]!;
+      let value: number;
+      if (kind === newline) {
+        // Consecutive line breaks (blank lines, dropped comments) count as one: keep the last.
+        value = -1_000_000 - (ids[i]! - baseIndent);
+        if (lastNewline === count) {
+          h1 = undoneH1;
+          h2 = undoneH2;
+          count--;
+        }
+        lastNewline = count + 1;
+      } else if (kind === name) {
+        const id = ids[i]!;
+        if (this.seenIn[id] !== block) {
+          this.seenIn[id] = block;
+          this.ordinal[id] = ++names;
+        }
+        value = -this.ordinal[id]!;
+      } else value = ids[i]! + 1;
+      undoneH1 = h1;
+      undoneH2 = h2;
+      h1 = Math.imul(h1 ^ value, 0x01000193) >>> 0;
+      h2 = (Math.imul(h2, 31) + value + 0x9e3779b9) >>> 0;
+      count++;
+    }
+    return `${h1.toString(36)}.${h2.toString(36)}.${count}`;
   }
 }

@@ -172,7 +172,9 @@ export function analyzeNodes(
       }
     }
 
-    const role = kinds.cognitive.has(kind) ? spec.cognitiveRole(node, kind) : undefined;
+    const role = kinds.cognitive.has(kind)
+      ? spec.cognitiveRole(kind, (tag) => node.getMatch(tag) !== null)
+      : undefined;
     if (role) addCognitive(role, start);
     const name = kinds.callables.has(kind) ? spec.callableName(node, text, start) : undefined;
     if (name !== undefined) {
@@ -222,7 +224,7 @@ export function analyzeNodes(
   function addCognitive(role: CognitiveRole, at: number): void {
     let increment = 0;
     if (role.kind === 'structural' || role.kind === 'hybrid' || role.kind === 'jump') increment = 1;
-    else if (role.kind === 'logical') increment = role.operator === role.parentOperator ? 0 : 1;
+    else if (role.kind === 'logical') increment = role.continues ? 0 : 1;
     if (!increment) return;
     let nesting = 0;
     let inCallable = false;

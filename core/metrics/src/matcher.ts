@@ -88,19 +88,27 @@ export function buildMatcher(spec: LanguageSpec, pack: readonly SlopRule[]): Mat
 
   const parts: Rule[] = [];
   for (const kind of new Set([...plainKinds, ...taggedKinds, ...rules.keys()])) {
+    const roleTags = Object.entries(spec.roleTags?.[kind] ?? {}).map(([tag, rule]) =>
+      optionalTag(rule, `$${tag}`, kind),
+    );
     const read: Rule | undefined = plainKinds.has(kind)
-      ? { kind }
+      ? { kind, ...(roleTags.length ? { all: roleTags } : {}) }
       : taggedKinds.has(kind)
-        ? { any: conditional.get(kind)! }
+        ? { any: conditional.get(kind)!, ...(roleTags.length ? { all: roleTags } : {}) }
         : undefined;
     const ofKind = rules.get(kind);
     if (!ofKind) {
-      parts.push({ kind, ...(read && !plainKinds.has(kind) ? { all: [read] } : {}) });
+      parts.push({
+        kind,
+        ...(read && !plainKinds.has(kind) ? { all: [read] } : {}),
+        ...(read && plainKinds.has(kind) ? read : {}),
+      });
       continue;
     }
     // Tags are only evaluated once some rule of the kind has matched.
     const tags = ofKind.map((rule, index) => optionalTag(rule.rule, `$R${index}`, kind));
     if (read && taggedKinds.has(kind)) tags.push(optionalTag(read, '$CLS', kind));
+    tags.push(...roleTags);
     const hit: Rule = { all: [{ any: ofKind.map((rule) => rule.rule) }, { pattern: '$HIT' }, ...tags] };
     parts.push({ kind, any: read ? [hit, read] : [hit] });
   }

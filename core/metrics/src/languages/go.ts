@@ -6,6 +6,7 @@ import {
   type LanguageSpec,
   logicalRole,
   nestingRole,
+  sequenceTag,
   structuralRole,
 } from './types.js';
 
@@ -33,10 +34,10 @@ function callableName(node: SgNode): string | undefined {
   }
 }
 
-function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
+function cognitiveRole(kind: string, tagged: (tag: string) => boolean): CognitiveRole | undefined {
   switch (kind) {
     case 'if_statement': {
-      if (node.parent()?.kind() === 'if_statement') return { kind: 'hybrid' };
+      if (tagged('ELIF')) return { kind: 'hybrid' };
       return structuralRole;
     }
     case 'block':
@@ -55,7 +56,7 @@ function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
     case 'goto_statement':
       return { kind: 'jump' };
     case 'binary_expression':
-      return logicalRole(node);
+      return logicalRole(tagged);
     default:
       return undefined;
   }
@@ -103,6 +104,10 @@ export const go: LanguageSpec = {
       { kind: 'continue_statement', has: { kind: 'label_name' } },
       { kind: 'binary_expression', has: { field: 'operator', regex: logicalOperator } },
     ],
+  },
+  roleTags: {
+    binary_expression: { SEQ: sequenceTag('binary_expression', ['&&', '\\|\\|']) },
+    if_statement: { ELIF: { inside: { kind: 'if_statement' } } },
   },
   cognitiveRole,
   keywords,

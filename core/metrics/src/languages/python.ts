@@ -1,10 +1,10 @@
-import type { SgNode } from '@ast-grep/napi';
 import {
   anyKind,
   type CognitiveRole,
   type LanguageSpec,
   logicalRole,
   nestingRole,
+  sequenceTag,
   structuralRole,
 } from './types.js';
 
@@ -30,7 +30,7 @@ const keywords = new Set(
   ),
 );
 
-function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
+function cognitiveRole(kind: string, tagged: (tag: string) => boolean): CognitiveRole | undefined {
   switch (kind) {
     case 'if_statement':
       return structuralRole;
@@ -45,11 +45,11 @@ function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
     case 'elif_clause':
       return { kind: 'hybrid' };
     case 'else_clause':
-      return node.parent()?.kind() === 'if_statement' ? { kind: 'hybrid' } : undefined;
+      return tagged('OFIF') ? { kind: 'hybrid' } : undefined;
     case 'lambda':
       return nestingRole;
     case 'boolean_operator':
-      return logicalRole(node);
+      return logicalRole(tagged);
     default:
       return undefined;
   }
@@ -94,6 +94,10 @@ export const python: LanguageSpec = {
     'lambda',
     'boolean_operator',
   ]),
+  roleTags: {
+    boolean_operator: { SEQ: sequenceTag('boolean_operator', ['and', 'or']) },
+    else_clause: { OFIF: { inside: { kind: 'if_statement' } } },
+  },
   cognitiveRole,
   keywords,
   literalWords: { True: '$BOOL', False: '$BOOL', None: '$NONE' },

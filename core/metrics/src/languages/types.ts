@@ -14,14 +14,14 @@ export type { Rule };
  * - `structural`: +1 plus the nesting level, and what is inside it is one level deeper;
  * - `hybrid`: +1 without a nesting increment (else, elif, else if);
  * - `nesting`: no increment, but what is inside it is one level deeper (lambdas, closures);
- * - `logical`: +1 when it starts a sequence of like boolean operators;
+ * - `logical`: +1 unless it continues a sequence of like boolean operators;
  * - `jump`: +1 (goto, break or continue to a label).
  */
 export type CognitiveRole =
   | { kind: 'structural' }
   | { kind: 'hybrid' }
   | { kind: 'nesting' }
-  | { kind: 'logical'; operator: string; parentOperator: string | undefined }
+  | { kind: 'logical'; continues: boolean }
   | { kind: 'jump' };
 
 export interface LanguageSpec {
@@ -47,9 +47,14 @@ export interface LanguageSpec {
   cloneKinds: readonly string[];
   /** A candidate that must not be a clone candidate (e.g. `if TYPE_CHECKING:`). */
   cloneExcluded?(text: string, start: number): boolean;
+  /**
+   * Tags the matcher sets on nodes of a kind (kind → tag → rule), read by `cognitiveRole` through
+   * `tagged`, so that roles need no extra calls into the tree.
+   */
+  roleTags?: Readonly<Record<string, Readonly<Record<string, Rule>>>>;
   /** Nodes with a cognitive-complexity role (see `cognitiveRole`). */
   cognitiveRule: Rule;
-  cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined;
+  cognitiveRole(kind: string, tagged: (tag: string) => boolean): CognitiveRole | undefined;
   /** Words that are keywords: kept as they are in clone hashes (other names become $VARn). */
   keywords: ReadonlySet<string>;
   /** Words that are literals: `$BOOL` or `$NONE`. */
@@ -73,14 +78,28 @@ export function fieldText(node: SgNode, name: string): string | undefined {
   return fieldOf(node, name)?.text();
 }
 
-/** A boolean operator: it starts a sequence unless its parent (through parentheses) is the same operator. */
-export function logicalRole(node: SgNode): CognitiveRole {
-  const operator = fieldText(node, 'operator') ?? '';
-  let parent = node.parent();
-  while (parent?.kind() === 'parenthesized_expression') parent = parent.parent();
-  const parentOperator = parent?.kind() === node.kind() ? fieldText(parent, 'operator') : undefined;
-  return { kind: 'logical', operator, parentOperator };
+/**
+ * The tag `$SEQ` on a boolean operator that continues a sequence of like operators: its parent
+ * (through one pair of parentheses) is the same operator.
+ */
+export function sequenceTag(kind: string, operators: readonly string[]): Rule {
+  const same = (operator: string): Rule =>
+    ({ kind, has: { field: 'operator', regex: `^${operator}$` } }) as Rule;
+  return {
+    any: operators.map((operator) => ({
+      has: { field: 'operator', regex: `^${operator}$` },
+      any: [
+        { inside: same(operator) },
+        { inside: { kind: 'parenthesized_expression', inside: same(operator) } },
+      ],
+    })) as Rule[],
+  };
 }
+
+export const logicalRole = (tagged: (tag: string) => boolean): CognitiveRole => ({
+  kind: 'logical',
+  continues: tagged('SEQ'),
+});
 
 /** A function-like node that is not a callable: no increment, but its body nests one level deeper. */
 export const nestingRole: CognitiveRole = { kind: 'nesting' };

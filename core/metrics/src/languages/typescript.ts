@@ -7,6 +7,7 @@ import {
   type LanguageSpec,
   logicalRole,
   nestingRole,
+  sequenceTag,
   structuralRole,
 } from './types.js';
 
@@ -43,12 +44,12 @@ function callableName(node: SgNode): string | undefined {
   return fieldText(node, 'name') ?? (kind === 'method_definition' ? 'anonymous' : undefined);
 }
 
-function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
+function cognitiveRole(kind: string, tagged: (tag: string) => boolean): CognitiveRole | undefined {
   switch (kind) {
     case 'if_statement':
-      return node.parent()?.kind() === 'else_clause' ? { kind: 'hybrid' } : structuralRole;
+      return tagged('ELIF') ? { kind: 'hybrid' } : structuralRole;
     case 'else_clause':
-      return node.namedChildren()[0]?.kind() === 'if_statement' ? undefined : { kind: 'hybrid' };
+      return tagged('ELIF') ? undefined : { kind: 'hybrid' };
     case 'for_statement':
     case 'for_in_statement':
     case 'while_statement':
@@ -67,7 +68,7 @@ function cognitiveRole(node: SgNode, kind: string): CognitiveRole | undefined {
     case 'continue_statement':
       return { kind: 'jump' };
     case 'binary_expression':
-      return logicalRole(node);
+      return logicalRole(tagged);
     default:
       return undefined;
   }
@@ -138,6 +139,11 @@ function spec(id: LanguageId, lang: Lang, extensions: string[]): LanguageSpec {
         { kind: 'continue_statement', has: { kind: 'statement_identifier' } },
         { kind: 'binary_expression', has: { field: 'operator', regex: logicalOperator } },
       ],
+    },
+    roleTags: {
+      binary_expression: { SEQ: sequenceTag('binary_expression', ['&&', '\\|\\|', '\\?\\?']) },
+      if_statement: { ELIF: { inside: { kind: 'else_clause' } } },
+      else_clause: { ELIF: { has: { kind: 'if_statement' } } },
     },
     cognitiveRole,
     keywords,
