@@ -11,7 +11,9 @@ import { isDirect, resolveModel } from './model.js';
 import type { IdeOptions } from './options.js';
 import { systemPrompt } from './prompt.js';
 import { IdeSession, isIdeState } from './session.js';
+import { loadExtraTools } from './tools/extra.js';
 import { offeredTools } from './tools/registry.js';
+import type { IdeTool } from './tools/tool.js';
 
 /**
  * IDE-Bench's agent: a tool loop in the runner's process over any model, whose tools act in the
@@ -21,18 +23,26 @@ import { offeredTools } from './tools/registry.js';
 export class IdeHarness implements Harness {
   readonly capabilities: HarnessCapabilities = { resume: true, memoryFiles: [], hooks: false };
 
+  private extra?: Promise<IdeTool[]>;
+
   constructor(
     private readonly options: IdeOptions,
     private readonly gateway: ModelGateway | undefined,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly baseDir: string = process.cwd(),
   ) {}
+
+  private extraTools(): Promise<IdeTool[]> {
+    this.extra ??= loadExtraTools(this.options.extraTools, this.baseDir);
+    return this.extra;
+  }
 
   async prepare(_sandbox: Sandbox): Promise<Record<string, unknown>> {
     if (isDirect(this.options)) resolveModel(this.options, undefined, this.env);
     return {
       agent: 'ide',
       model: this.options.model ?? '(gateway)',
-      tools: offeredTools(this.options, []),
+      tools: offeredTools(this.options, [], await this.extraTools()).map((tool) => tool.name),
     };
   }
 
@@ -54,6 +64,7 @@ export class IdeHarness implements Harness {
       model,
       systemPrompt(this.options.systemPrompt, options.systemPrompt),
       options.resume,
+      await this.extraTools(),
     );
   }
 }

@@ -9,11 +9,12 @@ export { paperSystemPrompt, systemPrompt } from './prompt.js';
 export { isTransient, modelFault, withRetries } from './retry.js';
 export { capOutput, IdeSession, type IdeState, isIdeState } from './session.js';
 export { applyLineEdits } from './tools/edit.js';
+export { loadExtraTools } from './tools/extra.js';
 export { fullStackTools, type ToolName, toolNames, unavailableTools } from './tools/names.js';
 export { PathPolicy } from './tools/policy.js';
 export { aiTools, allTools, offeredTools, runTool } from './tools/registry.js';
 export { SyntaxChecker } from './tools/syntax.js';
-export type { ToolContext, ToolResult } from './tools/tool.js';
+export { defineTool, type IdeTool, type ToolContext, type ToolResult } from './tools/tool.js';
 export { estimateTokens, truncateHistory } from './truncate.js';
 
 export default definePlugin({

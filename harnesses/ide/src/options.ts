@@ -101,6 +101,12 @@ export const ideOptions = z
       .optional()
       .describe('The tools offered (default: all but the full-stack ones, which `fullStack` adds)'),
     excludeTools: z.array(z.enum(toolNames)).default([]).describe('Tools to leave out of the offered set'),
+    extraTools: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Modules (paths relative to the experiment, or package names) whose default export is a tool or a list of tools {name, description, input: zod object, run(input, ctx)}; they are offered too',
+      ),
     fullStack: z
       .enum(['auto', 'on', 'off'])
       .default('auto')

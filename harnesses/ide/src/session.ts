@@ -19,7 +19,7 @@ import { BackgroundProcesses } from './tools/background.js';
 import { PathPolicy } from './tools/policy.js';
 import { aiTools, offeredTools, runTool } from './tools/registry.js';
 import { SyntaxChecker } from './tools/syntax.js';
-import { formatResult, type ToolContext } from './tools/tool.js';
+import { formatResult, type IdeTool, type ToolContext } from './tools/tool.js';
 import { truncateHistory } from './truncate.js';
 
 /** What `state()` returns and `openSession({resume})` accepts: the whole conversation. */
@@ -75,6 +75,7 @@ export class IdeSession implements Session {
     private readonly model: ResolvedModel,
     private readonly system: string,
     resume: IdeState | undefined,
+    private readonly extraTools: readonly IdeTool[] = [],
   ) {
     this.id = resume?.sessionId ?? `ide-${randomUUID()}`;
     this.messages = resume ? [...resume.messages] : [];
@@ -101,7 +102,7 @@ export class IdeSession implements Session {
     yield { type: 'message', role: 'user', text: prompt };
     this.messages.push({ role: 'user', content: prompt });
 
-    const offered = offeredTools(this.options, tagsOf(focus.task.metadata));
+    const offered = offeredTools(this.options, tagsOf(focus.task.metadata), this.extraTools);
     const tools = aiTools(offered, this.options);
     const ctx: ToolContext = {
       sandbox: this.sandbox,

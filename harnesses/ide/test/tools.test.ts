@@ -3,15 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ideOptions } from '../src/options.js';
 import { applyLineEdits } from '../src/tools/edit.js';
-import { toolNames } from '../src/tools/names.js';
-import { offeredTools, runTool } from '../src/tools/registry.js';
+import { allTools, offeredTools, runTool } from '../src/tools/registry.js';
 import { DirSandbox } from './support/dir-sandbox.js';
 import { toolContext } from './support/run.js';
 
 let sandbox: DirSandbox;
 afterEach(async () => sandbox?.close());
 
-const all = [...toolNames];
+const all = Object.values(allTools);
 const why = { explanation: 'because the test says so' };
 
 async function call(name: string, input: Record<string, unknown>, box = sandbox, overrides = {}) {
@@ -70,7 +69,7 @@ describe('read_file', () => {
     sandbox = await DirSandbox.create({ 'a.txt': 'x\n' });
     const encoded = JSON.stringify(JSON.stringify({ target_file: 'a.txt', ...why }));
     expect(await runTool('read_file', encoded, all, toolContext(sandbox))).toMatchObject({ success: true });
-    expect(await runTool('teleport', {}, ['read_file'], toolContext(sandbox))).toMatchObject({
+    expect(await runTool('teleport', {}, [allTools.read_file], toolContext(sandbox))).toMatchObject({
       success: false,
       error: 'Unknown tool: teleport. Available: read_file',
     });
@@ -349,14 +348,13 @@ describe('full-stack tools', () => {
 
   it('is offered only to full-stack tasks unless asked for', () => {
     const o = ideOptions.parse({});
-    expect(offeredTools(o, ['python'])).not.toContain('api_call');
-    expect(offeredTools(o, ['mern'])).toContain('websocket_test');
-    expect(offeredTools(ideOptions.parse({ tools: ['read_file', 'edit_file'] }), [])).toEqual([
-      'read_file',
-      'edit_file',
-    ]);
-    expect(offeredTools(ideOptions.parse({ excludeTools: ['codebase_search'] }), [])).not.toContain(
-      'codebase_search',
-    );
+    expect(offeredTools(o, ['python']).map((t) => t.name)).not.toContain('api_call');
+    expect(offeredTools(o, ['mern']).map((t) => t.name)).toContain('websocket_test');
+    expect(
+      offeredTools(ideOptions.parse({ tools: ['read_file', 'edit_file'] }), []).map((t) => t.name),
+    ).toEqual(['read_file', 'edit_file']);
+    expect(
+      offeredTools(ideOptions.parse({ excludeTools: ['codebase_search'] }), []).map((t) => t.name),
+    ).not.toContain('codebase_search');
   });
 });

@@ -37,8 +37,12 @@ export const allTools: Record<ToolName, IdeTool> = {
 const explanationText =
   'One sentence explanation as to why this tool is being used, and how it contributes to the goal.';
 
-/** The tool names a session offers, from the options and the task's tags. */
-export function offeredTools(options: IdeOptions, tags: readonly string[]): ToolName[] {
+/** The tools a session offers, from the options, the task's tags and the experiment's extra tools. */
+export function offeredTools(
+  options: IdeOptions,
+  tags: readonly string[],
+  extra: readonly IdeTool[] = [],
+): IdeTool[] {
   const fullStack =
     options.fullStack === 'on' ||
     (options.fullStack === 'auto' && tags.some((tag) => /^(mern|full-?stack)$/i.test(tag)));
@@ -47,7 +51,10 @@ export function offeredTools(options: IdeOptions, tags: readonly string[]): Tool
     toolNames.filter(
       (name) => !unavailableTools.includes(name) && (fullStack || !fullStackTools.includes(name)),
     );
-  return base.filter((name) => !options.excludeTools.includes(name));
+  return [
+    ...base.filter((name) => !options.excludeTools.includes(name)).map((name) => allTools[name]),
+    ...extra,
+  ];
 }
 
 /** One tool's input schema with `explanation` added. */
@@ -59,14 +66,13 @@ export function inputSchema(tool: IdeTool, options: IdeOptions): z.ZodObject {
 }
 
 /** AI SDK tool definitions without `execute`: the loop runs calls itself, in order, and records them. */
-export function aiTools(names: readonly ToolName[], options: IdeOptions): Record<string, Tool> {
+export function aiTools(tools: readonly IdeTool[], options: IdeOptions): Record<string, Tool> {
   return Object.fromEntries(
-    names.map((name) => {
-      const tool = allTools[name];
+    tools.map((tool) => {
       const schema = z.toJSONSchema(inputSchema(tool, options), { io: 'input' }) as Parameters<
         typeof jsonSchema
       >[0];
-      return [name, aiTool({ description: tool.description, inputSchema: jsonSchema(schema) })];
+      return [tool.name, aiTool({ description: tool.description, inputSchema: jsonSchema(schema) })];
     }),
   );
 }
@@ -91,11 +97,11 @@ function decodeArguments(input: unknown): unknown {
 export async function runTool(
   name: string,
   rawInput: unknown,
-  offered: readonly string[],
+  offered: readonly IdeTool[],
   ctx: ToolContext,
 ): Promise<ToolResult> {
-  if (!offered.includes(name)) return fail(`Unknown tool: ${name}. Available: ${offered.join(', ')}`);
-  const tool = allTools[name as ToolName];
+  const tool = offered.find((candidate) => candidate.name === name);
+  if (!tool) return fail(`Unknown tool: ${name}. Available: ${offered.map((t) => t.name).join(', ')}`);
   const parsed = inputSchema(tool, ctx.options).safeParse(decodeArguments(rawInput) ?? {});
   if (!parsed.success)
     return fail(`Invalid arguments for ${name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);

@@ -6,7 +6,7 @@ import { IdeSession, type IdeState } from '../../src/session.js';
 import { BackgroundProcesses } from '../../src/tools/background.js';
 import { PathPolicy } from '../../src/tools/policy.js';
 import { SyntaxChecker } from '../../src/tools/syntax.js';
-import type { ToolContext } from '../../src/tools/tool.js';
+import type { IdeTool, ToolContext } from '../../src/tools/tool.js';
 import type { DirSandbox } from './dir-sandbox.js';
 
 export function options(overrides: Partial<IdeOptions> = {}): IdeOptions {
@@ -18,14 +18,10 @@ export function session(
   model: LanguageModel,
   overrides: Partial<IdeOptions> = {},
   resume?: IdeState,
+  extra: IdeTool[] = [],
 ): IdeSession {
-  return new IdeSession(
-    sandbox,
-    options(overrides),
-    { model, name: 'mock', viaGateway: false },
-    'system',
-    resume,
-  );
+  const resolved = { model, name: 'mock', viaGateway: false };
+  return new IdeSession(sandbox, options(overrides), resolved, 'system', resume, extra);
 }
 
 export async function turn(
