@@ -16,6 +16,11 @@ export interface AtifMeta {
   model?: string;
   /** Identifies this trajectory file, e.g. the trial id. */
   trajectoryId?: string;
+  /**
+   * The metered usage of the whole trajectory (the gateway's, as trial.json has it). It replaces
+   * the sum of what the agent reported in final_metrics: agents price tokens by their own tables.
+   */
+  usage?: Usage;
   extra?: Record<string, unknown>;
 }
 
@@ -189,7 +194,7 @@ export function toAtif(events: readonly TrajectoryEvent[], meta: AtifMeta): Atif
   }
 
   // Turn results carry the turn's totals; usage events are the fallback for an unfinished turn.
-  const total = turns.length > 0 ? turnUsage : eventUsage;
+  const total = meta.usage ?? (turns.length > 0 ? turnUsage : eventUsage);
   const totals = toMetrics(total);
   const trajectory: AtifTrajectory = {
     schema_version: atifSchemaVersion,

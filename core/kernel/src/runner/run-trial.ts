@@ -663,6 +663,7 @@ class TrialRun {
       agent: this.spec.condition.harness.id,
       version: this.agentVersion,
       model: this.spec.condition.model,
+      usage: this.record.usage,
     };
     await writeTrialAtif(this.store, this.spec.id, this.task.steps, meta).catch((error: unknown) =>
       this.services.emit({

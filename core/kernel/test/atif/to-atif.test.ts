@@ -144,6 +144,22 @@ describe('toAtif', () => {
     ]);
   });
 
+  it('takes final metrics from the metered usage when given', () => {
+    const metered = {
+      inputTokens: 1000,
+      outputTokens: 50,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      costUsd: 0.5,
+    };
+    const atif = toAtif(twoTurns, { agent: 'claude-code', usage: metered });
+    expect(atif.final_metrics).toMatchObject({
+      total_prompt_tokens: 1000,
+      total_completion_tokens: 50,
+      total_cost_usd: 0.5,
+    });
+  });
+
   it('keeps a result whose call it never saw as a system observation', () => {
     const atif = toAtif(
       [
