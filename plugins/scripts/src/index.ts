@@ -1,10 +1,12 @@
 import { definePlugin, type Task, type TurnPlan, tokens } from '@longhaul/core';
 import { notes, type ScriptOptions, scriptOptions } from './options.js';
 import { planCheckpoints, planConversation, planIsolated, planSingleShot } from './plans.js';
+import { withPrompt } from './prompts.js';
 
 export { defaultTemplate, notes, type ScriptOptions, scriptOptions } from './options.js';
 export { planCheckpoints, planConversation, planIsolated, planSingleShot } from './plans.js';
 export { placeholders } from './prompt.js';
+export { type PromptName, type PromptPreset, promptNames, prompts, withPrompt } from './prompts.js';
 
 interface ScriptEntry {
   id: string;
@@ -20,7 +22,8 @@ function scriptPlugin({ id, description, continuationNote, plan }: ScriptEntry) 
     description,
     options: scriptOptions({ firstNote: notes.first, continuationNote }),
     register(bind, options) {
-      bind(tokens.Script).toConstantValue({ plan: (task: Task) => plan(task, options) });
+      const resolved = withPrompt(options);
+      bind(tokens.Script).toConstantValue({ plan: (task: Task) => plan(task, resolved) });
     },
   });
 }

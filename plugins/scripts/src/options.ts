@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { placeholders, unknownPlaceholders } from './prompt.js';
+import { promptNames } from './prompts.js';
 
 const placeholderList = placeholders.map((p) => `{{${p}}}`).join(', ');
 
@@ -39,8 +40,15 @@ function templateText(description: string, fallback: string) {
 
 /** The options every built-in script takes; defaults of the notes differ per script. */
 export function scriptOptions(defaults: { firstNote: string; continuationNote: string }) {
+  const defaultsByKey = { template: defaultTemplate, ...defaults };
   return z
     .object({
+      prompt: z
+        .enum(promptNames)
+        .optional()
+        .describe(
+          "A prompt strategy of SlopCodeBench's prompt study: just-solve, anti-slop or plan-first. It sets template, firstNote and continuationNote, so leave those out.",
+        ),
       template: templateText(
         `Prompt of each turn. Placeholders: ${placeholderList}. {{continuation}} is firstNote on the turn that starts the work and continuationNote on later ones.`,
         defaultTemplate,
@@ -62,7 +70,18 @@ export function scriptOptions(defaults: { firstNote: string; continuationNote: s
           'Extra turns a step may take when its scores show failures, each with the failures as feedback.',
         ),
     })
-    .strict();
+    .strict()
+    .superRefine((value, ctx) => {
+      if (!value.prompt) return;
+      for (const [key, fallback] of Object.entries(defaultsByKey)) {
+        if (value[key as keyof typeof defaultsByKey] === fallback) continue;
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `prompt '${value.prompt}' sets ${key}; give either prompt or ${key}, not both`,
+        });
+      }
+    });
 }
 
 export type ScriptOptions = z.output<ReturnType<typeof scriptOptions>>;
