@@ -1,6 +1,7 @@
 import { definePlugin, tokens } from '@longhaul/core';
 import { FaithfulnessScorer } from './faithfulness-scorer.js';
 import { faithfulnessOptions, slumpOptions } from './options.js';
+import { SlumpReporter, slumpReporterOptions } from './slump-reporter.js';
 import { SlumpScorer } from './slump-scorer.js';
 
 export {
@@ -17,6 +18,7 @@ export { judgeComponent, judgePrompt, judgeSystemPrompt, type Verdict, verdictSc
 export { type FaithfulnessOptions, faithfulnessOptions, type SlumpOptions, slumpOptions } from './options.js';
 export { RepoView } from './repo-view.js';
 export { type RubricScore, rubric, rubricLabel } from './rubric.js';
+export { SlumpReporter, type SlumpReporterOptions, slumpReporterOptions } from './slump-reporter.js';
 export { finalScore, SlumpScorer } from './slump-scorer.js';
 
 export const faithfulness = definePlugin({
@@ -43,4 +45,15 @@ export const slump = definePlugin({
   },
 });
 
-export default [faithfulness, slump];
+export const slumpReport = definePlugin({
+  kind: 'reporter',
+  id: 'slump',
+  description:
+    "Prints the 'slump' scorer's table: each metric per condition, its loss and gap recovery, W/T/L",
+  options: slumpReporterOptions,
+  register(bind, options) {
+    bind(tokens.Reporter).toConstantValue(new SlumpReporter(options));
+  },
+});
+
+export default [faithfulness, slump, slumpReport];

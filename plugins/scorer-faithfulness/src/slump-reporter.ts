@@ -1,0 +1,69 @@
+import type { ReportContext, Reporter } from '@longhaul/core';
+import { z } from 'zod';
+
+export const slumpReporterOptions = z
+  .object({
+    scorer: z
+      .string()
+      .default('slump')
+      .describe("Label of the experiment scorer 'slump' whose scores are shown"),
+    metrics: z
+      .array(z.string())
+      .default(['mcf', 'dir', 'if50'])
+      .describe('Metrics shown with their value, loss and gap recovery'),
+  })
+  .strict();
+export type SlumpReporterOptions = z.output<typeof slumpReporterOptions>;
+
+function format(value: number | boolean | null | undefined, percent = false): string {
+  if (typeof value !== 'number') return '–';
+  return percent ? `${Math.round(value * 100)}%` : value.toFixed(3);
+}
+
+/** Prints SLUMP per condition: each metric, its loss against the control and the gap recovery. */
+export class SlumpReporter implements Reporter {
+  constructor(private readonly options: SlumpReporterOptions) {}
+
+  async finish(ctx: ReportContext): Promise<void> {
+    const scores = ctx.experimentScores.filter((score) => score.scorer === this.options.scorer);
+    if (scores.length === 0) return;
+    const conditions = [...new Set(scores.map((score) => score.condition ?? ''))].sort();
+    const value = (condition: string, metric: string) =>
+      scores.find((score) => (score.condition ?? '') === condition && score.metric === metric)?.value;
+    const header = ['condition'];
+    for (const metric of this.options.metrics) header.push(metric, `loss ${metric}`, `rec ${metric}`);
+    const main = this.options.metrics.at(-1)!;
+    header.push(`W/T/L ${main}`);
+    const rows = conditions.map((condition) => {
+      const row = [condition];
+      for (const metric of this.options.metrics)
+        row.push(
+          format(value(condition, metric)),
+          format(value(condition, `loss.${metric}`)),
+          format(value(condition, `recovery.${metric}`), true),
+        );
+      const wins = value(condition, `wins.${main}`);
+      row.push(
+        typeof wins === 'number'
+          ? `${wins}/${value(condition, `ties.${main}`)}/${value(condition, `losses.${main}`)}`
+          : '–',
+      );
+      return row;
+    });
+    const widths = header.map((cell, column) =>
+      Math.max(cell.length, ...rows.map((row) => row[column]!.length)),
+    );
+    const line = (cells: string[]) =>
+      cells
+        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+        .join('  ');
+    ctx.print(
+      [
+        '',
+        'SLUMP (loss = single-shot − condition; rec = gap recovery; W/T/L against emergent)',
+        line(header),
+        ...rows.map(line),
+      ].join('\n'),
+    );
+  }
+}
