@@ -16,7 +16,7 @@ function failures(detail: unknown): string[] {
 }
 
 // Cases spend most of their time waiting for the interpreter to start, not on the CPU.
-const concurrency = 8;
+const concurrency = 16;
 
 /**
  * Proves a shipped CLI problem solvable and its steps meaningful: each reference solution passes

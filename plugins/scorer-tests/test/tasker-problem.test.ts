@@ -1,0 +1,3 @@
+import { describeSolvable } from './solvable.js';
+
+describeSolvable('tasker', ['order-and-run', 'incremental', 'parallel', 'explain-and-clean']);
