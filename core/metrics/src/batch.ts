@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { extname, join } from 'node:path';
 import { findInFiles, type SgNode } from '@ast-grep/napi';
 import type { SourceFile } from './discovery.js';
 import { analyzeFile, analyzeNodes, type FileAnalysis } from './file-analysis.js';
@@ -16,11 +16,11 @@ async function onDisk(
   const files = new Map<string, SourceFile>();
   const missing = sources.filter((source) => !source.file);
   const dir = missing.length ? await mkdtemp(join(tmpdir(), 'longhaul-metrics-')) : undefined;
-  for (const source of sources) {
+  for (const [index, source] of sources.entries()) {
     let file = source.file;
     if (!file) {
-      file = join(dir!, source.path);
-      await mkdir(dirname(file), { recursive: true });
+      // Flat numbered names: a snapshot's paths never decide where anything is written.
+      file = join(dir!, `${index}${extname(source.path)}`);
       await writeFile(file, source.text);
     }
     files.set(file, source);

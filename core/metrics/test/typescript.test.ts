@@ -73,3 +73,27 @@ describe('TypeScript metrics', () => {
     ]);
   });
 });
+
+describe('every supported extension', () => {
+  it('measures files whatever extension of their language they have', async () => {
+    const { analyzeProject } = await import('../src/index.js');
+    const py = 'def f(x):\n    return x or 1\n';
+    const js = 'export function f(x) {\n  return x || 1;\n}\n';
+    const files = [
+      ['a.py', py],
+      ['b.pyw', py],
+      ['c.js', js],
+      ['d.mjs', js],
+      ['e.cjs', js],
+      ['f.jsx', js],
+      ['g.ts', js],
+      ['h.mts', js],
+      ['i.cts', js],
+      ['j.tsx', js],
+    ].map(([path, text]) => ({ path: path!, text: text! }));
+    const report = await analyzeProject(files, { rules: false });
+    expect(report.files.map((file) => [file.path, file.callables, file.maxCc])).toEqual(
+      files.map((file) => [file.path, 1, 2]),
+    );
+  });
+});
