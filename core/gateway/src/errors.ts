@@ -20,24 +20,20 @@ export function badRequest(message: string): GatewayError {
   return new GatewayError(400, 'invalid_request', message);
 }
 
+const sharedTypes: Record<number, string> = {
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  429: 'rate_limit_error',
+};
+
 /** Anthropic's error `type` for an HTTP status. */
 export function anthropicErrorType(status: number): string {
-  if (status === 401) return 'authentication_error';
-  if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
-  if (status === 413) return 'request_too_large';
-  if (status === 429) return 'rate_limit_error';
-  if (status === 529) return 'overloaded_error';
-  if (status >= 500) return 'api_error';
-  return 'invalid_request_error';
+  const own: Record<number, string> = { 413: 'request_too_large', 529: 'overloaded_error' };
+  return own[status] ?? sharedTypes[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
 /** OpenAI's error `type` for an HTTP status. */
 export function openaiErrorType(status: number): string {
-  if (status === 401) return 'authentication_error';
-  if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
-  if (status === 429) return 'rate_limit_error';
-  if (status >= 500) return 'server_error';
-  return 'invalid_request_error';
+  return sharedTypes[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
 }
