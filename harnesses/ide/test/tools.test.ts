@@ -6,6 +6,7 @@ import { applyLineEdits } from '../src/tools/edit.js';
 import { allTools, offeredTools, runTool } from '../src/tools/registry.js';
 import { DirSandbox } from './support/dir-sandbox.js';
 import { toolContext } from './support/run.js';
+import { wsServer } from './support/ws-server.js';
 
 let sandbox: DirSandbox;
 afterEach(async () => sandbox?.close());
@@ -334,6 +335,46 @@ describe('full-stack tools', () => {
         success: false,
         error: expect.stringMatching(/not a server in the sandbox/),
       });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('websocket_test speaks Socket.IO and plain WebSocket to a server in the sandbox', async () => {
+    sandbox = await DirSandbox.create();
+    const { port, server } = await wsServer();
+    try {
+      const base = { apiBaseUrl: `http://localhost:${port}` };
+      const io = await call(
+        'websocket_test',
+        { emit: [{ event: 'ping', data: { n: 1 } }], listen_for: ['pong'], listen_seconds: 5 },
+        sandbox,
+        base,
+      );
+      expect(io).toMatchObject({
+        success: true,
+        connected: true,
+        received: [{ event: 'pong', data: { n: 1 } }],
+      });
+      const plain = await call(
+        'websocket_test',
+        {
+          url: '/echo',
+          protocol: 'websocket',
+          emit: [{ event: 'x', data: { hello: 'ws' } }],
+          listen_seconds: 0.3,
+        },
+        sandbox,
+        base,
+      );
+      expect(plain).toMatchObject({ success: true, received: [{ event: 'message', data: { hello: 'ws' } }] });
+      const missing = await call(
+        'websocket_test',
+        { emit: [{ event: 'other' }], listen_for: ['pong'], listen_seconds: 0.3 },
+        sandbox,
+        base,
+      );
+      expect(missing).toMatchObject({ success: false, error: 'never received: pong' });
     } finally {
       server.close();
     }

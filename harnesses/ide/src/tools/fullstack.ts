@@ -167,15 +167,15 @@ export const websocketTest = defineTool({
     const received: Received[] = [];
     let connected = !socketIo;
     let client: WebSocketClient | undefined;
-    const onText = (text: string) => {
+    const onText = (text: string, socket: WebSocketClient) => {
       if (!socketIo) {
         let data: unknown = text;
         try {
           data = JSON.parse(text);
         } catch {}
         received.push({ event: 'message', data });
-      } else if (text.startsWith('0')) client?.send('40');
-      else if (text === '2') client?.send('3');
+      } else if (text.startsWith('0')) socket.send('40');
+      else if (text === '2') socket.send('3');
       else if (text.startsWith('40')) connected = true;
       else if (text.startsWith('42')) {
         const [event, ...args] = JSON.parse(text.slice(2)) as [string, ...unknown[]];

@@ -9,7 +9,7 @@ export class WebSocketClient {
 
   private constructor(
     private readonly socket: Duplex,
-    private readonly onText: (text: string) => void,
+    private readonly onText: (text: string, client: WebSocketClient) => void,
   ) {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('close', () => {
@@ -20,7 +20,11 @@ export class WebSocketClient {
     });
   }
 
-  static connect(url: URL, onText: (text: string) => void, timeoutMs: number): Promise<WebSocketClient> {
+  static connect(
+    url: URL,
+    onText: (text: string, client: WebSocketClient) => void,
+    timeoutMs: number,
+  ): Promise<WebSocketClient> {
     return new Promise((resolve, reject) => {
       const req = request({
         host: url.hostname,
@@ -90,7 +94,7 @@ export class WebSocketClient {
       if (this.buffer.length < offset + length) return;
       const payload = this.buffer.subarray(offset, offset + length);
       this.buffer = this.buffer.subarray(offset + length);
-      if (opcode === 0x1) this.onText(payload.toString('utf8'));
+      if (opcode === 0x1) this.onText(payload.toString('utf8'), this);
       else if (opcode === 0x9) this.send(payload.toString('utf8'), 0xa);
       else if (opcode === 0x8) this.close();
     }
