@@ -160,6 +160,7 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
       if (entry) tokens.delete(entry.token);
       trials.delete(trialId);
       focuses.delete(trialId);
+      errors.delete(trialId);
     },
     async close() {
       await listeners.close();
