@@ -65,3 +65,30 @@ describe('longhaul metrics', () => {
     expect(term.stderr).toMatch(/none, sqrt, linear/);
   });
 });
+
+describe('longhaul metrics --git', () => {
+  it('prints one row per sampled commit on the progress axis', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const dir = await workspace();
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+        stdio: 'pipe',
+      });
+    git('init', '-q');
+    git('add', 'main.py');
+    git('commit', '-q', '-m', 'one');
+    git('add', 'util.ts');
+    git('commit', '-q', '-m', 'two');
+    const { code, stdout } = await runCli(['metrics', '--git', dir, '--json'], dir);
+    expect(code).toBe(0);
+    const { commits } = JSON.parse(stdout);
+    expect(
+      commits.map((row: Record<string, unknown>) => [row.subject, row.phase, row['quality.loc']]),
+    ).toEqual([
+      ['one', 'Start', 5],
+      ['two', 'Final', 6],
+    ]);
+    const table = await runCli(['metrics', '--git', dir], dir);
+    expect(table.stdout.split('\n')[0]).toMatch(/^progress\s+phase\s+commit/);
+  });
+});

@@ -1,15 +1,17 @@
-import { stat } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
 import {
   analyzeProject,
   type CcVariant,
   type DiscoveryOptions,
   type HistoryCommit,
+  languageOfPath,
   type MetricsOptions,
   measureHistory,
   type QualitySummary,
   readSourceTree,
   type SizeTerm,
+  type SourceFile,
 } from '@longhaul/metrics';
 import { type Command, CommanderError, InvalidArgumentError } from 'commander';
 import { badInputExitCode, collect } from '../print-error.js';
@@ -107,13 +109,12 @@ async function measurePath(
 ): Promise<void> {
   const target = resolve(path);
   const info = await stat(target).catch(() => badInput(`${path}: no such file or directory`));
-  let sources = info.isDirectory()
-    ? await readSourceTree(target, discovery)
-    : (
-        await readSourceTree(dirname(target), { ...discovery, defaultExcludes: false, gitignore: false })
-      ).filter((file) => file.path === basename(target));
-  if (!info.isDirectory() && !sources.length) badInput(`${path}: not a source file of a supported language`);
-  sources = sources.filter((file) => file.text.length < 5_000_000);
+  let sources: SourceFile[];
+  if (info.isDirectory()) sources = await readSourceTree(target, discovery);
+  else {
+    if (!languageOfPath(target)) badInput(`${path}: not a source file of a supported language`);
+    sources = [{ path: basename(target), text: await readFile(target, 'utf8'), file: target }];
+  }
   const report = await analyzeProject(sources, metrics);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(scoreKeys(report.summary))}\n`);
