@@ -10,6 +10,14 @@ export interface TurnPlan {
   prompt: string;
   /** Continue the current session, or start a fresh one. */
   session: 'continue' | 'fresh';
+  /**
+   * `keep` (the default): the turn runs in the sandbox of the turn before. `fresh`: before the
+   * turn the workspace moves into a new sandbox of the same environment and nothing else carries
+   * over (installed packages, processes, files outside the workspace or excluded from snapshots),
+   * as SlopCodeBench gives each checkpoint a new container. A fresh sandbox needs a fresh session.
+   * The first turn a trial runs always gets a sandbox of its own.
+   */
+  sandbox?: 'keep' | 'fresh';
   workspace: WorkspaceAction;
   /** Indexes of the steps this turn works on. */
   steps: number[];

@@ -13,6 +13,13 @@ export function planProblems(task: Task, plan: readonly TurnPlan[]): string[] {
     for (const i of turn.scores) {
       if (!turn.steps.includes(i)) problems.push(`${where} scores step index ${i} it does not work on`);
     }
+    if (turn.sandbox !== undefined && turn.sandbox !== 'keep' && turn.sandbox !== 'fresh') {
+      problems.push(`${where} has sandbox '${String(turn.sandbox)}', expected 'keep' or 'fresh'`);
+    } else if (turn.sandbox === 'fresh' && turn.session === 'continue') {
+      problems.push(
+        `${where} asks for a fresh sandbox but continues the session; a fresh sandbox needs session 'fresh'`,
+      );
+    }
     if (turn.workspace.action === 'reset') {
       const k = turn.workspace.afterStep;
       if (k !== -1 && !inRange(k)) problems.push(`${where} resets to step index ${k}, out of range`);

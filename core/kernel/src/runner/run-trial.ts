@@ -105,14 +105,20 @@ class TrialRun {
   private stepScorers: NamedScorer<StepScorer>[] = [];
   private trialScorers: NamedScorer<Scorer & { scope: 'trial' }>[] = [];
   private sandbox?: Sandbox;
+  /** Whether a turn ran in the current sandbox (a turn asking for a fresh one then gets it). */
+  private sandboxUsed = false;
   private session?: Session;
   private sessionEvents: TrajectoryEvent[] = [];
   private sessionBroken = false;
   private resumeState?: unknown;
   private model?: ModelEndpoint;
+  /** The sandbox address `model` was made for. */
+  private modelHost?: string;
   /** The agent program's version, from what `prepare` returned (for the ATIF export). */
   private agentVersion?: string;
   private previousSnapshot?: string;
+  /** The workspace a fresh sandbox is to start from (kept if opening it fails). */
+  private carried?: string;
   private spentUsd = 0;
   private cancelled = false;
   /** Set when a fault or limit stopped the trial (limits.onError: stop). */
@@ -224,33 +230,9 @@ class TrialRun {
 
   private async runTurns(plan: TurnPlan[], start: number): Promise<void> {
     const from = this.lastCompleteSnapshot(plan, start);
-    this.sandbox = await guard(
-      () =>
-        this.environment.open({
-          runId: this.spec.runId,
-          trialId: this.spec.id,
-          purpose: 'agent',
-          task: { id: this.task.id, root: this.task.root, seed: this.task.seed },
-          needs: this.task.environment,
-          from,
-        }),
-      'sandbox',
-      this.bound('opening the sandbox'),
-    );
-    const sandbox = this.sandbox;
-    const info = await guard(() => this.harness.prepare(sandbox), 'harness', this.bound('harness.prepare'));
-    this.services.onPrepared?.(this.spec.condition.harness.label, info);
-    this.agentVersion = agentVersion(info);
+    const sandbox = await this.openSandbox(from);
     this.previousSnapshot =
       from ?? (await guard(() => sandbox.snapshot(), 'sandbox', this.bound('the first snapshot')));
-    if (this.gateway) {
-      const gateway = this.gateway;
-      this.model = await guard(
-        () => gateway.endpoint(this.spec.id, sandbox.hostAddress),
-        'model',
-        this.bound('gateway.endpoint'),
-      );
-    }
     const saved =
       start > 0 && this.harness.capabilities.resume ? await this.store.readSession(this.spec.id) : undefined;
     if (saved && saved.turn === start - 1) this.resumeState = saved.state;
@@ -264,6 +246,65 @@ class TrialRun {
       await this.runPlannedTurn(t, plan[t]!);
       if (this.cancelled) return;
     }
+  }
+
+  /**
+   * Opens the agent's sandbox (on `from`, or on the task's seed), prepares the harness in it and
+   * gets the model endpoint for the address it reaches the host at.
+   */
+  private async openSandbox(from: string | undefined): Promise<Sandbox> {
+    const sandbox = await guard(
+      () =>
+        this.environment.open({
+          runId: this.spec.runId,
+          trialId: this.spec.id,
+          purpose: 'agent',
+          task: { id: this.task.id, root: this.task.root, seed: this.task.seed },
+          needs: this.task.environment,
+          from,
+        }),
+      'sandbox',
+      this.bound('opening the sandbox'),
+    );
+    this.sandbox = sandbox;
+    this.sandboxUsed = false;
+    const info = await guard(() => this.harness.prepare(sandbox), 'harness', this.bound('harness.prepare'));
+    this.services.onPrepared?.(this.spec.condition.harness.label, info);
+    this.agentVersion = agentVersion(info);
+    if (this.gateway && (!this.model || this.modelHost !== sandbox.hostAddress)) {
+      const gateway = this.gateway;
+      this.model = await guard(
+        () => gateway.endpoint(this.spec.id, sandbox.hostAddress),
+        'model',
+        this.bound('gateway.endpoint'),
+      );
+      this.modelHost = sandbox.hostAddress;
+    }
+    return sandbox;
+  }
+
+  /**
+   * Moves the workspace into a new sandbox of the same environment (TurnPlan.sandbox `fresh`):
+   * snapshot, close the session and the sandbox, open a new one on the snapshot. A sandbox lost
+   * to a failed renewal is replaced from the last workspace the trial saw.
+   */
+  private async renewSandbox(t: number): Promise<void> {
+    const old = this.sandbox;
+    if (old) {
+      this.carried = await guard(
+        () => old.snapshot(),
+        'sandbox',
+        this.bound('the snapshot for a fresh sandbox'),
+      );
+    }
+    if (this.session) await settleWithin(this.session.close(), this.abandonMs);
+    this.session = undefined;
+    this.resumeState = undefined;
+    this.sandbox = undefined;
+    if (old) await settleWithin(old.close(), closeMs);
+    const from = this.carried ?? this.previousSnapshot;
+    const sandbox = await this.openSandbox(from);
+    this.log('info', `turn ${t + 1}: workspace ${from ?? '(seed)'} moved into fresh sandbox ${sandbox.id}`);
   }
 
   /** The snapshot an interrupted trial continues from: that of the last turn it completed. */
@@ -306,6 +347,8 @@ class TrialRun {
     let status: StepStatus = 'ok';
     let outcomes: Map<number, StepOutcome> | undefined;
     try {
+      if (!this.sandbox || (turn.sandbox === 'fresh' && this.sandboxUsed)) await this.renewSandbox(t);
+      this.sandboxUsed = true;
       await guard(() => this.applyWorkspaceAction(turn), 'sandbox', this.bound('the workspace reset'));
       let prompt = turn.prompt;
       for (let cycle = 0; ; cycle++) {
