@@ -13,14 +13,16 @@ interface ScriptEntry {
   description: string;
   continuationNote: string;
   plan: (task: Task, options: ScriptOptions) => TurnPlan[];
+  /** Offers the `sandbox` option (scripts whose every turn starts a fresh session). */
+  freshSandbox?: boolean;
 }
 
-function scriptPlugin({ id, description, continuationNote, plan }: ScriptEntry) {
+function scriptPlugin({ id, description, continuationNote, plan, freshSandbox }: ScriptEntry) {
   return definePlugin({
     kind: 'script',
     id,
     description,
-    options: scriptOptions({ firstNote: notes.first, continuationNote }),
+    options: scriptOptions({ firstNote: notes.first, continuationNote }, { sandbox: freshSandbox }),
     register(bind, options) {
       const resolved = withPrompt(options);
       bind(tokens.Script).toConstantValue({ plan: (task: Task) => plan(task, resolved) });
@@ -34,6 +36,7 @@ const entries: ScriptEntry[] = [
     description: 'A fresh session per step; the workspace carries over (SlopCodeBench)',
     continuationNote: notes.ownWork,
     plan: planCheckpoints,
+    freshSandbox: true,
   },
   {
     id: 'conversation',
@@ -54,6 +57,7 @@ const entries: ScriptEntry[] = [
       'Before each step the workspace is reset to the reference after the previous one; fresh session (SWE-STEPS individual)',
     continuationNote: notes.reference,
     plan: planIsolated,
+    freshSandbox: true,
   },
 ];
 

@@ -38,8 +38,21 @@ function templateText(description: string, fallback: string) {
     .describe(description);
 }
 
-/** The options every built-in script takes; defaults of the notes differ per script. */
-export function scriptOptions(defaults: { firstNote: string; continuationNote: string }) {
+const sandboxOption = z
+  .enum(['keep', 'fresh'])
+  .default('keep')
+  .describe(
+    'keep: every turn of a trial runs in one sandbox. fresh: each step after the first starts in a new sandbox (a new container with Docker) holding only the workspace the previous step left, as SlopCodeBench runs each checkpoint; packages installed outside the workspace and files the environment excludes from snapshots do not carry over.',
+  );
+
+/**
+ * The options every built-in script takes; defaults of the notes differ per script. `sandbox`
+ * only for scripts whose turns each start a fresh session (a fresh sandbox needs one).
+ */
+export function scriptOptions(
+  defaults: { firstNote: string; continuationNote: string },
+  offers: { sandbox?: boolean } = {},
+) {
   const defaultsByKey = { template: defaultTemplate, ...defaults };
   return z
     .object({
@@ -69,6 +82,7 @@ export function scriptOptions(defaults: { firstNote: string; continuationNote: s
         .describe(
           'Extra turns a step may take when its scores show failures, each with the failures as feedback.',
         ),
+      ...(offers.sandbox ? { sandbox: sandboxOption } : {}),
     })
     .strict()
     .superRefine((value, ctx) => {

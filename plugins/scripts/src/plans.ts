@@ -8,6 +8,7 @@ function perStep(
   options: ScriptOptions,
   shape: (index: number) => Pick<TurnPlan, 'session' | 'workspace'>,
 ): TurnPlan[] {
+  const sandbox = options.sandbox === 'fresh' ? { sandbox: 'fresh' as const } : {};
   return task.steps.map((step, index) => ({
     prompt: framePrompt(options, task, {
       spec: step.prompt,
@@ -16,6 +17,7 @@ function perStep(
       continuation: index > 0,
     }),
     ...shape(index),
+    ...sandbox,
     steps: [index],
     scores: [index],
     feedbackCycles: options.feedbackCycles,

@@ -3,7 +3,9 @@ import { describeScript, instantiatePlugin } from '@longhaul/testkit';
 import plugins from '../src/index.js';
 
 for (const plugin of plugins) {
-  for (const options of [{}, { feedbackCycles: 2 }]) {
+  const variants: object[] = [{}, { feedbackCycles: 2 }];
+  if (plugin.id === 'checkpoints' || plugin.id === 'isolated') variants.push({ sandbox: 'fresh' });
+  for (const options of variants) {
     describeScript(`${plugin.id} ${JSON.stringify(options)}`, () =>
       instantiatePlugin<Script>(plugin, options),
     );

@@ -1,4 +1,4 @@
-import type { Script } from '@longhaul/core';
+import { planProblems, type Script } from '@longhaul/core';
 import { instantiatePlugin, sampleTask } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 import plugins, { checkpoints, conversation, isolated, singleShot } from '../src/index.js';
@@ -25,6 +25,37 @@ describe('checkpoints', () => {
     expect(turns[0]!.prompt).not.toContain('you wrote');
     expect(turns[1]!.prompt).toContain('the program you wrote for the earlier parts');
     expect(turns[1]!.prompt).not.toContain('{{');
+  });
+});
+
+describe('sandbox option', () => {
+  it('asks for a fresh sandbox on every turn of checkpoints and isolated when set to fresh', () => {
+    for (const plugin of [checkpoints, isolated]) {
+      const turns = plan(plugin, { sandbox: 'fresh' });
+      expect(turns.map((t) => [t.sandbox, t.session])).toEqual([
+        ['fresh', 'fresh'],
+        ['fresh', 'fresh'],
+        ['fresh', 'fresh'],
+      ]);
+      expect(planProblems(task, turns)).toEqual([]);
+    }
+  });
+
+  it('keeps one sandbox by default', () => {
+    for (const plugin of [checkpoints, isolated]) {
+      expect(plan(plugin).map((t) => t.sandbox ?? 'keep')).toEqual(['keep', 'keep', 'keep']);
+      expect(plan(plugin, { sandbox: 'keep' })).toEqual(plan(plugin));
+    }
+  });
+
+  it('is refused by scripts that continue a session or have one turn, and checked for its value', () => {
+    for (const plugin of [conversation, singleShot]) {
+      const parsed = plugin.options.safeParse({ sandbox: 'fresh' });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['sandbox'] });
+    }
+    const parsed = checkpoints.options.safeParse({ sandbox: 'new' });
+    expect(parsed.error?.issues[0]).toMatchObject({ path: ['sandbox'] });
   });
 });
 
