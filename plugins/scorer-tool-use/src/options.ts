@@ -44,3 +44,16 @@ export const passAtKOptions = z
   .strict();
 
 export type PassAtKOptions = z.output<typeof passAtKOptions>;
+
+export const testReportOptions = z
+  .object({
+    maxOutputBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(1024 * 1024)
+      .describe('Cap on the stdout and stderr read from each test run'),
+  })
+  .strict();
+
+export type TestReportOptions = z.output<typeof testReportOptions>;
