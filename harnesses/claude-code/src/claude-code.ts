@@ -143,7 +143,6 @@ class ClaudeCodeSession implements Session {
     const argv = this.argv(prompt, options);
     const env = this.env();
     yield { type: 'message', role: 'user', text: prompt };
-    this.started = true;
     const events = runAgentTurn(this.sandbox, {
       agent: 'claude',
       argv,
@@ -154,7 +153,11 @@ class ClaudeCodeSession implements Session {
     });
     for await (const event of events) {
       // Taken before the event is passed on: a caller may stop reading at turn.end.
-      if (event.type === 'session.start') this.id = event.sessionId;
+      // Once Claude Code has started the session, later turns resume it; before, they start it again.
+      if (event.type === 'session.start') {
+        this.id = event.sessionId;
+        this.started = true;
+      }
       yield event;
     }
   }

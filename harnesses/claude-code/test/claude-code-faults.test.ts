@@ -1,4 +1,4 @@
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassifiedError } from '@longhaul/core';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
@@ -131,5 +131,24 @@ describe('claude-code faults', () => {
     const bad = await runTurn(await garble.openSession(sandbox, { trialId: 't' }), 'go');
     expect(bad.result.status).toBe('error:protocol');
     expect(ofType(bad.events, 'error')).toEqual([expect.objectContaining({ errorClass: 'protocol' })]);
+  });
+
+  it('starts the session again after a turn that crashed before Claude Code began it', async () => {
+    const { sandbox } = await setup(undefined);
+    const gateway = await createGateway({ models: { scripted: bash('true') } }, { runDir: sandbox.root });
+    cleanup.push(() => gateway.close());
+    const args = join(sandbox.root, 'args');
+    const failing = await fakeClaude(
+      sandbox,
+      `echo "$@" >> ${args}; echo 'cannot reach the config dir' >&2; exit 1`,
+    );
+    const harness = new ClaudeCode(claudeCodeOptions.parse({ executable: failing }), gateway);
+    const session = await harness.openSession(sandbox, { trialId: 't' });
+    expect((await runTurn(session, 'one')).result.status).toBe('error:crash');
+    expect((await runTurn(session, 'two')).result.status).toBe('error:crash');
+    expect(session.state()).toBeUndefined();
+    const calls = (await readFile(args, 'utf8')).trim().split('\n');
+    expect(calls).toHaveLength(2);
+    for (const call of calls) expect(call).toMatch(new RegExp(`--session-id ${session.id}`));
   });
 });
