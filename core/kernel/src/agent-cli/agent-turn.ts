@@ -48,6 +48,14 @@ export interface AgentTurnOptions {
 
 const abortReasons = new Set(['timeout', 'budget', 'cancelled']);
 
+/**
+ * The sandbox contract hands out a process's whole output so far, so each read copies it all:
+ * the longer the output, the less often it is read (one more millisecond per 20 kB, at most 2 s).
+ */
+function pollInterval(baseMs: number, outputLength: number): number {
+  return Math.min(2_000, baseMs + Math.floor(outputLength / 20_000));
+}
+
 function abortStatus(signal: AbortSignal): Status {
   const reason: unknown = signal.reason;
   if (typeof reason === 'string' && abortReasons.has(reason)) return reason as Status;
@@ -173,7 +181,7 @@ export async function* runAgentTurn(
         exit,
         new Promise<void>((resolve) => {
           wake = resolve;
-          setTimeout(resolve, options.pollMs ?? 100);
+          setTimeout(resolve, pollInterval(options.pollMs ?? 100, offset));
         }),
       ]);
     }
