@@ -17,11 +17,12 @@ function positive(label: string) {
 }
 
 /** Starts the run's model gateway from the experiment's `models:` (on loopback; keys stay on the host). */
-export const openGateway: NonNullable<RunOptions['openGateway']> = ({ run, models, file }) =>
-  createGateway({ models } as GatewayConfigInput, {
+export const openGateway: NonNullable<RunOptions['openGateway']> = ({ run, models, prices, file, log }) =>
+  createGateway({ models, ...(prices === undefined ? {} : { prices }) } as GatewayConfigInput, {
     runDir: run.runDir,
     baseDir: run.baseDir,
     configFile: file,
+    log,
   });
 
 export const concurrencyOption = [

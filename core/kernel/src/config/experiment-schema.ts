@@ -106,6 +106,10 @@ export const experimentSchema = z
       onError: 'stop',
     }),
     models: z.unknown().optional().describe("The model gateway's configuration"),
+    prices: z
+      .unknown()
+      .optional()
+      .describe('Prices per model for the gateway, overriding its built-in table'),
   })
   .describe('A longhaul experiment: tasks × harness × script × memory × environment × repeats');
 
@@ -132,4 +136,5 @@ export interface ExperimentConfig {
   concurrency: number;
   limits: LimitsConfig;
   models?: unknown;
+  prices?: unknown;
 }

@@ -131,7 +131,7 @@ export async function loadExperiment(
   const name = field('name') ?? basename(path, extname(path)).replace(/[^A-Za-z0-9._-]/g, '-');
   const pick = (key: RefField) => (refs[key] ?? []).map((located) => located.ref);
   const description = field('description');
-  const models = raw.models;
+  const { models, prices } = raw;
   const config: ExperimentConfig = {
     name,
     ...(description === undefined ? {} : { description }),
@@ -151,6 +151,7 @@ export async function loadExperiment(
     concurrency: field('concurrency')!,
     limits: field('limits')!,
     ...(models === undefined ? {} : { models }),
+    ...(prices === undefined ? {} : { prices }),
   };
   const conditions = expandConditions(config);
   const trials = expandTrials(config, selected, conditions);
@@ -290,7 +291,7 @@ function resolvedYaml(config: ExperimentConfig, usedVariables: ReadonlyMap<strin
     return value;
   };
   const ref = (item: PluginRef) => ({ id: item.id, label: item.label, options: item.options });
-  const { models, plugins, tasks, ...rest } = config;
+  const { models, prices, plugins, tasks, ...rest } = config;
   const document = {
     name: rest.name,
     ...(rest.description === undefined ? {} : { description: rest.description }),
@@ -309,5 +310,9 @@ function resolvedYaml(config: ExperimentConfig, usedVariables: ReadonlyMap<strin
     limits: rest.limits,
   };
   const stored = maskSecrets(escapeDollars(document), usedVariables) as object;
-  return stringify({ ...stored, ...(models === undefined ? {} : { models }) });
+  return stringify({
+    ...stored,
+    ...(models === undefined ? {} : { models }),
+    ...(prices === undefined ? {} : { prices }),
+  });
 }

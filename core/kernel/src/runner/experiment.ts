@@ -18,5 +18,5 @@ export interface RunnableExperiment {
   tasks: Task[];
   /** runId and runDir are empty until a run assigns them. */
   trials: TrialSpec[];
-  config: { concurrency?: number; reporters?: PluginRef[]; models?: unknown };
+  config: { concurrency?: number; reporters?: PluginRef[]; models?: unknown; prices?: unknown };
 }

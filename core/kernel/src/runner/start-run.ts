@@ -47,7 +47,13 @@ export interface RunOptions {
    * Called once the run directory is known and before it is made, so a bad configuration leaves
    * nothing behind; the gateway is closed when the run ends.
    */
-  openGateway?(context: { run: RunInfo; models: unknown; file: string }): Promise<ClosableGateway>;
+  openGateway?(context: {
+    run: RunInfo;
+    models: unknown;
+    prices?: unknown;
+    file: string;
+    log: Logger;
+  }): Promise<ClosableGateway>;
   /** Stop/abort hooks (the CLI wires them to SIGINT). */
   cancellation?: RunCancellation;
   /** How long a harness gets to end its turn after an abort before it is abandoned. */
@@ -179,9 +185,15 @@ class Run {
    * ConfigError with all problems (after closing the gateway).
    */
   async validate(): Promise<void> {
-    const { models } = this.experiment.config;
+    const { models, prices } = this.experiment.config;
     if (!this.options.gateway && this.options.openGateway && models !== undefined) {
-      this.gateway = await this.options.openGateway({ run: this.info, models, file: this.experiment.file });
+      this.gateway = await this.options.openGateway({
+        run: this.info,
+        models,
+        prices,
+        file: this.experiment.file,
+        log: this.container.get(tokens.Logger),
+      });
       this.container.bind(tokens.Gateway).toConstantValue(this.gateway);
     }
     try {

@@ -6,6 +6,7 @@ import {
   emptyUsage,
   type ModelEndpoint,
   RunStore,
+  type StampedRunEvent,
   startRun,
   type Usage,
 } from '@longhaul/core';
@@ -49,18 +50,26 @@ describe('the run gateway', () => {
     const gateway = new RecordingGateway(0.5);
     const runDir = join(fixture.dir, 'run');
     let dirExisted: boolean | undefined;
+    const events: StampedRunEvent[] = [];
     const experiment = {
       ...fixture.experiment,
-      config: { ...fixture.experiment.config, models: { oracle: { backend: 'oracle' } } },
+      config: {
+        ...fixture.experiment.config,
+        models: { oracle: { backend: 'oracle' } },
+        prices: { oracle: { input: 1, output: 2 } },
+      },
     };
     const result = await startRun(experiment, {
       runDir,
-      openGateway: async ({ run, models, file }) => {
+      onEvent: (event) => events.push(event),
+      openGateway: async ({ run, models, prices, file, log }) => {
         dirExisted = await access(run.runDir).then(
           () => true,
           () => false,
         );
         expect(models).toEqual({ oracle: { backend: 'oracle' } });
+        expect(prices).toEqual({ oracle: { input: 1, output: 2 } });
+        log.warn('gateway: no price for model x');
         expect(file).toBe(fixture.experiment.file);
         return gateway;
       },
@@ -77,6 +86,10 @@ describe('the run gateway', () => {
     expect(harness.sessions[0]!.options.model).toMatchObject({ token: 'trial-token', model: 'oracle' });
     // The gateway's metering is the turn's usage when it saw traffic.
     expect(result.trials[0]!.record.usage.costUsd).toBeCloseTo(1);
+    // What the gateway logs reaches the run's event stream (the terminal, before the run dir exists).
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'log', level: 'warn', message: 'gateway: no price for model x' }),
+    );
   });
 
   it('enforces trialUsd from what the gateway meters', async () => {
