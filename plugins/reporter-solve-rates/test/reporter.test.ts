@@ -1,0 +1,95 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConditionScore, Reporter } from '@longhaul/core';
+import { describeReporter, instantiatePlugin } from '@longhaul/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import plugin, { SolveRatesReporter } from '../src/index.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+function scores(condition: string, values: Record<string, number | boolean | null>) {
+  return Object.entries(values).map(([metric, value]): ConditionScore & { scorer: string } => ({
+    condition,
+    metric,
+    value,
+    scorer: 'solve-rates',
+  }));
+}
+
+async function report(experimentScores: (ConditionScore & { scorer: string })[]) {
+  const runDir = await mkdtemp(join(tmpdir(), 'longhaul-solve-rates-'));
+  dirs.push(runDir);
+  const printed: string[] = [];
+  await instantiatePlugin<Reporter>(plugin, {}).finish({
+    runDir,
+    experiment: { name: 'x', file: 'x.yaml' },
+    trials: [],
+    experimentScores,
+    print: (text) => printed.push(text),
+  });
+  return { text: printed.join('\n'), runDir };
+}
+
+describe('reporter solve-rates', () => {
+  it("prints Table 1 with the paper's columns, the phases and the trajectory shares", async () => {
+    const { text, runDir } = await report([
+      ...scores('oracle/plan-first/none', {
+        strict: 0.172,
+        iso: 0.215,
+        core: 0.538,
+        partial: 0.35,
+        'cost.mean': 3.47,
+        'cost.std': 3.4,
+        'cost.net': 322.97,
+        'minutes.mean': 14.4,
+        'minutes.std': 10.9,
+        'erosion.mean': 0.774,
+        'erosion.std': 0.132,
+        'verbosity.mean': 0.346,
+        'verbosity.std': 0.102,
+        'denominator.produced': true,
+        problems: 20,
+        'checkpoints.produced': 93,
+        'checkpoints.all': 93,
+        full: 0,
+        'erosion.rises': 0.8,
+        'verbosity.rises': 0.898,
+        'phase.Start.checkpoints': 20,
+        'phase.Start.strict': 0.5,
+        'phase.Start.iso': 0.5,
+        'phase.Start.core': 0.9,
+        'phase.Start.cost': 1.2,
+        'phase.Start.erosion': 0.5,
+        'phase.Start.verbosity': 0.3,
+        'phase.Late.checkpoints': 0,
+      }),
+      { scorer: 'tests', metric: 'strict', value: 1, condition: 'ignored' },
+    ]);
+    expect(text).toContain('Solve rates (%) over produced checkpoints');
+    expect(text).toMatch(
+      /condition\s+Strict\s+Iso\.\s+Core\s+Partial\s+\$\/CKPT\s+Net \$\s+Min\/CKPT\s+Erosion\s+Verbosity/,
+    );
+    expect(text).toMatch(
+      /oracle\/plan-first\/none\s+17\.2\s+21\.5\s+53\.8\s+35\.0\s+3\.47±3\.40\s+322\.97\s+14\.4±10\.9\s+0\.774±0\.132\s+0\.346±0\.102/,
+    );
+    expect(text).toMatch(
+      /oracle\/plan-first\/none\s+Start\s+20\s+50\.0\s+50\.0\s+90\.0\s+1\.20\s+0\.500\s+0\.300/,
+    );
+    expect(text).not.toMatch(/\sLate\s/);
+    expect(text).toMatch(/oracle\/plan-first\/none\s+20\s+93\s+93\s+0\.0\s+80\.0\s+89\.8/);
+    expect(text).not.toContain('ignored');
+    const json = JSON.parse(await readFile(join(runDir, 'solve-rates.json'), 'utf8'));
+    expect(json['oracle/plan-first/none'].strict).toBe(0.172);
+  });
+
+  it('says what to add when the experiment has no solve-rates scorer', async () => {
+    const { text } = await report([]);
+    expect(text).toMatch(/no scores from scorer 'solve-rates'.*scorers: \[tests, quality, solve-rates\]/);
+  });
+});
+
+describeReporter('solve-rates', () => new SolveRatesReporter(plugin.options.parse({})));
