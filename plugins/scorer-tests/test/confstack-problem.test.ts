@@ -1,3 +1,3 @@
 import { describeSolvable } from './solvable.js';
 
-describeSolvable('confstack', ['ini', 'toml-layers', 'paths-and-overrides', 'schema']);
+describeSolvable('confstack', ['ini', 'toml-layers', 'paths-and-overrides', 'schema', 'diff']);
