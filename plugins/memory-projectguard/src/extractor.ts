@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type RecordType, recordTypes, type SemanticStore } from './records.js';
+import { type RecordType, recordTypes, type SemanticStore, sameTitle } from './records.js';
 
 export const extractionSchema = z.object({
   records: z
@@ -109,12 +109,13 @@ export function mergeExtraction(
       store.addEdge({ from: id, relation: 'supersedes', to: existing.id, turn });
     }
   }
+  // Edges may name records by id or by title, this turn's or earlier ones.
+  const resolve = (name: string) =>
+    byTitle.get(name) ??
+    store.get(name)?.id ??
+    store.records.find((record) => sameTitle(record.title, name))?.id ??
+    name;
   for (const edge of extraction.edges)
-    store.addEdge({
-      from: byTitle.get(edge.from) ?? edge.from,
-      relation: edge.relation,
-      to: byTitle.get(edge.to) ?? edge.to,
-      turn,
-    });
+    store.addEdge({ from: resolve(edge.from), relation: edge.relation, to: resolve(edge.to), turn });
   return changed;
 }

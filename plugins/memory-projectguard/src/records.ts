@@ -91,6 +91,10 @@ export class SemanticStore {
   }
 }
 
+export function sameTitle(a: string, b: string): boolean {
+  return normalize(a) === normalize(b);
+}
+
 function normalize(title: string): string {
   return title
     .toLowerCase()

@@ -70,7 +70,7 @@ const extractorReplies = [
           body: 'key: value lines between --- lines; lists in [a, b].',
         },
       ],
-      edges: [{ from: 'One slug module', relation: 'depends_on', to: 'DSN-0001' }],
+      edges: [{ from: 'One slug module', relation: 'depends_on', to: 'front matter format' }],
     }),
   },
   { when: 'Latest request', text: json({ records: [], edges: [] }) },
