@@ -12,6 +12,7 @@ import type { IdeOptions } from './options.js';
 import { systemPrompt } from './prompt.js';
 import { IdeSession, isIdeState } from './session.js';
 import { loadExtraTools } from './tools/extra.js';
+import { connectMcp } from './tools/mcp.js';
 import { offeredTools } from './tools/registry.js';
 import type { IdeTool } from './tools/tool.js';
 
@@ -58,13 +59,15 @@ export class IdeHarness implements Harness {
         'harness',
         "harness 'ide': the saved session state is not one this harness wrote",
       );
+    const mcp = await connectMcp(this.options.mcpServers);
     return new IdeSession(
       sandbox,
       this.options,
       model,
       systemPrompt(this.options.systemPrompt, options.systemPrompt),
       options.resume,
-      await this.extraTools(),
+      [...(await this.extraTools()), ...mcp.tools],
+      mcp.close,
     );
   }
 }

@@ -10,6 +10,7 @@ export { isTransient, modelFault, withRetries } from './retry.js';
 export { capOutput, IdeSession, type IdeState, isIdeState } from './session.js';
 export { applyLineEdits } from './tools/edit.js';
 export { loadExtraTools } from './tools/extra.js';
+export { connectMcp, type McpTools, mcpToolName } from './tools/mcp.js';
 export { fullStackTools, type ToolName, toolNames, unavailableTools } from './tools/names.js';
 export { PathPolicy } from './tools/policy.js';
 export { aiTools, allTools, offeredTools, runTool } from './tools/registry.js';

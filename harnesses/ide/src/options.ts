@@ -107,6 +107,26 @@ export const ideOptions = z
       .describe(
         'Modules (paths relative to the experiment, or package names) whose default export is a tool or a list of tools {name, description, input: zod object, run(input, ctx)}; they are offered too',
       ),
+    mcpServers: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_-]+$/, 'a server name may hold only letters, digits, _ and -'),
+        z.union([
+          z.strictObject({
+            url: z.string().url().describe('Streamable HTTP (or SSE) endpoint of the server'),
+            type: z.enum(['http', 'sse']).default('http'),
+            headers: z.record(z.string(), z.string()).optional(),
+          }),
+          z.strictObject({
+            command: z.string().min(1).describe('Program started on the host that speaks MCP over stdio'),
+            args: z.array(z.string()).default([]),
+            env: z.record(z.string(), z.string()).default({}).describe('Its environment (PATH is added)'),
+          }),
+        ]),
+      )
+      .default({})
+      .describe(
+        'MCP servers whose tools are offered as `<server>__<tool>`. They run where configured (a URL, or a command on the host), not in the sandbox',
+      ),
     fullStack: z
       .enum(['auto', 'on', 'off'])
       .default('auto')

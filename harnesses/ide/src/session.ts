@@ -76,6 +76,7 @@ export class IdeSession implements Session {
     private readonly system: string,
     resume: IdeState | undefined,
     private readonly extraTools: readonly IdeTool[] = [],
+    private readonly onClose: () => Promise<void> = async () => {},
   ) {
     this.id = resume?.sessionId ?? `ide-${randomUUID()}`;
     this.messages = resume ? [...resume.messages] : [];
@@ -246,5 +247,6 @@ export class IdeSession implements Session {
 
   async close(): Promise<void> {
     await this.background.stopAll();
+    await this.onClose();
   }
 }
