@@ -7,8 +7,11 @@ export interface LexicalSpan {
   replacement: string;
 }
 
-const token =
-  /([A-Za-z_\u00C0-\uFFFF][\w\u00C0-\uFFFF]*)|(0[xXoObB][\w]+|\d[\w]*(?:\.[\w]*)?(?:[eE][+-]?\d+)?[jJlLn]?|\.\d[\w]*(?:[eE][+-]?\d+)?)|(\n\s*)|(\S)/g;
+const isSpace = (c: number) => c === 32 || c === 9 || c === 13 || c === 12 || c === 11;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isIdentifierStart = (c: number) =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c >= 0xc0;
+const isIdentifierPart = (c: number) => isIdentifierStart(c) || isDigit(c);
 
 const declarationWords = new Set([
   'def',
@@ -96,27 +99,59 @@ export class FileTokens {
     this.kinds.push(kind);
   }
 
+  /** A hand-written scanner: identifiers, numbers, line breaks (with their indent) and single characters. */
   private tokenize(from: number, to: number): void {
-    const chunk = this.text.slice(from, to);
+    const { text } = this;
     const { keywords, literalWords } = this.spec;
-    token.lastIndex = 0;
-    for (let m = token.exec(chunk); m; m = token.exec(chunk)) {
-      const [whole, word, number, lineBreak] = m;
-      const at = from + m.index;
-      if (word !== undefined) {
-        if (keywords.has(word)) this.push(at, word, verbatim);
-        else if (Object.hasOwn(literalWords, word)) this.push(at, literalWords[word]!, verbatim);
-        else this.push(at, word, name);
-      } else if (number !== undefined) {
-        const integer = /^0[xXoObB]/.test(number) || !/[.eE]/.test(number) || /[nlL]$/.test(number);
-        this.push(at, integer ? '$INT' : '$FLOAT', verbatim);
-      } else if (lineBreak !== undefined) {
+    let i = from;
+    while (i < to) {
+      const c = text.charCodeAt(i);
+      if (c === 10) {
+        let j = i + 1;
+        let lineStart = j;
+        while (j < to) {
+          const d = text.charCodeAt(j);
+          if (d === 10) lineStart = ++j;
+          else if (isSpace(d)) j++;
+          else break;
+        }
         if (this.indentSensitive) {
-          this.starts.push(at);
-          this.ids.push(lineBreak.length - 1 - lineBreak.lastIndexOf('\n'));
+          this.starts.push(i);
+          this.ids.push(j - lineStart);
           this.kinds.push(newline);
         }
-      } else this.push(at, whole, verbatim);
+        i = j;
+      } else if (isSpace(c)) i++;
+      else if (isIdentifierStart(c)) {
+        let j = i + 1;
+        while (j < to && isIdentifierPart(text.charCodeAt(j))) j++;
+        const word = text.slice(i, j);
+        if (keywords.has(word)) this.push(i, word, verbatim);
+        else if (Object.hasOwn(literalWords, word)) this.push(i, literalWords[word]!, verbatim);
+        else this.push(i, word, name);
+        i = j;
+      } else if (isDigit(c) || (c === 46 && isDigit(text.charCodeAt(i + 1)))) {
+        let j = i + 1;
+        let float = c === 46;
+        const radix = c === 48 && /[xXoObB]/.test(text[i + 1] ?? '');
+        while (j < to) {
+          const d = text.charCodeAt(j);
+          if (d === 46) float = true;
+          else if ((d === 101 || d === 69) && !radix) {
+            float = true;
+            const sign = text.charCodeAt(j + 1);
+            if (sign === 43 || sign === 45) j++;
+          } else if (!isIdentifierPart(d)) break;
+          j++;
+        }
+        const suffix = text.charCodeAt(j - 1);
+        const integer = radix || !float || suffix === 110 || suffix === 108 || suffix === 76;
+        this.push(i, integer ? '$INT' : '$FLOAT', verbatim);
+        i = j;
+      } else {
+        this.push(i, text[i]!, verbatim);
+        i++;
+      }
     }
   }
 
