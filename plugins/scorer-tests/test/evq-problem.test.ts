@@ -1,3 +1,3 @@
 import { describeSolvable } from './solvable.js';
 
-describeSolvable('evq', ['filter', 'stats', 'query', 'joins']);
+describeSolvable('evq', ['filter', 'stats', 'query', 'joins', 'expressions']);
