@@ -18,6 +18,8 @@ function failures(detail: unknown): string[] {
 
 // Cases spend most of their time waiting for the interpreter to start, not on the CPU.
 const concurrency = 16;
+// A step scores a hundred or more processes; a busy machine must not turn that into a failure.
+const timeout = 240_000;
 
 /** How many cases a step has of its own, from its case files. */
 async function caseCount(casesDir: string): Promise<number> {
@@ -51,32 +53,42 @@ export function describeSolvable(id: string, stepIds: string[]): void {
     });
 
     stepIds.forEach((_, index) => {
-      it(`step ${index + 1}: the reference solution passes every case, regression included`, async () => {
-        const { scores, list } = await scoreStep(task, index, task.steps[index]!.solution!, { concurrency });
-        expect(failures(list[0]!.detail)).toEqual([]);
-        expect(scores).toMatchObject({ strict: 1, iso: 1, core: 1, pass_rate: 1 });
-        const core = Number(scores['core.total']);
-        const functionality = Number(scores['functionality.total']);
-        const error = Number(scores['error.total']);
-        const total = core + functionality + error;
-        expect(total).toBe(own[index]);
-        expect(total).toBeGreaterThanOrEqual(15);
-        expect(core / total).toBeGreaterThanOrEqual(0.5);
-        expect(functionality / total).toBeGreaterThanOrEqual(0.2);
-        expect(error).toBeGreaterThanOrEqual(2);
-        const earlier = own.slice(0, index).reduce((sum, count) => sum + count, 0);
-        expect(scores['regression.total'] ?? 0).toBe(earlier);
-      });
+      it(
+        `step ${index + 1}: the reference solution passes every case, regression included`,
+        async () => {
+          const { scores, list } = await scoreStep(task, index, task.steps[index]!.solution!, {
+            concurrency,
+          });
+          expect(failures(list[0]!.detail)).toEqual([]);
+          expect(scores).toMatchObject({ strict: 1, iso: 1, core: 1, pass_rate: 1 });
+          const core = Number(scores['core.total']);
+          const functionality = Number(scores['functionality.total']);
+          const error = Number(scores['error.total']);
+          const total = core + functionality + error;
+          expect(total).toBe(own[index]);
+          expect(total).toBeGreaterThanOrEqual(15);
+          expect(core / total).toBeGreaterThanOrEqual(0.5);
+          expect(functionality / total).toBeGreaterThanOrEqual(0.2);
+          expect(error).toBeGreaterThanOrEqual(2);
+          const earlier = own.slice(0, index).reduce((sum, count) => sum + count, 0);
+          expect(scores['regression.total'] ?? 0).toBe(earlier);
+        },
+        timeout,
+      );
     });
 
     stepIds.slice(1).forEach((stepId, offset) => {
-      it(`step ${offset + 2} (${stepId}) asks for new behaviour: the step ${offset + 1} solution fails it`, async () => {
-        const { scores } = await scoreStep(task, offset + 1, task.steps[offset]!.solution!, {
-          regression: false,
-          concurrency,
-        });
-        expect(scores.iso).toBe(0);
-      });
+      it(
+        `step ${offset + 2} (${stepId}) asks for new behaviour: the step ${offset + 1} solution fails it`,
+        async () => {
+          const { scores } = await scoreStep(task, offset + 1, task.steps[offset]!.solution!, {
+            regression: false,
+            concurrency,
+          });
+          expect(scores.iso).toBe(0);
+        },
+        timeout,
+      );
     });
   });
 }

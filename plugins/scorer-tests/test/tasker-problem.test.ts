@@ -1,3 +1,3 @@
 import { describeSolvable } from './solvable.js';
 
-describeSolvable('tasker', ['order-and-run', 'incremental', 'parallel', 'explain-and-clean']);
+describeSolvable('tasker', ['order-and-run', 'incremental', 'parallel', 'explain-and-clean', 'variables']);
