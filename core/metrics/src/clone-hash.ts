@@ -185,13 +185,11 @@ export class FileTokens {
     return index;
   }
 
-  /** Calls of `name` in [start, end), not counting a declaration of it at `start`. */
+  /** Calls of `name` in (start, end): the positions are sorted, so two binary searches. */
   callsOf(callee: string, start: number, end: number): number {
     const positions = this.calls().get(callee);
     if (!positions) return 0;
-    let count = 0;
-    for (const at of positions) if (at > start && at < end) count++;
-    return count;
+    return firstAfter(positions, end - 1) - firstAfter(positions, start);
   }
 
   /** The hash of the block [start, end): two 32-bit polynomial hashes of the normalized tokens. */
@@ -245,4 +243,16 @@ export class FileTokens {
     }
     return `${h1.toString(36)}.${h2.toString(36)}.${count}`;
   }
+}
+
+/** Index of the first element greater than `value` in a sorted array. */
+function firstAfter(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (sorted[mid]! <= value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

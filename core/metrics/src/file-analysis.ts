@@ -172,11 +172,10 @@ export function analyzeNodes(
       }
     }
 
-    const role = kinds.cognitive.has(kind)
-      ? spec.cognitiveRole(kind, (tag) => node.getMatch(tag) !== null)
-      : undefined;
+    const tagged = (tag: string) => node.getMatch(tag) !== null;
+    const role = kinds.cognitive.has(kind) ? spec.cognitiveRole(kind, tagged) : undefined;
     if (role) addCognitive(role, start);
-    const name = kinds.callables.has(kind) ? spec.callableName(node, text, start) : undefined;
+    const name = kinds.callables.has(kind) ? spec.callableName(node, text, start, tagged) : undefined;
     if (name !== undefined) {
       const enclosing = open.filter((entry) => entry.callable >= 0).map((entry) => entry.callable);
       callables.push({

@@ -157,23 +157,38 @@ function findClones(analyses: FileAnalysis[]): CloneInstance[][] {
       else groups.set(candidate.hash, [instance]);
     }
   }
-  const cloneLines = new Map<FileAnalysis, Set<number>>();
+  const spans = new Map<FileAnalysis, [number, number][]>();
   const result: CloneInstance[][] = [];
   for (const instances of groups.values()) {
     if (instances.length < 2) continue;
     result.push(
       instances.map(({ analysis, startLine, endLine }) => {
-        const lines = cloneLines.get(analysis) ?? new Set<number>();
-        cloneLines.set(analysis, lines);
-        for (let line = startLine; line <= endLine; line++) if (analysis.code[line]) lines.add(line);
+        const list = spans.get(analysis) ?? [];
+        list.push([startLine, endLine]);
+        spans.set(analysis, list);
         return { file: analysis.metrics.path, startLine: startLine + 1, endLine: endLine + 1 };
       }),
     );
   }
-  for (const [analysis, lines] of cloneLines) {
-    analysis.metrics.cloneLines = lines.size;
-    let verbose = lines.size;
-    for (const line of analysis.flagged) if (!lines.has(line)) verbose++;
+  // Clone lines: the code lines of the union of instance spans (merged, so nested and repeated
+  // instances cost nothing extra).
+  for (const [analysis, list] of spans) {
+    list.sort((a, b) => a[0] - b[0]);
+    const cloned = new Uint8Array(analysis.code.length);
+    let count = 0;
+    let reach = -1;
+    for (const [start, end] of list) {
+      for (let line = Math.max(start, reach + 1); line <= end; line++) {
+        if (analysis.code[line]) {
+          cloned[line] = 1;
+          count++;
+        }
+      }
+      reach = Math.max(reach, end);
+    }
+    analysis.metrics.cloneLines = count;
+    let verbose = count;
+    for (const line of analysis.flagged) if (!cloned[line]) verbose++;
     analysis.metrics.verboseLines = verbose;
   }
   return result;

@@ -36,7 +36,12 @@ export interface LanguageSpec {
   docstringRule?: Rule;
   /** Node kinds that may be callables; `callableName` decides (undefined: not a callable). */
   callableKinds: readonly string[];
-  callableName(node: SgNode, text: string, start: number): string | undefined;
+  callableName(
+    node: SgNode,
+    text: string,
+    start: number,
+    tagged: (tag: string) => boolean,
+  ): string | undefined;
   /** Named scopes that are not callables (classes), for qualified names. */
   scopeKinds: readonly string[];
   /** Decision points of cyclomatic complexity, one per matched node. */

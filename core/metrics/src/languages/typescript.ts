@@ -20,11 +20,20 @@ const keywords = new Set(
   ),
 );
 
+const ownName = /^(?:async\s+)?function\s*\*?\s*([A-Za-z_$\u00C0-\uFFFF][\w$\u00C0-\uFFFF]*)/;
+
 /** Where a function-like node gets its name from, when it has one (see README: callables). */
-function callableName(node: SgNode): string | undefined {
+function callableName(
+  node: SgNode,
+  text: string,
+  start: number,
+  tagged: (tag: string) => boolean,
+): string | undefined {
   const kind = node.kind();
   if (kind === 'arrow_function' || kind === 'function_expression') {
-    const own = kind === 'arrow_function' ? undefined : fieldText(node, 'name');
+    const own = kind === 'arrow_function' ? undefined : ownName.exec(text.slice(start, start + 200))?.[1];
+    // Only a function in a binding position (tagged by the matcher) can take its name from there.
+    if (!tagged('BOUND')) return own;
     const parent = node.parent();
     switch (parent?.kind()) {
       case 'variable_declarator':
@@ -73,6 +82,18 @@ function cognitiveRole(kind: string, tagged: (tag: string) => boolean): Cognitiv
       return undefined;
   }
 }
+
+/** A function in a position that names it (JavaScript's grammar calls class fields differently). */
+const bound = (id: LanguageId) => ({
+  inside: {
+    any: [
+      { kind: 'variable_declarator' },
+      { kind: id === 'javascript' ? 'field_definition' : 'public_field_definition' },
+      { kind: 'pair' },
+      { kind: 'assignment_expression' },
+    ],
+  },
+});
 
 function spec(id: LanguageId, lang: Lang, extensions: string[]): LanguageSpec {
   return {
@@ -141,6 +162,8 @@ function spec(id: LanguageId, lang: Lang, extensions: string[]): LanguageSpec {
       ],
     },
     roleTags: {
+      arrow_function: { BOUND: bound(id) },
+      function_expression: { BOUND: bound(id) },
       binary_expression: { SEQ: sequenceTag('binary_expression', ['&&', '\\|\\|', '\\?\\?']) },
       if_statement: { ELIF: { inside: { kind: 'else_clause' } } },
       else_clause: { ELIF: { has: { kind: 'if_statement' } } },
