@@ -6,3 +6,4 @@ export * from './contracts/index.js';
 export * from './plugins/index.js';
 export * from './runner/index.js';
 export * from './store/index.js';
+export * from './workspace/index.js';

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import {
   ClassifiedError,
   type Environment,
+  excludeMatcher,
   readDirectoryFiles,
   type SandboxSpec,
   type SnapshotStore,
@@ -11,7 +12,6 @@ import {
 import Docker from 'dockerode';
 import { agentUser, packFiles } from './archive.js';
 import { baseImageRef, baseRecipe } from './base-image.js';
-import { excludeMatcher } from './excludes.js';
 import { type ResolvedImage, resolveImage } from './images.js';
 import { dockerName, labels, ownerLabel } from './labels.js';
 import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';

@@ -12,10 +12,9 @@ export {
   defaultCacheDir,
 } from './base-image.js';
 export { connectDocker, DockerEnvironment } from './environment.js';
-export { excludeMatcher } from './excludes.js';
 export type { DockerExecResult } from './exec.js';
 export { labels } from './labels.js';
-export { type DockerOptions, defaultExcludes, dockerOptions, parseSize } from './options.js';
+export { type DockerOptions, dockerOptions, parseSize } from './options.js';
 export { type PruneOptions, type PruneReport, prune } from './prune.js';
 export { DockerSandbox } from './sandbox.js';
 

@@ -1,6 +1,5 @@
+import { excludesOption } from '@longhaul/core';
 import { z } from 'zod';
-
-export const defaultExcludes = ['node_modules', '.venv', '__pycache__', '.git'];
 
 const size = z.string().regex(/^\d+(\.\d+)?\s*[kmgt]?b?$/i, 'a size such as 512m, 4g or 1073741824');
 
@@ -64,12 +63,7 @@ export const dockerOptions = z
       .describe(
         'Extra environment variables for every command. The agent can read them: never put secrets here.',
       ),
-    excludes: z
-      .array(z.string().min(1))
-      .default(defaultExcludes)
-      .describe(
-        'Names or globs (`*` within one path segment) left out of snapshots, pulls and pushes. A name matches anywhere in the workspace; a pattern with `/` matches a path from the workspace root.',
-      ),
+    excludes: excludesOption,
     workspace: z
       .string()
       .regex(/^\/.+/, 'an absolute path')

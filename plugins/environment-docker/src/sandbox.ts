@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import {
   ClassifiedError,
+  type ExcludeMatcher,
   type ExecOptions,
   type FileEntry,
   type Sandbox,
@@ -10,7 +11,6 @@ import {
 } from '@longhaul/core';
 import type Docker from 'dockerode';
 import { agentUser, packFiles, readArchive } from './archive.js';
-import type { ExcludeMatcher } from './excludes.js';
 import { DockerCommand as Command, type DockerCommand, type DockerExecResult } from './exec.js';
 import type { DockerOptions } from './options.js';
 import type { ContainerCgroup } from './proc.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dockerOptions, excludeMatcher, parseSize } from '../src/index.js';
+import { dockerOptions, parseSize } from '../src/index.js';
 
 describe('docker options', () => {
   it('parses sizes as Docker counts them', () => {
@@ -16,16 +16,5 @@ describe('docker options', () => {
     const keys = bad.error?.issues.map((i) => i.path.join('.'));
     expect(keys).toEqual(expect.arrayContaining(['memory', 'mounts.0', 'pids']));
     expect(dockerOptions.safeParse({ netwrok: 'open' }).success).toBe(false);
-  });
-
-  it('matches excludes by name anywhere and by path from the root', () => {
-    const excluded = excludeMatcher(['node_modules', '*.pyc', 'build/out']);
-    expect(excluded('node_modules/x/index.js')).toBe(true);
-    expect(excluded('src/node_modules')).toBe(true);
-    expect(excluded('pkg/mod.pyc')).toBe(true);
-    expect(excluded('build/out/a.txt')).toBe(true);
-    expect(excluded('src/build/out/a.txt')).toBe(false);
-    expect(excluded('src/main.py')).toBe(false);
-    expect(excludeMatcher([])('anything')).toBe(false);
   });
 });

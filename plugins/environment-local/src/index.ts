@@ -2,10 +2,9 @@ import { definePlugin, tokens } from '@longhaul/core';
 import { LocalEnvironment } from './local-environment.js';
 import { localOptions } from './options.js';
 
-export { excludeMatcher } from './excludes.js';
 export { LocalEnvironment } from './local-environment.js';
 export { LocalSandbox } from './local-sandbox.js';
-export { defaultExcludes, type LocalOptions, localOptions } from './options.js';
+export { type LocalOptions, localOptions } from './options.js';
 
 export default definePlugin({
   kind: 'environment',

@@ -1,8 +1,13 @@
 import { cp, mkdir, mkdtemp, realpath, stat } from 'node:fs/promises';
 import { arch, platform, release, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { ClassifiedError, type Environment, type SandboxSpec, type SnapshotStore } from '@longhaul/core';
-import { excludeMatcher } from './excludes.js';
+import {
+  ClassifiedError,
+  type Environment,
+  excludeMatcher,
+  type SandboxSpec,
+  type SnapshotStore,
+} from '@longhaul/core';
 import { LocalSandbox } from './local-sandbox.js';
 import type { LocalOptions } from './options.js';
 import { WorkspaceFiles } from './workspace-files.js';

@@ -1,15 +1,9 @@
+import { excludesOption } from '@longhaul/core';
 import { z } from 'zod';
-
-export const defaultExcludes = ['node_modules', '.venv', '__pycache__', '.git'];
 
 export const localOptions = z
   .object({
-    excludes: z
-      .array(z.string().min(1))
-      .default(defaultExcludes)
-      .describe(
-        'Names or globs (`*` within one path segment) left out of snapshots, pulls and pushes. A name matches that file or directory anywhere in the workspace; a pattern with `/` matches a path from the workspace root.',
-      ),
+    excludes: excludesOption,
     root: z
       .string()
       .optional()

@@ -12,8 +12,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ClassifiedError, type FileEntry, type WorkspaceFile } from '@longhaul/core';
-import type { ExcludeMatcher } from './excludes.js';
+import { ClassifiedError, type ExcludeMatcher, type FileEntry, type WorkspaceFile } from '@longhaul/core';
 
 /** Snapshots carry a symlink as a file whose mode has these type bits and whose data is the target. */
 export const symlinkMode = 0o120000;
