@@ -11,7 +11,9 @@ done; exit 0`;
 
 /** Kills every process in the sandbox that carries this turn's marker (best effort, Linux /proc). */
 export async function sweepProcesses(sandbox: Sandbox, marker: string): Promise<void> {
-  await sandbox
-    .exec(['/bin/sh', '-c', sweepScript, 'sweep', marker], { user: 'agent', timeoutMs: 15_000 })
-    .catch(() => undefined);
+  try {
+    await sandbox.exec(['/bin/sh', '-c', sweepScript, 'sweep', marker], { user: 'agent', timeoutMs: 15_000 });
+  } catch {
+    // A sandbox that is gone has nothing left to sweep.
+  }
 }

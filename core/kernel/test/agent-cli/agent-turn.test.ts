@@ -41,11 +41,19 @@ function sandboxFor(
   process: ScriptedProcess,
   started: { argv: string[]; env?: Record<string, string> }[] = [],
 ) {
+  const exec = async (): Promise<ExecResult> => ({
+    exitCode: 0,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    durationMs: 0,
+  });
   return {
     start: async (argv: string[], options: { env?: Record<string, string> }) => {
       started.push({ argv, env: options.env });
       return process;
     },
+    exec,
   } as unknown as Sandbox;
 }
 
