@@ -102,8 +102,23 @@ function failure(target: string, reason: string, summary = reason): Check {
 export async function runHttpCase(
   sandbox: Sandbox,
   spec: HttpCase,
-  options: HttpRunOptions,
+  scorerOptions: HttpRunOptions,
 ): Promise<HttpCaseRun> {
+  // A signal of the case's own, so the listeners servers and requests add to it go away with the
+  // case instead of piling up on the scorer's signal over hundreds of cases.
+  const controller = new AbortController();
+  const forward = () => controller.abort(scorerOptions.signal.reason);
+  scorerOptions.signal.addEventListener('abort', forward, { once: true });
+  if (scorerOptions.signal.aborted) forward();
+  try {
+    return await runRequests(sandbox, spec, { ...scorerOptions, signal: controller.signal });
+  } finally {
+    scorerOptions.signal.removeEventListener('abort', forward);
+    controller.abort('case ended');
+  }
+}
+
+async function runRequests(sandbox: Sandbox, spec: HttpCase, options: HttpRunOptions): Promise<HttpCaseRun> {
   for (const [path, text] of Object.entries(spec.files ?? {})) await sandbox.writeFile(path, text);
   const checks: Check[] = [];
   const exchanges: HttpExchange[] = [];

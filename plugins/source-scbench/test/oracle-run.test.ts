@@ -1,0 +1,103 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, rmdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// End to end through the real CLI: the oracle harness writes each checkpoint's reference solution,
+// the tests scorer runs the hidden pytest suites (scbench source) and HTTP cases (native source,
+// problems/linkshelf), and the solve-rates scorer and reporter make the Table 1.
+const repoRoot = resolve(import.meta.dirname, '../../..');
+const bin = join(repoRoot, 'core/cli/bin/longhaul.js');
+const packages = [
+  'core/cli',
+  'harnesses/oracle',
+  'plugins/environment-local',
+  'plugins/scripts',
+  'plugins/memory-basic',
+  'plugins/scorer-tests',
+  'plugins/scorer-solve-rates',
+  'plugins/reporter-solve-rates',
+  'plugins/source-scbench',
+  'plugins/source-longhaul',
+];
+let work: string;
+
+/** The CLI runs built packages; turbo rebuilds what changed (one test file at a time, by a lock). */
+async function build(): Promise<void> {
+  const lock = join(tmpdir(), 'longhaul-cli-test-build.lock');
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      await new Promise((done) => setTimeout(done, 200));
+    }
+  }
+  try {
+    const filters = packages.map((pkg) => `--filter=./${pkg}`);
+    execFileSync('npx', ['turbo', 'run', 'build', ...filters, '--output-logs=errors-only'], {
+      cwd: repoRoot,
+      stdio: 'ignore',
+      timeout: 300_000,
+    });
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+beforeAll(async () => {
+  await build();
+  work = await mkdtemp(join(tmpdir(), 'longhaul-scbench-run-'));
+}, 320_000);
+
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('the oracle over scbench problems and problems/linkshelf', () => {
+  it('solves every checkpoint through both sources and prints the Table 1', async () => {
+    const experiment = join(work, 'scbench-fixtures.yaml');
+    await writeFile(
+      experiment,
+      [
+        'name: scbench-fixtures',
+        'source:',
+        `  - { id: scbench, options: { path: ${join(import.meta.dirname, 'fixtures/problems')} } }`,
+        `  - { id: longhaul, options: { path: ${join(repoRoot, 'problems')}, tasks: [linkshelf] } }`,
+        'harness: oracle',
+        'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
+        'scorers: [tests, solve-rates]',
+        'reporters: [solve-rates]',
+        'concurrency: 3',
+        '',
+      ].join('\n'),
+    );
+    const runDir = join(work, 'run');
+    const { stdout } = await promisify(execFile)('node', [bin, 'run', experiment, '--run-dir', runDir], {
+      cwd: repoRoot,
+      timeout: 600_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    expect(stdout).toMatch(/condition\s+Strict\s+Iso\.\s+Core\s+Partial/);
+    expect(stdout).toMatch(/oracle\/just-solve\/none\s+100\.0\s+100\.0\s+100\.0\s+100\.0/);
+    const table = JSON.parse(await readFile(join(runDir, 'solve-rates.json'), 'utf8'));
+    expect(table['oracle/just-solve/none']).toMatchObject({
+      strict: 1,
+      iso: 1,
+      core: 1,
+      full: 1,
+      problems: 3,
+      'checkpoints.produced': 8,
+      'checkpoints.all': 8,
+    });
+    const prompt = await readFile(
+      join(runDir, 'trials/wordfreq.oracle.just-solve.none.r1/steps/02-checkpoint_2/prompt.md'),
+      'utf8',
+    );
+    expect(prompt).toContain('Keep working in the virtual environment you set up earlier');
+    expect(prompt).toContain('python3 wordfreq.py <file> [--top N] [--json] [--stopwords]');
+  }, 600_000);
+});
