@@ -21,7 +21,8 @@ export { DockerSandbox } from './sandbox.js';
 export default definePlugin({
   kind: 'environment',
   id: 'docker',
-  description: 'One container per trial on an internal network, with offline-built base images',
+  description:
+    'One container per trial (per step with a script asking for a fresh sandbox) on an internal network, with offline-built base images',
   options: dockerOptions,
   register(bind, options) {
     bind(tokens.Environment).toDynamicValue(
