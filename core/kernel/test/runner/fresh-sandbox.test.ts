@@ -5,7 +5,9 @@ import {
   ConfigError,
   emptyUsage,
   type ModelEndpoint,
+  RunCancellation,
   RunStore,
+  resumeExperiment,
   type SandboxSpec,
   type Script,
   startRun,
@@ -34,7 +36,10 @@ function sandboxScript(sandbox: (index: number) => TurnPlan['sandbox']): Script 
 
 /** The agent writes only the part its turn asks for: earlier parts are there only if carried. */
 const partWriter = {
-  turns: ({ turn }: { turn: number }) => ({ edits: { [`part${turn + 1}.txt`]: `part ${turn + 1}\n` } }),
+  turns: ({ prompt }: { prompt: string }) => {
+    const n = /part (\d+)/.exec(prompt)?.[1];
+    return { edits: { [`part${n}.txt`]: `part ${n}\n` } };
+  },
 };
 
 const agentSandboxes = (fixture: Fixture) =>
@@ -145,6 +150,32 @@ describe('a turn that asks for a fresh sandbox', () => {
       'part1.txt',
       'part2.txt',
     ]);
+  });
+
+  it('after a resume, starts in the sandbox the resumed trial opens, without a second one', async () => {
+    const fixture = await makeFixture({ script: sandboxScript(() => 'fresh'), harness: partWriter });
+    const runDir = join(fixture.dir, 'run');
+    const cancellation = new RunCancellation();
+    const first = await startRun(fixture.experiment, {
+      runDir,
+      cancellation,
+      onEvent: (event) => {
+        if (event.type === 'turn.start' && event.steps.includes(1)) cancellation.stop(10_000);
+      },
+    });
+    expect(first.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok', 'ok', 'cancelled']);
+    const openedBefore = agentSandboxes(fixture).length;
+
+    const second = await resumeExperiment(fixture.experiment, runDir);
+    const record = second.trials[0]!.record;
+    expect(record.steps.map((s) => [s.status, s.scores['match.match']])).toEqual([
+      ['ok', 1],
+      ['ok', 1],
+      ['ok', 1],
+    ]);
+    const resumed = agentSandboxes(fixture).slice(openedBefore);
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]!.spec.from).toBe(record.steps[1]!.snapshot);
   });
 
   it('is a plan problem together with a continued session, reported before the run starts', async () => {
