@@ -6,6 +6,7 @@ import * as prune from './commands/prune.js';
 import * as resume from './commands/resume.js';
 import * as run from './commands/run.js';
 import * as schema from './commands/schema.js';
+import * as slump from './commands/slump.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
 
@@ -23,6 +24,7 @@ const commands: { register(program: Command): void }[] = [
   images,
   prune,
   metrics,
+  slump,
 ];
 
 /** Runs the CLI; resolves to the process exit code. */

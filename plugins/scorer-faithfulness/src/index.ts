@@ -5,12 +5,27 @@ import { SlumpReporter, slumpReporterOptions } from './slump-reporter.js';
 import { SlumpScorer } from './slump-scorer.js';
 
 export {
+  type Agreement,
+  agreement,
+  type LabelTable,
+  parseLabels,
+  quadraticKappa,
+  spearman,
+} from './calibration.js';
+export {
   analyzeDir,
   type DirAnalysis,
   type ExportedSymbol,
   entryFilesOf,
   isTestFile,
 } from './dir-analysis.js';
+export {
+  type ComponentExposure,
+  type ExposureAudit,
+  exposureAudit,
+  exposureSystemPrompt,
+  llmExposureLevels,
+} from './exposure.js';
 export { FaithfulnessScorer } from './faithfulness-scorer.js';
 export * from './formulas.js';
 export { gatewayModel } from './gateway-model.js';

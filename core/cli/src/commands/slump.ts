@@ -1,0 +1,154 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadExperiment } from '@longhaul/core';
+import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
+import {
+  agreement,
+  type ExposureAudit,
+  exposureAudit,
+  gatewayModel,
+  llmExposureLevels,
+  parseLabels,
+  quadraticKappa,
+} from '@longhaul/scorer-faithfulness';
+import type { Command } from 'commander';
+import { formatColumns } from '../columns.js';
+import { collect, reportingConfigErrors } from '../print-error.js';
+
+const percent = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)}%`);
+const fixed = (value: number | null) => (value === null ? '–' : value.toFixed(3));
+
+function printAudit(audit: ExposureAudit): void {
+  const rows = audit.components.map((c) => [
+    c.component,
+    String(c.level),
+    c.request ?? '–',
+    c.firstRecoverable === null ? '–' : String(c.firstRecoverable),
+    c.firstExplicit === null ? '–' : String(c.firstExplicit),
+  ]);
+  process.stdout.write(
+    `${audit.task}: RCR ${fixed(audit.rcr)}, ESR ${fixed(audit.esr)}, ${audit.recoverable}/${audit.components.length} recoverable\n` +
+      `${formatColumns([['COMPONENT', 'LEVEL', 'REQUEST', 'RECOVERABLE AT', 'EXPLICIT AT'], ...rows])}\n` +
+      `exposure curve (turn: recoverable / explicit): ${audit.curve
+        .map((point) => `${point.turn}:${percent(point.recoverable)}/${percent(point.explicit)}`)
+        .join(' ')}\n`,
+  );
+}
+
+/** `longhaul slump audit|calibrate`: SLUMP's exposure audit and judge calibration. */
+export function register(program: Command): void {
+  const slump = program.command('slump').description("SLUMP's exposure audit and judge calibration");
+  slump
+    .command('audit')
+    .description(
+      'Per component of each emergent-spec script: the request that discloses it, how explicitly, RCR, ESR and the exposure curve',
+    )
+    .argument('<experiment>', 'experiment YAML file whose tasks are audited')
+    .option(
+      '--model <name>',
+      "also re-derive the levels from the request texts with this model of the experiment's models:",
+    )
+    .option('--json', 'print the audit as JSON')
+    .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
+    .action(async (file: string, options: { model?: string; json?: boolean; set: string[] }) => {
+      const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+      const tasks = experiment.tasks.filter((task) => (task.components ?? []).length > 0);
+      if (tasks.length === 0) {
+        process.stderr.write(`${file}: no task has components to audit\n`);
+        process.exitCode = 2;
+        return;
+      }
+      let llm: ((task: (typeof tasks)[number]) => Promise<ExposureAudit>) | undefined;
+      let close = async () => {};
+      if (options.model) {
+        const runDir = await mkdtemp(join(tmpdir(), 'longhaul-audit-'));
+        const gateway = await reportingConfigErrors(() =>
+          createGateway({ models: experiment.config.models } as GatewayConfigInput, {
+            runDir,
+            baseDir: experiment.config.baseDir,
+          }),
+        );
+        close = async () => {
+          await gateway.close();
+          await rm(runDir, { recursive: true, force: true });
+        };
+        const model = await gatewayModel(gateway, 'exposure-audit', options.model, 'longhaul slump audit');
+        llm = async (task) => exposureAudit(await llmExposureLevels(model, task));
+      }
+      try {
+        const results = [];
+        for (const task of tasks) {
+          const authored = exposureAudit(task);
+          const derived = llm ? await llm(task) : undefined;
+          const kappa = derived
+            ? quadraticKappa(
+                authored.components.map((c) => c.level),
+                derived.components.map((c) => c.level),
+              )
+            : undefined;
+          results.push({ authored, derived, kappa });
+          if (!options.json) {
+            printAudit(authored);
+            if (derived) {
+              process.stdout.write(`re-derived by ${options.model}:\n`);
+              printAudit(derived);
+              process.stdout.write(`agreement of levels (quadratic-weighted κ): ${fixed(kappa ?? null)}\n`);
+            }
+          }
+        }
+        if (options.json) process.stdout.write(`${JSON.stringify(results, null, 1)}\n`);
+      } finally {
+        await close();
+      }
+    });
+  slump
+    .command('calibrate')
+    .description(
+      'Agreement of the faithfulness judge with human labels: quadratic-weighted κ overall and per rubric level',
+    )
+    .argument(
+      '<labels>',
+      'CSV: a header, then one row per component-run pair; id columns plus one 0–4 column per rater',
+    )
+    .option(
+      '--reference <column>',
+      'the rater the others are compared with (default: the first rater column)',
+    )
+    .option('--json', 'print the results as JSON')
+    .action(async (file: string, options: { reference?: string; json?: boolean }) => {
+      const table = await reportingConfigErrors(async () => parseLabels(await readFile(file, 'utf8'), file));
+      const names = Object.keys(table.raters);
+      const reference = options.reference ?? names[0]!;
+      if (!table.raters[reference]) {
+        process.stderr.write(`${file}: no rater column '${reference}' (columns: ${names.join(', ')})\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const results = names
+        .filter((name) => name !== reference)
+        .map((name) => ({
+          rater: name,
+          reference,
+          ...agreement(table.raters[reference]!, table.raters[name]!),
+        }));
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(results, null, 1)}\n`);
+        return;
+      }
+      const rows = results.map((r) => [
+        `${r.reference}–${r.rater}`,
+        fixed(r.kappa),
+        percent(r.exact),
+        fixed(r.spearman),
+        percent(r.withinOne),
+        percent(r.boundary23),
+        percent(r.boundary34),
+        String(r.falseAbsence),
+        r.perLevel.map((level) => `${level.level}:${fixed(level.kappa)}`).join(' '),
+      ]);
+      process.stdout.write(
+        `${table.rows} pairs\n${formatColumns([['PAIR', 'κ (QUADRATIC)', 'EXACT', 'SPEARMAN', '±1', '2–3', '3–4', 'FALSE ABSENT', 'κ PER LEVEL'], ...rows])}\n`,
+      );
+    });
+}
