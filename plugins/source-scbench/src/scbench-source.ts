@@ -4,20 +4,13 @@ import {
   ConfigError,
   type ConfigIssue,
   closest,
+  matchesTaskPattern,
   type Source,
   type SourceContext,
   type Task,
 } from '@longhaul/core';
 import { loadProblem, problemDirectories } from './load-problem.js';
 import type { ScbenchOptions } from './options.js';
-
-function globToRegExp(glob: string): RegExp {
-  const escaped = glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${escaped}$`);
-}
 
 /** SlopCodeBench problems in their own format, one task per problem directory. */
 export class ScbenchSource implements Source {
@@ -52,7 +45,7 @@ export class ScbenchSource implements Source {
     if (!filter) return roots;
     const names = roots.map((root) => root.slice(root.lastIndexOf('/') + 1));
     filter.forEach((pattern, position) => {
-      if (!names.some((name) => globToRegExp(pattern).test(name))) {
+      if (!names.some((name) => matchesTaskPattern(name, pattern))) {
         issues.push({
           file: path,
           key: `problems[${position}]`,
@@ -61,6 +54,6 @@ export class ScbenchSource implements Source {
         });
       }
     });
-    return roots.filter((_, index) => filter.some((pattern) => globToRegExp(pattern).test(names[index]!)));
+    return roots.filter((_, index) => filter.some((pattern) => matchesTaskPattern(names[index]!, pattern)));
   }
 }

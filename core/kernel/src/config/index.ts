@@ -4,4 +4,5 @@ export * from './json-schema.js';
 export * from './load-experiment.js';
 export * from './matrix.js';
 export * from './suggest.js';
+export { matchesTaskPattern } from './task-filter.js';
 export * from './yaml-file.js';
