@@ -1,6 +1,8 @@
 import { sampleTask } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
-import { exposureAudit } from '../src/exposure.js';
+import { exposureAudit, llmExposureLevels } from '../src/exposure.js';
+import { gatewayModel } from '../src/gateway-model.js';
+import { judgeGateway } from './fixtures.js';
 
 describe('exposure audit', () => {
   it('finds for each component its most explicit request, first recoverable and explicit turns, RCR, ESR and the curve', () => {
@@ -37,5 +39,39 @@ describe('exposure audit', () => {
       [2, 2 / 3, 1 / 3],
       [3, 2 / 3, 1 / 3],
     ]);
+  });
+});
+
+describe('LLM-assisted exposure audit', () => {
+  it('re-derives every request’s disclosures through a gateway model, dropping unknown components', async () => {
+    const reply = (discloses: unknown[]) => ({ text: JSON.stringify({ discloses }) });
+    const { gateway, dispose } = await judgeGateway([
+      {
+        when: 'Request 1:',
+        ...reply([
+          { component: 'a', explicitness: 3 },
+          { component: 'zz', explicitness: 4 },
+        ]),
+      },
+      { when: 'Request 2:', ...reply([{ component: 'b', explicitness: 4 }]) },
+    ]);
+    try {
+      const base = sampleTask(2);
+      const task = {
+        ...base,
+        components: [
+          { id: 'a', description: 'A' },
+          { id: 'b', description: 'B' },
+        ],
+      };
+      const derived = await llmExposureLevels(await gatewayModel(gateway, 't', 'judge', 'audit'), task);
+      expect(derived.steps.map((step) => step.discloses)).toEqual([
+        [{ component: 'a', explicitness: 3 }],
+        [{ component: 'b', explicitness: 4 }],
+      ]);
+      expect(exposureAudit(derived)).toMatchObject({ rcr: 1, esr: 0.5 });
+    } finally {
+      await dispose();
+    }
   });
 });
