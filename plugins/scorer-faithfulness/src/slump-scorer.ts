@@ -1,5 +1,5 @@
 import type { ConditionScore, ExperimentScoreContext, Scorer, TrialRecord, TrialSpec } from '@longhaul/core';
-import { gapRecovery, mean, slumpLoss, summarize } from './formulas.js';
+import { gapRecovery, mean, relativeImprovement, slumpLoss, summarize } from './formulas.js';
 import type { SlumpOptions } from './options.js';
 
 type Trial = { spec: TrialSpec; record: TrialRecord };
@@ -66,11 +66,18 @@ export class SlumpScorer implements Extract<Scorer, { scope: 'experiment' }> {
           });
           if (emergent && cell.script === this.options.emergentScript && cell !== emergent) {
             const emergentValue = meanOrNull([...this.column(emergent, metric).values()]);
-            scores.push({
-              condition: cell.condition,
-              metric: `recovery.${metric}`,
-              value: gapRecovery(value, emergentValue, controlValue),
-            });
+            scores.push(
+              {
+                condition: cell.condition,
+                metric: `recovery.${metric}`,
+                value: gapRecovery(value, emergentValue, controlValue),
+              },
+              {
+                condition: cell.condition,
+                metric: `relative.${metric}`,
+                value: relativeImprovement(value, emergentValue),
+              },
+            );
           }
         }
         if (emergent && cell !== emergent) scores.push(...this.versus(cell, emergent, metric));

@@ -58,6 +58,8 @@ describe('slump across conditions', () => {
     const value = await scores();
     expect(Math.round((value('ide/conversation/projectguard', 'recovery.mcf') as number) * 100)).toBe(90);
     expect(value('ide/conversation/none', 'recovery.mcf')).toBeUndefined();
+    // (3.000 − 2.718) / 2.718 = 0.10375: the relative improvement Table 6 reports for DIR.
+    expect(value('ide/conversation/projectguard', 'relative.mcf')).toBeCloseTo(0.10375, 5);
   });
 
   it('counts wins, ties and losses per task against the emergent baseline, leaving missing values out', async () => {
