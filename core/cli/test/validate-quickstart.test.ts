@@ -15,10 +15,10 @@ describe('examples/quickstart.yaml with the built-in plugins', () => {
     });
   });
 
-  it('lists the worklog task and its three steps', async () => {
+  it('lists the worklog task and its four steps', async () => {
     const result = await runCli(['tasks', 'examples/quickstart.yaml'], root);
     expect(result.code).toBe(0);
-    expect(result.stdout.split('\n')[1]).toMatch(/^worklog\s+3\s+longhaul\s/);
+    expect(result.stdout.split('\n')[1]).toMatch(/^worklog\s+4\s+longhaul\s/);
   });
 
   it('rejects a misspelt harness given with --set, suggesting the installed one, and writes nothing', async () => {

@@ -226,6 +226,7 @@ describe('source longhaul: the problems shipped with longhaul', () => {
       { core: 12, functionality: 6, error: 3 },
       { core: 12, functionality: 6, error: 3 },
       { core: 12, functionality: 6, error: 3 },
+      { core: 13, functionality: 6, error: 3 },
     ]);
     expect(worklog?.steps.every((step) => step.prompt.includes('python3 main.py summary'))).toBe(true);
     expect(worklog?.steps.every((step) => !step.prompt.includes('{{'))).toBe(true);

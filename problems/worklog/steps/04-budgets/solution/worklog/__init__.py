@@ -1,0 +1,1 @@
+"""worklog: summarize work logs."""
