@@ -13,16 +13,3 @@ export function plusMinus(row: Row, metric: string, digits: number): string {
   if (typeof average !== 'number') return '-';
   return `${average.toFixed(digits)}±${fixed(row[`${metric}.std`], digits)}`;
 }
-
-/** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */
-export function grid(header: string[], rows: string[][]): string {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
-}

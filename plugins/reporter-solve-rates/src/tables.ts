@@ -1,4 +1,5 @@
-import { fixed, grid, percent, plusMinus, type Row } from './format.js';
+import { formatTable } from '@longhaul/core';
+import { fixed, percent, plusMinus, type Row } from './format.js';
 
 const phases = ['Start', 'Early', 'Mid', 'Late', 'Final'];
 
@@ -28,7 +29,7 @@ export function table1(rows: Map<string, Row>): string {
     plusMinus(row, 'erosion', 3),
     plusMinus(row, 'verbosity', 3),
   ]);
-  return grid(header, cells);
+  return formatTable(header, cells);
 }
 
 /** Per condition and progress phase: solve rates, cost and quality. */
@@ -52,7 +53,7 @@ export function phaseTable(rows: Map<string, Row>): string {
       ]);
     }
   }
-  return grid(header, cells);
+  return formatTable(header, cells);
 }
 
 /** Trajectory counts and the share whose erosion and verbosity rise from first to last checkpoint. */
@@ -75,5 +76,5 @@ export function trajectoryTable(rows: Map<string, Row>): string {
     percent(row['erosion.rises']),
     percent(row['verbosity.rises']),
   ]);
-  return grid(header, cells);
+  return formatTable(header, cells);
 }

@@ -1,3 +1,4 @@
+import { formatTable as layOut } from '@longhaul/core';
 import type { ConditionSummary } from './summary.js';
 
 function percent(rate: number | null): string {
@@ -27,13 +28,5 @@ export function formatTable(conditions: ConditionSummary[]): string {
     `$${condition.costUsd.toFixed(2)}`,
     formatDuration(condition.durationMs),
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n');
+  return layOut(header, rows);
 }
