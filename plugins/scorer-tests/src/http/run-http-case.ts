@@ -1,7 +1,7 @@
 import type { HttpCase, HttpRequest, Sandbox } from '@longhaul/core';
 import type { Check } from '../check-output.js';
 import { checkResponse, type HttpResponseData } from './check-response.js';
-import { freePort } from './free-port.js';
+import { leasePort } from './free-port.js';
 import { type RunningServer, ServerNotReady, startServer, stopServer } from './server.js';
 
 export interface HttpExchange {
@@ -125,9 +125,11 @@ async function runRequests(sandbox: Sandbox, spec: HttpCase, options: HttpRunOpt
   const saved = new Map<string, unknown>();
   const output = { stdout: '', stderr: '' };
   let server: RunningServer | undefined;
+  let lease: { port: number; release(): void } | undefined;
   const start = async (): Promise<string | undefined> => {
+    lease = await leasePort();
     try {
-      server = await startServer(sandbox, spec.server, { ...options, port: await freePort() });
+      server = await startServer(sandbox, spec.server, { ...options, port: lease.port });
       return undefined;
     } catch (error) {
       if (error instanceof ServerNotReady) return error.message;
@@ -135,12 +137,15 @@ async function runRequests(sandbox: Sandbox, spec: HttpCase, options: HttpRunOpt
     }
   };
   const stop = async () => {
-    if (!server) return;
-    await stopServer(server);
-    const { stdout, stderr } = server.process.output();
-    output.stdout += stdout;
-    output.stderr += stderr;
-    server = undefined;
+    if (server) {
+      await stopServer(server);
+      const { stdout, stderr } = server.process.output();
+      output.stdout += stdout;
+      output.stderr += stderr;
+      server = undefined;
+    }
+    lease?.release();
+    lease = undefined;
   };
   try {
     const notReady = await start();
