@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,7 +79,9 @@ export const environmentChecks: Check<EnvironmentContext>[] = [
   {
     name: "commands see none of the host's environment variables and get a writable HOME",
     run: async (context) => {
-      const name = 'LONGHAUL_CONFORMANCE_SECRET';
+      // A name of its own per check: checks run concurrently, and one that deletes a shared name
+      // would hide another's leak.
+      const name = `LONGHAUL_CONFORMANCE_SECRET_${randomBytes(6).toString('hex')}`;
       process.env[name] = 'must-not-leak';
       try {
         await withSandbox(context, async (sandbox) => {
