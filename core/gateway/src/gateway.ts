@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import {
   ClassifiedError,
@@ -12,13 +11,17 @@ import {
 } from '@longhaul/core';
 import type { Backend, CallContext } from './backends/backend.js';
 import { type BackendDeps, createBackend } from './backends/index.js';
+import { BodyBudget, defaultMaxBodyBytes, defaultMaxInFlightBytes } from './body.js';
 import { type GatewayConfigInput, gatewayConfigSchema, type ModelConfig } from './config.js';
 import type { GatewayError } from './errors.js';
+import { Grants } from './grants.js';
 import { JsonlFile } from './jsonl.js';
 import { Listeners } from './listeners.js';
 import { defaultPrices, estimateUsage, Meter } from './metering.js';
 import type { ModelReply, ModelRequest } from './model.js';
 import { createHandler } from './server.js';
+import { TrialFaults } from './trial-faults.js';
+import { Unauthenticated, type UnauthenticatedOptions } from './unauthenticated.js';
 
 export interface GatewayOptions {
   /** The run directory; recordings go to `<runDir>/gateway/`. */
@@ -32,21 +35,23 @@ export interface GatewayOptions {
   configFile?: string;
   /** Port of the loopback listener (default: any free port). */
   port?: number;
+  /** A request body larger than this is answered 413 (default 16 MiB). */
+  maxBodyBytes?: number;
+  /** Request body bytes held by all requests at once; past it a request is answered 503 (default 64 MiB). */
+  maxInFlightBytes?: number;
+  /** Rate limit and summaries of requests without a valid token (default: 20 at once, 1 per second per address). */
+  unauthenticated?: UnauthenticatedOptions;
 }
 
 /** The run's model gateway: the kernel's ModelGateway plus what its owner needs to run and stop it. */
 export interface Gateway extends ModelGateway {
   /** Base URL on the loopback address (no `/v1`). */
   readonly url: string;
-  /** Configured model names. */
+  /** Configured model names; the first is the default model of `endpoint`. */
   readonly models: string[];
-  /** Faults answered to the trial's requests since the last call (auth, rate_limit, server...). */
+  /** Faults answered to the trial's requests since the last call (forbidden, rate_limit, server...). */
   takeErrors(trialId: string): ClassifiedError[];
   close(): Promise<void>;
-}
-
-interface TrialEntry {
-  token: string;
 }
 
 export async function createGateway(config: GatewayConfigInput, options: GatewayOptions): Promise<Gateway> {
@@ -91,16 +96,18 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
       );
 
   const requestLog = new JsonlFile(join(options.runDir, 'gateway/requests.jsonl'), options.log);
-  const trials = new Map<string, TrialEntry>();
-  const tokens = new Map<string, string>();
+  const grants = new Grants();
   const focuses = new Map<string, TurnFocus>();
-  const errors = new Map<string, ClassifiedError[]>();
+  const faults = new TrialFaults();
+  const unauthenticated = new Unauthenticated(options.log, options.unauthenticated);
 
   const listeners = new Listeners(
     createHandler({
-      authenticate: (token) => tokens.get(token),
+      authenticate: (token) => grants.check(token),
+      unauthenticated: (address, what) => unauthenticated.refuse(address, what),
       backend: (model) => backends.get(model),
-      modelNames: () => [...backends.keys()],
+      maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
+      bodies: new BodyBudget(options.maxInFlightBytes ?? defaultMaxInFlightBytes),
       context: (trialId, modelName, signal): CallContext => ({
         trialId,
         modelName,
@@ -110,7 +117,10 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
       replied(trialId: string, request: ModelRequest, reply: ModelReply) {
         const counts = isEmpty(reply) ? estimateUsage(request, reply.content) : reply.usage;
         if (reply.stopReason === 'refusal')
-          record(trialId, new ClassifiedError('refusal', `model '${request.model}' refused to answer`));
+          faults.record(
+            trialId,
+            new ClassifiedError('refusal', `model '${request.model}' refused to answer`),
+          );
         // The provider's own model id in the reply prices replayed exchanges too.
         return meter.add(trialId, counts, [
           ...(upstreamIds.get(request.model) ?? [request.model]),
@@ -118,51 +128,43 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
         ]);
       },
       finished: (entry) => requestLog.append(entry),
-      failed(trialId: string | undefined, error: GatewayError) {
-        options.log?.warn(
-          `gateway: ${trialId ? `trial ${trialId}: ` : ''}${error.errorClass}: ${error.message}`,
-        );
-        if (trialId) record(trialId, error);
+      failed(trialId: string, error: GatewayError) {
+        // A refused model is the agent's doing: the trial's trajectory records it, and the
+        // kernel logs it once per turn, however often the agent insists.
+        if (error.errorClass !== 'forbidden')
+          options.log?.warn(`gateway: trial ${trialId}: ${error.errorClass}: ${error.message}`);
+        faults.record(trialId, error);
       },
     }),
   );
-  const record = (trialId: string, error: ClassifiedError) =>
-    errors.set(trialId, [...(errors.get(trialId) ?? []), error]);
   const url = await listeners.listen('127.0.0.1', options.port);
   const names = [...backends.keys()];
 
   return {
     url,
     models: names,
-    async endpoint(trialId, hostAddress, purpose): Promise<ModelEndpoint> {
-      let entry = trials.get(trialId);
-      if (!entry) {
-        entry = { token: `lh-${randomBytes(24).toString('hex')}` };
-        trials.set(trialId, entry);
-        tokens.set(entry.token, trialId);
-      }
-      const baseUrl = await listeners.listen(hostAddress);
-      const model = purpose && backends.has(purpose) ? purpose : names[0];
+    async endpoint(trialId, hostAddress, model = names[0]): Promise<ModelEndpoint> {
       if (!model) throw new ClassifiedError('internal', 'the gateway has no models configured');
-      return { baseUrl, hostBaseUrl: url, token: entry.token, model };
+      if (!backends.has(model))
+        throw new ClassifiedError(
+          'model',
+          `model '${model}' is not one of the experiment's models (${names.join(', ')}); add it under models: or name one of those`,
+        );
+      const baseUrl = await listeners.listen(hostAddress);
+      return { baseUrl, hostBaseUrl: url, token: grants.issue(trialId, model), model };
     },
     focus(trialId, focus) {
       focuses.set(trialId, focus);
     },
     takeUsage: (trialId): Usage => meter.take(trialId),
-    takeErrors(trialId) {
-      const list = errors.get(trialId) ?? [];
-      errors.delete(trialId);
-      return list;
-    },
+    takeErrors: (trialId) => faults.take(trialId),
     release(trialId) {
-      const entry = trials.get(trialId);
-      if (entry) tokens.delete(entry.token);
-      trials.delete(trialId);
+      grants.revoke(trialId);
       focuses.delete(trialId);
-      errors.delete(trialId);
+      faults.forget(trialId);
     },
     async close() {
+      unauthenticated.close();
       await listeners.close();
       await Promise.all([deps.recorder?.flush(), requestLog.flush()]);
     },

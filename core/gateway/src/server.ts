@@ -5,31 +5,35 @@ import { chatCodec } from './api/chat.js';
 import type { ApiCodec } from './api/codec.js';
 import { responsesCodec } from './api/responses.js';
 import type { Backend, BackendResult, CallContext } from './backends/backend.js';
+import { type BodyBudget, readBody } from './body.js';
 import { GatewayError } from './errors.js';
+import type { Grant } from './grants.js';
 import { estimateTokens, requestText } from './metering.js';
 import type { ModelReply, ModelRequest } from './model.js';
 import { sseFrame } from './sse.js';
 
-const maxBodyBytes = 64 * 1024 * 1024;
-
 /** What the HTTP layer needs from the gateway that owns it. */
 export interface ServerHost {
-  /** The trial a token belongs to, or undefined for an unknown token. */
-  authenticate(token: string): string | undefined;
+  /** What a token allows, or undefined for an unknown or revoked token. */
+  authenticate(token: string): Grant | undefined;
+  /** Counts a request without a valid token from `address`; true when it is past the rate limit. */
+  unauthenticated(address: string, what: string): boolean;
   backend(model: string): Backend | undefined;
-  modelNames(): string[];
+  /** Request bodies: the cap per request and the budget of all requests together. */
+  maxBodyBytes: number;
+  bodies: BodyBudget;
   context(trialId: string, modelName: string, signal: AbortSignal): CallContext;
   /** Called once per answered request with what was answered; returns what it metered. */
   replied(trialId: string, request: ModelRequest, reply: ModelReply): Usage;
-  failed(trialId: string | undefined, error: GatewayError): void;
-  /** Called once per request when it ends, answered or not. */
+  failed(trialId: string, error: GatewayError): void;
+  /** Called once per request with a valid token when it ends, answered or not. */
   finished(entry: RequestEntry): void;
 }
 
 /** One line of `<runDir>/gateway/requests.jsonl`: what was asked and how it went, never content. */
 export interface RequestEntry {
   at: string;
-  trial?: string;
+  trial: string;
   model?: string;
   path: string;
   stream?: boolean;
@@ -54,26 +58,6 @@ function tokenOf(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBodyBytes)
-      throw new GatewayError(413, 'invalid_request', `request body exceeds ${maxBodyBytes} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new GatewayError(400, 'invalid_request', 'request body is not valid JSON');
-  }
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw new GatewayError(400, 'invalid_request', 'request body must be a JSON object');
-  return body as Record<string, unknown>;
-}
-
 /** Headers that change what a provider does; never credentials. */
 const forwarded = ['anthropic-version', 'anthropic-beta', 'openai-beta', 'accept'];
 
@@ -86,9 +70,14 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** `close`: end the connection after the answer (an unread request body is not waited for). */
+function sendJson(res: ServerResponse, status: number, body: unknown, close = false): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...(close ? { connection: 'close' } : {}),
+  });
   res.end(text);
 }
 
@@ -120,33 +109,31 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
   const path = url.pathname.replace(/\/+$/, '');
   const route = routes[path];
   const codec = route?.codec ?? responsesCodec;
+  const token = tokenOf(req);
+  const grant = token ? host.authenticate(token) : undefined;
+  if (!grant) return refuseUnauthenticated(host, req, res, codec);
+  const { trialId } = grant;
   const started = performance.now();
-  const entry: RequestEntry = { at: new Date().toISOString(), path, status: 200, ms: 0 };
-  let trialId: string | undefined;
+  const entry: RequestEntry = { at: new Date().toISOString(), trial: trialId, path, status: 200, ms: 0 };
+  let held = 0;
   try {
-    const token = tokenOf(req);
-    trialId = token ? host.authenticate(token) : undefined;
-    if (!trialId)
-      throw new GatewayError(
-        401,
-        'auth',
-        'invalid or missing gateway token (x-api-key or Authorization: Bearer)',
-      );
-    if (req.method === 'GET' && path === '/v1/models')
-      return sendJson(res, 200, modelList(host.modelNames()));
+    if (req.method === 'GET' && path === '/v1/models') return sendJson(res, 200, modelList([grant.model]));
     if (!route || req.method !== 'POST')
       throw new GatewayError(404, 'invalid_request', `no such endpoint: ${req.method} ${url.pathname}`);
-    entry.trial = trialId;
-    const request = codec.parseRequest(await readBody(req), url.search.replace(/^\?/, ''));
+    const body = await readBody(req, host.maxBodyBytes, host.bodies, (bytes) => {
+      held += bytes;
+    });
+    const request = codec.parseRequest(body, url.search.replace(/^\?/, ''));
     request.headers = forwardedHeaders(req);
     entry.model = request.model;
     entry.stream = request.stream;
-    const backend = host.backend(request.model);
+    // Checked before any backend sees the request: the oracle and provider models stay out of reach.
+    const backend = request.model === grant.model ? host.backend(request.model) : undefined;
     if (!backend)
       throw new GatewayError(
-        404,
-        'invalid_request',
-        `model '${request.model}' is not configured; the experiment's models: has ${host.modelNames().join(', ') || 'none'}`,
+        403,
+        'forbidden',
+        `model '${request.model}' is not available to this token, which allows the model '${grant.model}' only`,
       );
     const abort = new AbortController();
     res.on('close', () => abort.abort());
@@ -172,12 +159,35 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
       return;
     }
     host.failed(trialId, failure);
-    if (!res.headersSent) sendJson(res, failure.status, codec.renderError(failure.status, failure.message));
+    if (!res.headersSent)
+      sendJson(res, failure.status, codec.renderError(failure.status, failure.message), !req.complete);
     else res.end(streamError(codec, failure));
   } finally {
+    host.bodies.give(held);
     entry.ms = Math.round((performance.now() - started) * 10) / 10;
     host.finished(entry);
   }
+}
+
+/**
+ * A request without a valid token: 401, or 429 past the rate limit of its address. Its body is
+ * never read and the connection is closed after the answer, so a flood costs the runner little;
+ * it is counted, not logged (see Unauthenticated).
+ */
+function refuseUnauthenticated(
+  host: ServerHost,
+  req: IncomingMessage,
+  res: ServerResponse,
+  codec: ApiCodec,
+): void {
+  const limited = host.unauthenticated(
+    req.socket.remoteAddress ?? 'an unknown address',
+    `${req.method} ${req.url}`,
+  );
+  const [status, message] = limited
+    ? [429, 'too many requests without a valid gateway token; slow down']
+    : [401, 'invalid or missing gateway token (x-api-key or Authorization: Bearer)'];
+  sendJson(res, status, codec.renderError(status, message), true);
 }
 
 /** The error event each API's stream parsers expect once a stream has started. */

@@ -119,7 +119,7 @@ describe('Anthropic Messages API', () => {
     expect(await streamed.text).toBe('The sum is 2.');
   });
 
-  it('rejects an unknown token with 401 in the Anthropic error format, and an unknown model with 404', async () => {
+  it('rejects an unknown token with 401 in the Anthropic error format, and a model not its own with 403', async () => {
     const { baseUrl, token } = await startGateway({ models: { fake: { backend: 'scripted', replies } } });
     const bad = await fetch(`${baseUrl}/v1/messages`, {
       method: 'POST',
@@ -132,8 +132,9 @@ describe('Anthropic Messages API', () => {
     await expect(
       client.messages.create({ model: 'nope', max_tokens: 1, messages: [{ role: 'user', content: 'x' }] }),
     ).rejects.toMatchObject({
-      status: 404,
-      message: expect.stringMatching(/model 'nope' is not configured.*fake/),
+      status: 403,
+      error: { type: 'error', error: { type: 'permission_error' } },
+      message: expect.stringMatching(/model 'nope' is not available to this token.*'fake' only/),
     });
   });
 

@@ -61,9 +61,9 @@ describe('gateway', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
+    // The request with the revoked token got no line: only a valid token's requests are logged.
     expect(log.map((entry) => [entry.trial, entry.status])).toEqual([
       ['trial-2', 200],
-      [undefined, 401],
       ['trial-1', 200],
     ]);
     expect(log[0]).toMatchObject({
@@ -99,11 +99,11 @@ describe('gateway', () => {
     });
   });
 
-  it('answers unknown endpoints with 404 and lists models for a valid token only', async () => {
+  it("answers unknown endpoints with 404 and lists only the token's model", async () => {
     const { baseUrl, token } = await startGateway({ models: { fake: scripted, other: scripted } });
     const models = await fetch(`${baseUrl}/v1/models`, { headers: { authorization: `Bearer ${token}` } });
     const list = (await models.json()) as { data: { id: string }[] };
-    expect(list.data.map((m) => m.id)).toEqual(['fake', 'other']);
+    expect(list.data.map((m) => m.id)).toEqual(['fake']);
     expect((await fetch(`${baseUrl}/v1/models`)).status).toBe(401);
     const missing = await fetch(`${baseUrl}/v1/embeddings`, {
       method: 'POST',

@@ -17,14 +17,16 @@ export async function tempDir(prefix = 'lh-gw-'): Promise<string> {
   return dir;
 }
 
+/** A gateway and trial-1's token for `model` (default: the first configured model). */
 export async function startGateway(
   config: GatewayConfigInput,
-  options: Partial<GatewayOptions> = {},
+  options: Partial<GatewayOptions> & { model?: string } = {},
 ): Promise<{ gateway: Gateway; runDir: string; token: string; baseUrl: string }> {
-  const runDir = options.runDir ?? (await tempDir('lh-run-'));
-  const gateway = await createGateway(config, { runDir, ...options });
+  const { model, ...gatewayOptions } = options;
+  const runDir = gatewayOptions.runDir ?? (await tempDir('lh-run-'));
+  const gateway = await createGateway(config, { runDir, ...gatewayOptions });
   cleanups.push(() => gateway.close());
-  const endpoint = await gateway.endpoint('trial-1', '127.0.0.1');
+  const endpoint = await gateway.endpoint('trial-1', '127.0.0.1', model);
   return { gateway, runDir, token: endpoint.token, baseUrl: endpoint.baseUrl };
 }
 

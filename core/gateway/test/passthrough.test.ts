@@ -248,7 +248,7 @@ describe('passthrough backend', () => {
       }
       sendJson(res, anthropicMessage('from claude', 11, 2));
     });
-    const { baseUrl, token } = await startGateway(
+    const { gateway, baseUrl, token } = await startGateway(
       {
         models: {
           gpt: gpt5(openaiUpstream.url),
@@ -257,6 +257,7 @@ describe('passthrough backend', () => {
       },
       { env: { OAI: 'sk-openai-SECRET', TEST_ANTHROPIC_KEY: secret } },
     );
+    const sonnetToken = (await gateway.endpoint('trial-1', '127.0.0.1', 'sonnet')).token;
     // Messages API → an OpenAI model (through Chat Completions), streaming back to the caller.
     const anthropic = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
     const message = await anthropic.messages
@@ -298,7 +299,7 @@ describe('passthrough backend', () => {
     });
 
     // Chat Completions → an Anthropic model; count_tokens is answered by Anthropic itself.
-    const openai = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: token, maxRetries: 0 });
+    const openai = new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey: sonnetToken, maxRetries: 0 });
     const chat = await openai.chat.completions.create({
       model: 'sonnet',
       messages: [{ role: 'user', content: 'hi' }],
@@ -308,7 +309,7 @@ describe('passthrough backend', () => {
       model: 'claude-sonnet-4-5',
       messages: [{ role: 'user' }],
     });
-    const counted = await anthropic.messages.countTokens({
+    const counted = await new Anthropic({ baseURL: baseUrl, apiKey: sonnetToken }).messages.countTokens({
       model: 'sonnet',
       messages: [{ role: 'user', content: 'hi' }],
     });

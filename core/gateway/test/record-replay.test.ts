@@ -137,9 +137,10 @@ describe('record and replay', () => {
       { toolCalls: [{ name: 'Write', input: { file_path: 'a.py', content: 'print(1)\n' } }] },
       { when: 'written', text: 'All done.' },
     ];
-    const recorded = await startGateway({
-      models: { script: { backend: 'scripted', replies }, agent: { backend: 'record', wraps: 'script' } },
-    });
+    const recorded = await startGateway(
+      { models: { script: { backend: 'scripted', replies }, agent: { backend: 'record', wraps: 'script' } } },
+      { model: 'agent' },
+    );
     const ask = async (baseUrl: string, token: string) => {
       const client = new Anthropic({ baseURL: baseUrl, apiKey: token, maxRetries: 0 });
       const first = await client.messages

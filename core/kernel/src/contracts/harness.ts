@@ -26,9 +26,9 @@ export interface ModelEndpoint {
   baseUrl: string;
   /** Base URL as the runner's own process reaches it. */
   hostBaseUrl: string;
-  /** Per-trial token; never a provider key. */
+  /** Per-trial token for `model` only; never a provider key. */
   token: string;
-  /** Model name the harness should ask for. */
+  /** The model name the token allows; the one the harness's agent must ask for. */
   model: string;
 }
 
@@ -63,7 +63,26 @@ export interface Session {
 
 export interface Harness {
   readonly capabilities: HarnessCapabilities;
+  /**
+   * The model of the run's gateway this harness's agent asks for. The kernel gets the trial's
+   * endpoint for exactly this model and passes it as `SessionOptions.model`; the gateway refuses
+   * (403) the agent's requests for any other model. When absent, the kernel takes the harness's
+   * `model` option if it is a string (the convention of every harness that talks through the
+   * gateway), else the gateway's default model. `null`: the agent asks the gateway for no model
+   * (it calls a provider itself, or needs no model), and the kernel gets no endpoint for it.
+   */
+  readonly gatewayModel?: string | null;
   /** Installs or checks the agent in the sandbox; returns what goes into lock.json (versions). */
   prepare(sandbox: Sandbox): Promise<Record<string, unknown>>;
   openSession(sandbox: Sandbox, options: SessionOptions): Promise<Session>;
+}
+
+/**
+ * The gateway model a harness's agent asks for, by the rule of `Harness.gatewayModel`: what the
+ * harness declares, else its `model` option when that is a string; undefined means the gateway's
+ * default model, null no model at all.
+ */
+export function harnessModel(harness: Harness, options: Record<string, unknown>): string | null | undefined {
+  if (harness.gatewayModel !== undefined) return harness.gatewayModel;
+  return typeof options.model === 'string' ? options.model : undefined;
 }

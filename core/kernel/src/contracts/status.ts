@@ -16,6 +16,7 @@ export type ErrorClass =
   | 'harness' // the harness itself failed to prepare or open a session
   | 'model' // the model provider failed after retries
   | 'auth'
+  | 'forbidden' // the gateway refused a request the trial's token does not allow (another model)
   | 'rate_limit'
   | 'context_overflow'
   | 'refusal'
