@@ -20,6 +20,8 @@ export interface AgentCliDescription {
   executable: string;
   /** The version the experiment expects. */
   version: string;
+  /** The gateway model the agent asks for (the harness's `model` option); absent: the default model. */
+  model?: string;
   capabilities: HarnessCapabilities;
   /** What `Session.state()` holds, for the message when a resume state is not one. */
   stateShape: string;
@@ -43,6 +45,7 @@ export interface AgentSessionStart<State> {
  */
 export abstract class AgentCliHarness<State> implements Harness {
   readonly capabilities: HarnessCapabilities;
+  readonly gatewayModel: string | undefined;
   private home: AgentHome | undefined;
 
   constructor(
@@ -50,6 +53,7 @@ export abstract class AgentCliHarness<State> implements Harness {
     protected readonly gateway: ModelGateway | undefined,
   ) {
     this.capabilities = agent.capabilities;
+    this.gatewayModel = agent.model;
   }
 
   protected abstract isState(value: unknown): value is State;
@@ -68,7 +72,13 @@ export abstract class AgentCliHarness<State> implements Harness {
   }
 
   async openSession(sandbox: Sandbox, options: SessionOptions): Promise<Session> {
-    const endpoint = await agentEndpoint(this.agent.harness, this.gateway, sandbox, options);
+    const endpoint = await agentEndpoint(
+      this.agent.harness,
+      this.gateway,
+      sandbox,
+      options,
+      this.agent.model,
+    );
     if (options.resume !== undefined && !this.isState(options.resume))
       throw new ClassifiedError(
         'harness',

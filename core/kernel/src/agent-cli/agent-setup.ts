@@ -12,16 +12,20 @@ export function needsModels(harness: string): ClassifiedError {
   );
 }
 
-/** The session's model endpoint: the one the kernel passed, else the gateway's for the trial. */
+/**
+ * The session's model endpoint: the one the kernel passed, else the gateway's for the trial and
+ * `model`, the harness's gateway model (undefined: the gateway's default model).
+ */
 export async function agentEndpoint(
   harness: string,
   gateway: ModelGateway | undefined,
   sandbox: Sandbox,
   options: SessionOptions,
+  model?: string,
 ): Promise<ModelEndpoint> {
   if (options.model) return options.model;
   if (!gateway) throw needsModels(harness);
-  return gateway.endpoint(options.trialId, sandbox.hostAddress);
+  return gateway.endpoint(options.trialId, sandbox.hostAddress, model);
 }
 
 export interface AgentBinary {

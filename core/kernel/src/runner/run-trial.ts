@@ -7,6 +7,7 @@ import {
   type ErrorClass,
   emptyUsage,
   type Harness,
+  harnessModel,
   type Memory,
   type MemoryContext,
   type MemoryPatch,
@@ -271,10 +272,11 @@ class TrialRun {
     const info = await guard(() => this.harness.prepare(sandbox), 'harness', this.bound('harness.prepare'));
     this.services.onPrepared?.(this.spec.condition.harness.label, info);
     this.agentVersion = agentVersion(info);
-    if (this.gateway && (!this.model || this.modelHost !== sandbox.hostAddress)) {
+    const model = harnessModel(this.harness, this.spec.condition.harness.options);
+    if (this.gateway && model !== null && (!this.model || this.modelHost !== sandbox.hostAddress)) {
       const gateway = this.gateway;
       this.model = await guard(
-        () => gateway.endpoint(this.spec.id, sandbox.hostAddress),
+        () => gateway.endpoint(this.spec.id, sandbox.hostAddress, model),
         'model',
         this.bound('gateway.endpoint'),
       );
@@ -724,9 +726,13 @@ class TrialRun {
   }
 
   private async closeAll(): Promise<void> {
-    if (this.session) await settleWithin(this.session.close(), this.abandonMs);
-    if (this.sandbox) await settleWithin(this.sandbox.close(), closeMs);
-    this.gateway?.release(this.spec.id);
+    try {
+      if (this.session) await settleWithin(this.session.close(), this.abandonMs);
+      if (this.sandbox) await settleWithin(this.sandbox.close(), closeMs);
+    } finally {
+      // The trial's tokens end with it, however it ended.
+      this.gateway?.release(this.spec.id);
+    }
   }
 
   private log(level: 'info' | 'warn' | 'error', message: string): void {

@@ -86,7 +86,12 @@ export async function runTurn(options: TurnRunOptions): Promise<TurnRun> {
     else controller.signal.addEventListener('abort', arm, { once: true });
   });
 
+  const record = (event: TrajectoryEvent) => {
+    events.push(event);
+    options.onEvent(event);
+  };
   let turnEnd: TurnResult | undefined;
+  let harnessEnd: TrajectoryEvent | undefined;
   let endedAfterAbort = false;
   let thrown: unknown;
   let wasAbandoned = false;
@@ -108,16 +113,17 @@ export async function runTurn(options: TurnRunOptions): Promise<TurnRun> {
         }
         if (next.done) break;
         const event = next.value.ts === undefined ? { ...next.value, ts: Date.now() } : next.value;
-        events.push(event);
-        options.onEvent(event);
-        if (event.type === 'usage') {
-          eventUsage = addUsage(eventUsage, event.usage);
-          checkBudget();
-        }
         if (event.type === 'turn.end') {
+          // Recorded after the gateway's faults of the turn, so that it stays the turn's last event.
+          harnessEnd = event;
           turnEnd = event.result;
           endedAfterAbort = controller.signal.aborted;
           break;
+        }
+        record(event);
+        if (event.type === 'usage') {
+          eventUsage = addUsage(eventUsage, event.usage);
+          checkBudget();
         }
       }
     }
@@ -153,8 +159,17 @@ export async function runTurn(options: TurnRunOptions): Promise<TurnRun> {
     error = 'the turn ended without a turn.end event';
   }
 
-  // A turn that failed while the gateway was answering with faults failed because of them.
+  // Each fault the gateway answered the agent with is in the trajectory (a refused model, a
+  // provider's 429...), and a turn that failed while they happened failed because of them.
   const modelFaults = options.takeGatewayErrors?.() ?? [];
+  for (const fault of modelFaults)
+    record({
+      type: 'error',
+      errorClass: fault.errorClass,
+      message: `model gateway: ${fault.message}`,
+      ts: Date.now(),
+    });
+  if (harnessEnd) record(harnessEnd);
   const cause = modelFaults.at(-1);
   if (cause && (status === 'failed' || status.startsWith('error:'))) {
     status = errorStatus(cause.errorClass);
@@ -173,10 +188,6 @@ export async function runTurn(options: TurnRunOptions): Promise<TurnRun> {
     ...(error ? { error } : {}),
     durationMs: Date.now() - started,
   };
-  if (!turnEnd || turnEnd.status !== status) {
-    const event: TrajectoryEvent = { type: 'turn.end', result, ts: Date.now() };
-    events.push(event);
-    options.onEvent(event);
-  }
+  if (!turnEnd || turnEnd.status !== status) record({ type: 'turn.end', result, ts: Date.now() });
   return { result, events, abandoned: wasAbandoned, modelFaults };
 }

@@ -5,13 +5,24 @@ import {
   type ClosableGateway,
   emptyUsage,
   type ModelEndpoint,
+  RunCancellation,
   RunStore,
   type StampedRunEvent,
   startRun,
   type Usage,
 } from '@longhaul/core';
+import { FakeHarness, fakePlugin } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
-import { makeFixture } from './fixture.js';
+import { type Fixture, makeFixture } from './fixture.js';
+
+/** The fixture's experiment with `models:` and the harness given `options`. */
+function withModels(fixture: Fixture, options: Record<string, unknown> = {}, harness = 'fake') {
+  const trials = fixture.experiment.trials.map((trial) => ({
+    ...trial,
+    condition: { ...trial.condition, harness: { id: harness, label: harness, options } },
+  }));
+  return { ...fixture.experiment, trials, config: { ...fixture.experiment.config, models: {} } };
+}
 
 /** A gateway that meters a fixed cost per `takeUsage` call and records what it was asked. */
 class RecordingGateway implements ClosableGateway {
@@ -21,13 +32,13 @@ class RecordingGateway implements ClosableGateway {
 
   constructor(private readonly costPerPoll = 0) {}
 
-  async endpoint(trialId: string, hostAddress: string): Promise<ModelEndpoint> {
-    this.calls.push(`endpoint ${trialId} ${hostAddress}`);
+  async endpoint(trialId: string, hostAddress: string, model?: string): Promise<ModelEndpoint> {
+    this.calls.push(`endpoint ${trialId} ${hostAddress}${model ? ` ${model}` : ''}`);
     return {
       baseUrl: 'http://127.0.0.1:9',
       hostBaseUrl: 'http://127.0.0.1:9',
       token: 'trial-token',
-      model: 'oracle',
+      model: model ?? 'oracle',
     };
   }
   focus(trialId: string): void {
@@ -148,6 +159,100 @@ describe('the run gateway', () => {
       .filter((e) => e.type === 'log')
       .map((e) => e.message);
     expect(logs).toContain('model gateway: auth: the provider refused the key');
+  });
+
+  it("asks for an endpoint of the harness's model: its declared gatewayModel, else its model option", async () => {
+    const fixture = await makeFixture({ steps: 1 });
+    const gateway = new RecordingGateway();
+    const runDir = join(fixture.dir, 'run');
+    const result = await startRun(withModels(fixture, { model: 'sonnet' }), {
+      runDir,
+      openGateway: async () => gateway,
+    });
+    const trialId = result.trials[0]!.spec.id;
+    expect(gateway.calls).toContain(`endpoint ${trialId} 127.0.0.1 sonnet`);
+    expect(fixture.harnesses.at(-1)!.sessions[0]!.options.model).toMatchObject({ model: 'sonnet' });
+
+    // A harness that declares no gateway model (it calls a provider itself) gets no endpoint.
+    const direct = await makeFixture({
+      steps: 1,
+      extraPlugins: [
+        fakePlugin('harness', 'direct', () => Object.assign(new FakeHarness(), { gatewayModel: null })),
+      ],
+    });
+    const untouched = new RecordingGateway();
+    const run = await startRun(withModels(direct, { model: 'anthropic:claude-x' }, 'direct'), {
+      runDir: join(direct.dir, 'run'),
+      openGateway: async () => untouched,
+    });
+    expect(run.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok']);
+    expect(untouched.calls.filter((c) => !c.startsWith('focus'))).toEqual([
+      `release ${run.trials[0]!.spec.id}`,
+    ]);
+  });
+
+  it('records the faults the gateway answered the agent with in the step trajectory, before turn.end', async () => {
+    const fixture = await makeFixture({ steps: 1 });
+    const gateway = new RecordingGateway();
+    const refused = new ClassifiedError(
+      'forbidden',
+      "model 'oracle' is not available to this token, which allows the model 'sonnet' only (3 times)",
+    );
+    gateway.takeErrors = () => (gateway.calls.some((c) => c.startsWith('focus')) ? [refused] : []);
+    const runDir = join(fixture.dir, 'run');
+    const result = await startRun(withModels(fixture, { model: 'sonnet' }), {
+      runDir,
+      openGateway: async () => gateway,
+    });
+    // The agent went on and finished: the refusal is recorded, and the step is the agent's outcome.
+    expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok']);
+    const store = new RunStore(runDir);
+    const trajectory = await store.readTrajectory(result.trials[0]!.spec.id, fixture.task.steps[0]!);
+    expect(trajectory.slice(-2)).toEqual([
+      {
+        type: 'error',
+        errorClass: 'forbidden',
+        message: `model gateway: ${refused.message}`,
+        ts: expect.any(Number),
+      },
+      expect.objectContaining({ type: 'turn.end', result: expect.objectContaining({ status: 'ok' }) }),
+    ]);
+    const events = await store.readEvents();
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'trajectory',
+        event: expect.objectContaining({ type: 'error', errorClass: 'forbidden' }),
+      }),
+    );
+  });
+
+  it("releases the trial's tokens when the trial ends in a fault or is cancelled", async () => {
+    const faulty = await makeFixture({
+      steps: 2,
+      harness: { openSessionError: new ClassifiedError('harness', 'cannot open') },
+    });
+    const gateway = new RecordingGateway();
+    const failed = await startRun(withModels(faulty), {
+      runDir: join(faulty.dir, 'run'),
+      openGateway: async () => gateway,
+    });
+    const trialId = failed.trials[0]!.spec.id;
+    expect(failed.trials[0]!.record.steps[0]!.status).toBe('error:harness');
+    expect(gateway.calls).toEqual([`endpoint ${trialId} 127.0.0.1`, `release ${trialId}`]);
+
+    const stuck = await makeFixture({ steps: 2, harness: { turns: [{ sleepMs: 60_000 }] } });
+    const cancellation = new RunCancellation();
+    const cancelledGateway = new RecordingGateway();
+    const cancelled = await startRun(withModels(stuck), {
+      runDir: join(stuck.dir, 'run'),
+      cancellation,
+      openGateway: async () => cancelledGateway,
+      onEvent: (event) => {
+        if (event.type === 'turn.start') setTimeout(() => cancellation.abort(), 50);
+      },
+    });
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelledGateway.calls.at(-1)).toBe(`release ${cancelled.trials[0]!.spec.id}`);
   });
 
   it('is not opened for an experiment without models', async () => {
