@@ -32,6 +32,7 @@ export class ClaudeCode extends AgentCliHarness<ClaudeCodeState> {
         packageName: '@anthropic-ai/claude-code',
         executable: options.executable ?? bundledBinary(),
         version: options.version,
+        model: options.model,
         capabilities: { resume: true, memoryFiles: ['CLAUDE.md'], hooks: false },
         stateShape: '{sessionId, configDir}',
       },
@@ -77,6 +78,15 @@ interface SessionSetup {
   gateway: ModelGateway | undefined;
 }
 
+/** Claude Code's settings for the models it asks for besides `--model`. */
+const sideModelVariables = [
+  'ANTHROPIC_SMALL_FAST_MODEL',
+  'ANTHROPIC_DEFAULT_HAIKU_MODEL',
+  'ANTHROPIC_DEFAULT_SONNET_MODEL',
+  'ANTHROPIC_DEFAULT_OPUS_MODEL',
+  'CLAUDE_CODE_SUBAGENT_MODEL',
+];
+
 class ClaudeCodeSession implements Session {
   /** Claude Code takes a session id from its caller, so the id is known before the first turn. */
   id: string;
@@ -100,7 +110,7 @@ class ClaudeCodeSession implements Session {
       'stream-json',
       '--verbose',
       '--model',
-      o.model ?? endpoint.model,
+      endpoint.model,
       '--dangerously-skip-permissions',
       ...(this.started ? ['--resume', this.id] : ['--session-id', this.id]),
     ];
@@ -121,6 +131,9 @@ class ClaudeCodeSession implements Session {
       ...o.env,
       ANTHROPIC_BASE_URL: endpoint.baseUrl,
       ANTHROPIC_API_KEY: endpoint.token,
+      // The token allows the trial's model only: the models Claude Code would pick for side tasks
+      // and subagents (a small fast one, its haiku/sonnet/opus aliases) are that model too.
+      ...Object.fromEntries(sideModelVariables.map((name) => [name, endpoint.model])),
       CLAUDE_CONFIG_DIR: this.setup.configDir,
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',

@@ -26,7 +26,9 @@ export const claudeCodeOptions = z
     model: z
       .string()
       .optional()
-      .describe("Model name passed to --model (default: the gateway endpoint's model for the trial)"),
+      .describe(
+        "The gateway model the agent asks for, passed to --model and as its small/subagent model; the trial's token allows this model only (default: the gateway's default model)",
+      ),
     maxTurns: z
       .number()
       .int()

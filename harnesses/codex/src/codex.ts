@@ -40,6 +40,7 @@ export class Codex extends AgentCliHarness<CodexState> {
         packageName: '@openai/codex',
         executable: options.executable ?? bundledBinary(),
         version: options.version,
+        model: options.model,
         capabilities: { resume: true, memoryFiles: ['AGENTS.md'], hooks: false },
         stateShape: '{threadId, codexHome}',
       },
@@ -97,7 +98,8 @@ class CodexSession implements Session {
   }
 
   private model(): string {
-    return this.setup.options.model ?? this.setup.endpoint.model;
+    // The endpoint's token allows its model only (the `model` option's, when set).
+    return this.setup.endpoint.model;
   }
 
   private argv(prompt: string): string[] {

@@ -23,7 +23,9 @@ export const codexOptions = z
     model: z
       .string()
       .optional()
-      .describe("Model name passed to -m (default: the gateway endpoint's model for the trial)"),
+      .describe(
+        "The gateway model the agent asks for, passed to -m; the trial's token allows this model only (default: the gateway's default model)",
+      ),
     reasoningEffort: z
       .enum(['minimal', 'low', 'medium', 'high', 'xhigh'])
       .optional()

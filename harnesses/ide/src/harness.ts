@@ -7,7 +7,7 @@ import {
   type Session,
   type SessionOptions,
 } from '@longhaul/core';
-import { isDirect, resolveModel } from './model.js';
+import { isDirect, parseModel, resolveModel } from './model.js';
 import type { IdeOptions } from './options.js';
 import { systemPrompt } from './prompt.js';
 import { IdeSession, isIdeState } from './session.js';
@@ -23,6 +23,8 @@ import type { IdeTool } from './tools/tool.js';
  */
 export class IdeHarness implements Harness {
   readonly capabilities: HarnessCapabilities = { resume: true, memoryFiles: [], hooks: false };
+  /** A model named with a provider prefix is called directly, without the gateway. */
+  readonly gatewayModel: string | null | undefined;
 
   private extra?: Promise<IdeTool[]>;
 
@@ -31,7 +33,9 @@ export class IdeHarness implements Harness {
     private readonly gateway: ModelGateway | undefined,
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly baseDir: string = process.cwd(),
-  ) {}
+  ) {
+    this.gatewayModel = isDirect(options) ? null : parseModel(options.model).id;
+  }
 
   private extraTools(): Promise<IdeTool[]> {
     this.extra ??= loadExtraTools(this.options.extraTools, this.baseDir);
@@ -51,7 +55,7 @@ export class IdeHarness implements Harness {
     const endpoint =
       options.model ??
       (this.gateway && !isDirect(this.options)
-        ? await this.gateway.endpoint(options.trialId, sandbox.hostAddress)
+        ? await this.gateway.endpoint(options.trialId, sandbox.hostAddress, this.gatewayModel ?? undefined)
         : undefined);
     const model = resolveModel(this.options, endpoint, this.env);
     if (options.resume !== undefined && !isIdeState(options.resume))

@@ -21,6 +21,8 @@ export { workspaceChanges } from './workspace-changes.js';
  */
 export class OracleHarness implements Harness {
   readonly capabilities: HarnessCapabilities = { resume: true, memoryFiles: [], hooks: false };
+  /** It writes the reference solution itself: no model, so no gateway token. */
+  readonly gatewayModel = null;
 
   constructor(private readonly options: OracleOptions) {}
 
