@@ -463,6 +463,10 @@ class TrialRun {
 
     const focus = { task: this.task, steps, solution: steps[steps.length - 1]!.solution };
     this.gateway?.focus(this.spec.id, focus);
+    // Faults of the trial's model calls outside the agent's turn (a judge while scoring, a memory
+    // plugin's model before the turn) are logged here, never put in the turn's trajectory.
+    for (const fault of this.gateway?.takeErrors?.(this.spec.id) ?? [])
+      this.log('warn', `model gateway, outside the agent's turn: ${fault.errorClass}: ${fault.message}`);
     this.services.emit({ type: 'turn.start', trialId: this.spec.id, turn: t, steps: turn.steps, cycle });
     const trajectory = this.store.trajectory(this.spec.id, steps[0]!);
     const gateway = this.gateway;

@@ -145,8 +145,9 @@ describe('the run gateway', () => {
         new ClassifiedError('context_overflow', 'prompt too long'),
       ],
     ];
-    let turn = 0;
-    gateway.takeErrors = () => faults[turn++] ?? [];
+    // Asked once as each turn starts (nothing yet) and once as it ends (the turn's faults).
+    let call = 0;
+    gateway.takeErrors = () => (call++ % 2 === 1 ? (faults[(call - 2) / 2] ?? []) : []);
     const experiment = { ...fixture.experiment, config: { ...fixture.experiment.config, models: {} } };
     const runDir = join(fixture.dir, 'run');
     const result = await startRun(experiment, { runDir, openGateway: async () => gateway });
@@ -198,7 +199,9 @@ describe('the run gateway', () => {
       'forbidden',
       "model 'oracle' is not available to this token, which allows the model 'sonnet' only (3 times)",
     );
-    gateway.takeErrors = () => (gateway.calls.some((c) => c.startsWith('focus')) ? [refused] : []);
+    // Nothing as the turn starts; the refusal as it ends.
+    let call = 0;
+    gateway.takeErrors = () => (call++ === 1 ? [refused] : []);
     const runDir = join(fixture.dir, 'run');
     const result = await startRun(withModels(fixture, { model: 'sonnet' }), {
       runDir,
@@ -224,6 +227,21 @@ describe('the run gateway', () => {
         event: expect.objectContaining({ type: 'error', errorClass: 'forbidden' }),
       }),
     );
+  });
+
+  it("logs faults of model calls made outside the agent's turn, and keeps them out of its trajectory", async () => {
+    const fixture = await makeFixture({ steps: 1 });
+    const gateway = new RecordingGateway();
+    let calls = 0;
+    // A judge's or memory plugin's call failed before the turn started; the turn itself had none.
+    gateway.takeErrors = () => (calls++ === 0 ? [new ClassifiedError('rate_limit', 'judge: 429')] : []);
+    const runDir = join(fixture.dir, 'run');
+    const result = await startRun(withModels(fixture), { runDir, openGateway: async () => gateway });
+    const store = new RunStore(runDir);
+    const trajectory = await store.readTrajectory(result.trials[0]!.spec.id, fixture.task.steps[0]!);
+    expect(trajectory.filter((event) => event.type === 'error')).toEqual([]);
+    const logs = (await store.readEvents()).filter((e) => e.type === 'log').map((e) => e.message);
+    expect(logs).toContain("model gateway, outside the agent's turn: rate_limit: judge: 429");
   });
 
   it("releases the trial's tokens when the trial ends in a fault or is cancelled", async () => {
