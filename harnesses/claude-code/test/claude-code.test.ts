@@ -75,7 +75,7 @@ describe('claude-code against the gateway (real CLI)', () => {
   });
 
   it('continues the session when the same session takes a second turn', async () => {
-    const { sandbox, harness } = await setup(writeThenDone);
+    const { sandbox, gateway, harness } = await setup(writeThenDone);
     await harness.prepare(sandbox);
     const session = await harness.openSession(sandbox, { trialId: 't1' });
     await runTurn(session, 'write hello.txt');
@@ -84,6 +84,8 @@ describe('claude-code against the gateway (real CLI)', () => {
       status: 'ok',
       finalText: 'Copied.',
     });
+    // Claude Code asked for no model but the token's own (a Write and a Bash turn): none refused.
+    expect(gateway.takeErrors('t1')).toEqual([]);
     expect(ofType(second.events, 'session.start')).toEqual([
       expect.objectContaining({ sessionId: session.id, resumed: true }),
     ]);

@@ -73,7 +73,7 @@ describe('codex against the gateway (real CLI)', () => {
   });
 
   it('continues the thread when the same session takes a second turn', async () => {
-    const { sandbox, harness } = await setup(models);
+    const { sandbox, gateway, harness } = await setup(models);
     await harness.prepare(sandbox);
     const session = await harness.openSession(sandbox, { trialId: 't1' });
     const first = await runTurn(session, 'write hello.txt');
@@ -87,6 +87,8 @@ describe('codex against the gateway (real CLI)', () => {
       expect.objectContaining({ sessionId: start?.sessionId, resumed: true }),
     ]);
     expect(session.state()).toMatchObject({ threadId: start?.sessionId });
+    // Codex asked for no model but the token's own: none was refused.
+    expect(gateway.takeErrors('t1')).toEqual([]);
   });
 
   it('continues the thread in a later turn and after reopening it from its state', async () => {
