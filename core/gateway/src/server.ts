@@ -12,6 +12,11 @@ import { estimateTokens, requestText } from './metering.js';
 import type { ModelReply, ModelRequest } from './model.js';
 import { sseFrame } from './sse.js';
 
+/** Text a caller chose, as it may appear in a log line: printable ASCII, at most 120 characters. */
+function printable(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 120);
+}
+
 /** What the HTTP layer needs from the gateway that owns it. */
 export interface ServerHost {
   /** What a token allows, or undefined for an unknown or revoked token. */
@@ -125,7 +130,8 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
     });
     const request = codec.parseRequest(body, url.search.replace(/^\?/, ''));
     request.headers = forwardedHeaders(req);
-    entry.model = request.model;
+    // The caller's model name goes into logs and the trajectory: printable, and not much of it.
+    entry.model = printable(request.model);
     entry.stream = request.stream;
     // Checked before any backend sees the request: the oracle and provider models stay out of reach.
     const backend = request.model === grant.model ? host.backend(request.model) : undefined;
@@ -133,7 +139,7 @@ async function handle(host: ServerHost, req: IncomingMessage, res: ServerRespons
       throw new GatewayError(
         403,
         'forbidden',
-        `model '${request.model}' is not available to this token, which allows the model '${grant.model}' only`,
+        `model '${entry.model}' is not available to this token, which allows the model '${grant.model}' only`,
       );
     const abort = new AbortController();
     res.on('close', () => abort.abort());
@@ -180,10 +186,8 @@ function refuseUnauthenticated(
   res: ServerResponse,
   codec: ApiCodec,
 ): void {
-  const limited = host.unauthenticated(
-    req.socket.remoteAddress ?? 'an unknown address',
-    `${req.method} ${req.url}`,
-  );
+  const what = printable(`${req.method} ${req.url}`);
+  const limited = host.unauthenticated(req.socket.remoteAddress ?? 'an unknown address', what);
   const [status, message] = limited
     ? [429, 'too many requests without a valid gateway token; slow down']
     : [401, 'invalid or missing gateway token (x-api-key or Authorization: Bearer)'];

@@ -176,6 +176,10 @@ describe('gateway access', () => {
     expect(faults[0]!.message).toMatch(/model 'oracle' .* \(30 times\)$/);
     expect(faults).toHaveLength(21);
     expect(faults.at(-1)!.message).toBe('more faults unlike the ones before (21 times)');
+    // A model name made to flood the log and the trajectory is cut short and kept on one line.
+    await ask(baseUrl, token, `${'x\n'.repeat(100_000)}`).catch(() => undefined);
+    const [flood] = gateway.takeErrors('trial-1');
+    expect(flood!.message).toMatch(/^model '(x\?){60}' is not available/);
   });
 
   it('lists only the models the token may use', async () => {
