@@ -1,5 +1,10 @@
 import { afterAll } from 'vitest';
-import { type EnvironmentContext, environmentChecks, environmentContext } from '../src/index.js';
+import {
+  containmentChecks,
+  type EnvironmentContext,
+  environmentChecks,
+  environmentContext,
+} from '../src/index.js';
 import { describeSuiteTeeth } from './support/failures.js';
 import { type EnvironmentFlaw, HostEnvironment } from './support/host-environment.js';
 
@@ -22,9 +27,14 @@ const flaws: [EnvironmentFlaw, string][] = [
   ['plain-error-after-close', 'close is idempotent'],
 ];
 
+const containmentFlaws: [EnvironmentFlaw, string][] = [
+  ['leaves-detached', 'gone when the command returns'],
+  ['sweep-does-nothing', 'runs until sweep()'],
+];
+
 const contexts: (EnvironmentContext & { dispose(): Promise<void> })[] = [];
-const contextFor = async (flaw?: EnvironmentFlaw) => {
-  const context = await environmentContext(new HostEnvironment(flaw));
+const contextFor = async (flaw?: EnvironmentFlaw, contains = false) => {
+  const context = await environmentContext(new HostEnvironment(flaw, contains));
   contexts.push(context);
   return context;
 };
@@ -38,5 +48,13 @@ describeSuiteTeeth(
   environmentChecks,
   () => contextFor(),
   flaws.map(([flaw, fragment]) => [flaw, () => contextFor(flaw), fragment]),
+  { concurrent: true },
+);
+
+describeSuiteTeeth(
+  'environment containment',
+  containmentChecks,
+  () => contextFor(undefined, true),
+  containmentFlaws.map(([flaw, fragment]) => [flaw, () => contextFor(flaw, true), fragment]),
   { concurrent: true },
 );

@@ -12,6 +12,7 @@ import {
 import Docker from 'dockerode';
 import { agentUser, packFiles } from './archive.js';
 import { baseImageRef, baseRecipe } from './base-image.js';
+import { Containment } from './containment.js';
 import { type ResolvedImage, resolveImage } from './images.js';
 import { dockerName, labels, ownerLabel } from './labels.js';
 import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';
@@ -183,12 +184,14 @@ export class DockerEnvironment implements Environment {
         `container ${info.Id.slice(0, 12)} got no address on ${network.name}`,
       );
     let disposed = false;
+    const cgroup = await ContainerCgroup.of(info.State.Pid);
     const sandbox = new DockerSandbox({
       docker,
       container,
       ip,
       hostAddress: network.gateway,
-      cgroup: await ContainerCgroup.of(info.State.Pid),
+      cgroup,
+      containment: await Containment.of(cgroup, info.State.Pid),
       options: this.options,
       store: this.store,
       excluded: excludeMatcher(this.options.excludes),

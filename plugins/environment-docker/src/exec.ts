@@ -2,7 +2,8 @@ import { type Duplex, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ExecResult, SandboxProcess } from '@longhaul/core';
 import type Docker from 'dockerode';
-import { type ContainerCgroup, killSession, type LimitCounters, namespacePid } from './proc.js';
+import type { Call, Containment, Leader } from './containment.js';
+import { type ContainerCgroup, type LimitCounters, namespacePid, processEntry } from './proc.js';
 
 /** Keeps the first `cap` bytes of a stream and notes whether anything was dropped. */
 class BoundedOutput extends Writable {
@@ -40,6 +41,8 @@ export interface CommandRequest {
   maxOutputBytes: number;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Started with `start()`: it runs until it exits, is killed or the sandbox is swept. */
+  background: boolean;
 }
 
 /** What a command adds to ExecResult in a container: whether it ran into the pids limit. */
@@ -50,13 +53,17 @@ export interface DockerExecResult extends ExecResult {
 /** How long a command's output may stay open after its process tree was killed. */
 const drainMs = 5_000;
 
+/** How often a running command's process is looked at, to notice it exited. */
+const exitPollMs = 100;
+
 /**
  * One `docker exec`. A timeout, an abort or kill() SIGKILLs the command's whole process tree on
- * the host (see proc.ts); when the command ends by itself, whatever it left running is killed too,
- * so nothing outlives the call that started it.
+ * the host; when the command's process exits, whatever it left running is killed too, however it
+ * detached (see containment.ts), so nothing outlives the call that started it.
  */
-export class DockerCommand implements SandboxProcess {
+export class DockerCommand implements SandboxProcess, Call {
   pid: number | undefined;
+  leader: Leader | undefined;
   private readonly stdout: BoundedOutput;
   private readonly stderr: BoundedOutput;
   /** The command's host pid, looked up while it runs (Docker reports it a moment after the start). */
@@ -64,6 +71,7 @@ export class DockerCommand implements SandboxProcess {
   private stopped: 'timeout' | 'kill' | undefined;
   private result: Promise<DockerExecResult> | undefined;
   private streamEnded!: Promise<void>;
+  private streamDone = false;
   private stream!: Duplex;
   private timer: NodeJS.Timeout | undefined;
   private readonly startedAt = Date.now();
@@ -72,6 +80,7 @@ export class DockerCommand implements SandboxProcess {
     private readonly exec: Docker.Exec,
     private readonly request: CommandRequest,
     private readonly cgroup: ContainerCgroup,
+    private readonly containment: Containment,
     private readonly before: LimitCounters,
   ) {
     this.stdout = new BoundedOutput(request.maxOutputBytes);
@@ -82,6 +91,7 @@ export class DockerCommand implements SandboxProcess {
     docker: Docker,
     container: Docker.Container,
     cgroup: ContainerCgroup,
+    containment: Containment,
     request: CommandRequest,
   ): Promise<DockerCommand> {
     const exec = await container.exec({
@@ -94,25 +104,37 @@ export class DockerCommand implements SandboxProcess {
       AttachStderr: true,
       Tty: false,
     });
-    const command = new DockerCommand(exec, request, cgroup, await cgroup.read());
-    await command.begin(docker);
+    const command = new DockerCommand(exec, request, cgroup, containment, await cgroup.read());
+    containment.add(command);
+    try {
+      await command.begin(docker);
+    } catch (error) {
+      command.leader ??= { pid: 0, start: undefined };
+      await containment.end(command);
+      throw error;
+    }
     return command;
   }
 
   private async begin(docker: Docker): Promise<void> {
     const stdin = this.request.stdin;
     this.stream = (await this.exec.start({ hijack: true, stdin: stdin !== undefined })) as unknown as Duplex;
-    this.streamEnded = new Promise((resolve) => {
+    this.streamEnded = new Promise<void>((resolve) => {
       this.stream.on('end', resolve);
       this.stream.on('close', resolve);
       this.stream.on('error', () => resolve());
+    }).then(() => {
+      this.streamDone = true;
     });
     docker.modem.demuxStream(this.stream, this.stdout, this.stderr);
     if (stdin !== undefined) {
       this.stream.write(typeof stdin === 'string' ? stdin : Buffer.from(stdin));
       this.stream.end();
     }
-    this.hostPid = this.processId();
+    this.hostPid = this.processId().then(async (pid) => {
+      this.leader = { pid, start: pid > 0 ? (await processEntry(pid))?.start : undefined };
+      return pid;
+    });
     void this.hostPid.then(async (pid) => {
       if (pid > 0) this.pid ??= await namespacePid(pid);
     });
@@ -152,19 +174,51 @@ export class DockerCommand implements SandboxProcess {
     await this.wait();
   }
 
+  get background(): boolean {
+    return this.request.background;
+  }
+
+  leaderKnown(): Promise<unknown> {
+    return this.hostPid;
+  }
+
+  swept(): void {
+    this.stopped ??= 'kill';
+    this.dropOutputLater();
+  }
+
   private async stop(reason: 'timeout' | 'kill'): Promise<void> {
     this.stopped ??= reason;
-    const pid = await this.hostPid;
-    if (pid > 0) await killSession(this.cgroup, pid);
-    // The tree is gone; output the daemon still holds open must not keep the caller waiting.
+    await this.hostPid;
+    await this.containment.end(this);
+    this.dropOutputLater();
+  }
+
+  /** The tree is gone; output something still holds open must not keep the caller waiting. */
+  private dropOutputLater(): void {
     setTimeout(() => this.stream.destroy(), drainMs).unref();
   }
 
+  /** Resolves when the command's own process has exited (its output may still be held open). */
+  private async exited(): Promise<void> {
+    await this.hostPid;
+    const leader = this.leader;
+    if (leader === undefined || leader.pid === 0) return this.streamEnded;
+    while (!this.streamDone) {
+      const entry = await processEntry(leader.pid);
+      if (entry === undefined || entry.state === 'Z' || entry.start !== leader.start) return;
+      await delay(exitPollMs);
+    }
+  }
+
   private async finish(): Promise<DockerExecResult> {
-    await this.streamEnded;
-    // Whatever the command left behind in its session (a daemonized child) goes with it.
-    const pid = await this.hostPid;
-    if (pid > 0) await killSession(this.cgroup, pid);
+    // The call ends when its process exits, even when something it started keeps the output open.
+    await Promise.race([this.streamEnded, this.exited()]);
+    await this.containment.end(this);
+    if (!this.streamDone) {
+      await Promise.race([this.streamEnded, delay(drainMs, undefined, { ref: false })]);
+      this.stream.destroy();
+    }
     clearTimeout(this.timer);
     let info = await this.inspect();
     for (let i = 0; info?.Running && i < drainMs / 20; i++) {

@@ -1,67 +1,34 @@
 import { readFile } from 'node:fs/promises';
-import { setTimeout as delay } from 'node:timers/promises';
 
 /**
- * The Docker daemon runs containers as ordinary processes of this host, so their process tree,
- * sessions and cgroups are visible here under their host pids. `docker exec` makes every command
- * the leader of a new session, which is how the processes a command started are found again.
+ * The Docker daemon runs containers as ordinary processes of this host, so their process tree
+ * and cgroups are visible here under their host pids.
  */
-interface ProcessEntry {
+export interface ProcessEntry {
   pid: number;
   ppid: number;
-  session: number;
+  /** Clock ticks after boot at which the process started: tells a process from a reused pid. */
+  start: number;
+  /** A zombie (`Z`) or dead (`X`) process cannot be killed any more. */
+  state: string;
 }
 
-async function processTable(pids: readonly number[]): Promise<ProcessEntry[]> {
-  const entries = await Promise.all(
-    pids.map(async (name) => {
-      try {
-        const stat = await readFile(`/proc/${name}/stat`, 'utf8');
-        // The command name (field 2) may hold spaces and parentheses: parse after its last ')'.
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return { pid: name, ppid: Number(fields[1]), session: Number(fields[3]) };
-      } catch {
-        return undefined; // exited while the table was read
-      }
-    }),
-  );
+/** One process as /proc shows it, or undefined once it is gone. */
+export async function processEntry(pid: number): Promise<ProcessEntry | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: parse after its last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { pid, ppid: Number(fields[1]), start: Number(fields[19]), state: fields[0] ?? '' };
+  } catch {
+    return undefined; // exited
+  }
+}
+
+/** The processes of `pids` that still run (a list read a moment ago may hold some that exited). */
+export async function processTable(pids: readonly number[]): Promise<ProcessEntry[]> {
+  const entries = await Promise.all(pids.map(processEntry));
   return entries.filter((e): e is ProcessEntry => e !== undefined);
-}
-
-/** Processes of the session led by `leader`, and every descendant of those (even in other sessions). */
-function members(table: ProcessEntry[], leader: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const p of table) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
-  const found = new Set(table.filter((p) => p.session === leader || p.pid === leader).map((p) => p.pid));
-  const queue = [...found];
-  for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
-    for (const child of children.get(pid) ?? []) {
-      if (!found.has(child)) {
-        found.add(child);
-        queue.push(child);
-      }
-    }
-  }
-  return [...found];
-}
-
-/**
- * SIGKILLs a command's whole process tree: its session and all descendants. Repeats until nothing
- * is left, so a process that forks while it is being killed (a fork bomb) is caught too.
- */
-export async function killSession(cgroup: ContainerCgroup, leader: number, rounds = 100): Promise<void> {
-  for (let round = 0; round < rounds; round++) {
-    const targets = members(await processTable(await cgroup.processes()), leader);
-    if (targets.length === 0) return;
-    for (const pid of targets) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    await delay(round < 10 ? 5 : 50);
-  }
 }
 
 /** The pid a host process has inside its container's pid namespace. */

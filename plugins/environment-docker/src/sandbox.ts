@@ -11,6 +11,7 @@ import {
 } from '@longhaul/core';
 import type Docker from 'dockerode';
 import { agentUser, packFiles, readArchive } from './archive.js';
+import type { Containment } from './containment.js';
 import { DockerCommand as Command, type DockerCommand, type DockerExecResult } from './exec.js';
 import type { DockerOptions } from './options.js';
 import type { ContainerCgroup } from './proc.js';
@@ -24,6 +25,8 @@ export interface SandboxParts {
   ip: string;
   hostAddress: string;
   cgroup: ContainerCgroup;
+  /** Ends what each call leaves running, and everything at a sweep. */
+  containment: Containment;
   options: DockerOptions;
   store: SnapshotStore | undefined;
   excluded: ExcludeMatcher;
@@ -102,10 +105,7 @@ export class DockerSandbox implements Sandbox {
     throw new ClassifiedError('sandbox', `${what} in sandbox ${this.id} failed: ${reason}`, { cause: error });
   }
 
-  private async command(
-    argv: string[],
-    options: ExecOptions & { timeoutMs?: number },
-  ): Promise<DockerCommand> {
+  private async command(argv: string[], options: ExecOptions, background: boolean): Promise<DockerCommand> {
     if (argv.length === 0) throw new Error('exec needs a program: argv is empty');
     const rel = this.relative(options.cwd ?? '');
     const root = options.user === 'root';
@@ -118,7 +118,8 @@ export class DockerSandbox implements Sandbox {
     };
     try {
       await this.parts.beforeCommand();
-      const command = await Command.run(this.parts.docker, this.parts.container, this.parts.cgroup, {
+      const { docker, container, cgroup, containment } = this.parts;
+      const command = await Command.run(docker, container, cgroup, containment, {
         argv,
         user: root ? '0:0' : `${agentUser.uid}:${agentUser.gid}`,
         cwd: this.absolute(rel),
@@ -127,6 +128,7 @@ export class DockerSandbox implements Sandbox {
         maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
         timeoutMs: options.timeoutMs,
         signal: options.signal,
+        background,
       });
       return command;
     } catch (error) {
@@ -136,7 +138,7 @@ export class DockerSandbox implements Sandbox {
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<DockerExecResult> {
     this.guard('exec');
-    const command = await this.command(argv, options);
+    const command = await this.command(argv, options, false);
     try {
       return await command.wait();
     } catch (error) {
@@ -149,7 +151,17 @@ export class DockerSandbox implements Sandbox {
     options: Omit<ExecOptions, 'timeoutMs' | 'stdin'> = {},
   ): Promise<DockerCommand> {
     this.guard('start');
-    return this.command(argv, options);
+    return this.command(argv, options, true);
+  }
+
+  /** Kills every process but the container's keeper and those of running exec calls. */
+  async sweep(): Promise<void> {
+    this.guard('sweep');
+    try {
+      await this.parts.containment.sweep();
+    } catch (error) {
+      await this.fault('sweeping the processes', error);
+    }
   }
 
   /** Runs a root shell script in the workspace and fails loudly if it fails. */

@@ -6,8 +6,6 @@ if (!skipWithoutDocker()) {
   describeEnvironment(
     'docker',
     () => new DockerEnvironment(dockerOptions.parse({}), new FakeSnapshotStore()),
-    {
-      timeoutMs: 60_000,
-    },
+    { timeoutMs: 60_000, containment: true },
   );
 }

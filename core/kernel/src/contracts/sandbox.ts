@@ -80,6 +80,13 @@ export interface Sandbox {
   restore(ref: SnapshotRef): Promise<void>;
   /** A URL on the host that reaches `port` inside the sandbox. */
   expose(port: number): Promise<string>;
+  /**
+   * Ends every process of the sandbox that is not part of a call still running (the sandbox's
+   * own init or keeper process excepted), background processes from `start()` included. The
+   * kernel calls it at the end of every step, so nothing an agent left running reaches the next
+   * step. The sandbox stays usable. `close()` ends everything anyway.
+   */
+  sweep?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -105,4 +112,11 @@ export interface Environment {
   open(spec: SandboxSpec): Promise<Sandbox>;
   /** What goes into lock.json for this environment (image digests, tool versions). */
   describe?(): Promise<Record<string, unknown>>;
+  /**
+   * Removes what runs whose owner process is dead left behind (containers, networks, volumes and
+   * firewall chains for docker; sandbox folders for local); with `runId`, only that run's. Objects
+   * of live processes are left alone. `longhaul resume` calls it with the run's id before it
+   * continues, `longhaul prune` without. Returns a name for each thing removed.
+   */
+  reclaim?(options: { runId?: string }): Promise<{ removed: string[] }>;
 }

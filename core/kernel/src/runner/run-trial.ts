@@ -79,6 +79,7 @@ interface OpenStep {
 
 const isAgentOutcome = (status: StepStatus) => status === 'ok' || status === 'failed';
 const closeMs = 15_000;
+const sweepMs = 60_000;
 
 /**
  * Runs one trial to its record (the per-turn lifecycle in the package README). Picks up where an
@@ -396,6 +397,7 @@ class TrialRun {
     if (turn.scores.length > 0) {
       outcomes ??= await this.scoreTurn(turn, status);
       for (const i of turn.scores) await this.closeStep(i, outcomes.get(i)!);
+      await this.sweepSandbox();
     }
     const imposed = [status, ...[...(outcomes?.values() ?? [])].map((o) => o.status)].find(
       (s) => !isAgentOutcome(s),
@@ -405,6 +407,27 @@ class TrialRun {
       const session = this.session;
       const state = await guard(() => session.state(), 'harness').catch(() => undefined);
       if (state !== undefined) await this.store.writeSession(this.spec.id, { turn: t, state });
+    }
+  }
+
+  /**
+   * Ends what the step left running in the sandbox (background processes, detached daemons), so
+   * nothing of it reaches the next step. A sandbox that cannot be swept is not used again: the
+   * next turn gets a fresh one on the last snapshot.
+   */
+  private async sweepSandbox(): Promise<void> {
+    const sandbox = this.sandbox;
+    if (!sandbox?.sweep) return;
+    try {
+      await bounded(() => sandbox.sweep!(), sweepMs, 'sandbox.sweep', this.services.cancellation.abortSignal);
+    } catch (error) {
+      this.log(
+        'error',
+        `ending the step's processes in sandbox ${sandbox.id} failed: ${errorMessage(error)}`,
+      );
+      this.sandbox = undefined;
+      this.carried = undefined;
+      await settleWithin(sandbox.close(), closeMs);
     }
   }
 

@@ -151,6 +151,8 @@ class Run {
   private readonly errors: string[] = [];
   private gateway?: ClosableGateway;
   private readonly info: RunInfo;
+  /** One instance per environment label the experiment uses. */
+  private readonly environments = new Map<string, Environment>();
 
   constructor(
     readonly experiment: RunnableExperiment,
@@ -214,7 +216,7 @@ class Run {
     const issues: ConfigIssue[] = [];
     const file = this.experiment.file;
     const fail = (key: string, message: string) => issues.push({ file, key, message });
-    const environments = new Map<string, Environment>();
+    const environments = this.environments;
     const planned = new Set<string>();
     const checked = new Set<string>();
     for (const spec of this.specs) {
@@ -360,6 +362,7 @@ class Run {
       trials: specs.length,
       resumed: this.resumed,
     });
+    if (this.resumed) await this.reclaim();
     const executor =
       this.options.executor ??
       new LocalExecutor(this.options.concurrency ?? this.experiment.config.concurrency ?? 1);
@@ -399,6 +402,33 @@ class Run {
       experimentScores,
       errors: this.errors,
     };
+  }
+
+  /**
+   * Removes what an interrupted attempt of this run left behind (its containers, networks,
+   * sandbox folders) before the run goes on. A failure is logged, never fatal: the leftovers only
+   * cost resources, and `longhaul prune` can remove them later.
+   */
+  private async reclaim(): Promise<void> {
+    for (const [label, environment] of this.environments) {
+      if (!environment.reclaim) continue;
+      try {
+        const { removed } = await environment.reclaim({ runId: this.runId });
+        if (removed.length > 0) {
+          this.emit({
+            type: 'log',
+            level: 'info',
+            message: `environment '${label}': removed what the interrupted attempt left: ${removed.join(', ')}`,
+          });
+        }
+      } catch (error) {
+        this.emit({
+          type: 'log',
+          level: 'warn',
+          message: `environment '${label}' could not remove what the interrupted attempt left (\`longhaul prune\` can): ${errorMessage(error)}`,
+        });
+      }
+    }
   }
 
   /** A trial whose runner itself failed (a kernel bug): recorded, never fatal to the run. */

@@ -70,6 +70,20 @@ export function stepScript(session: 'fresh' | 'continue' = 'fresh', feedbackCycl
   };
 }
 
+/** Every step in one turn, scored at its end (the single-shot control). */
+export const oneTurnScript: Script = {
+  plan: (task): TurnPlan[] => [
+    {
+      prompt: task.steps.map((s) => s.prompt).join('\n'),
+      session: 'fresh',
+      workspace: { action: 'carry' },
+      steps: task.steps.map((s) => s.index),
+      scores: task.steps.map((s) => s.index),
+      feedbackCycles: 0,
+    },
+  ],
+};
+
 /** Scores 1 when the workspace equals the step's reference solution, with feedback otherwise. */
 export function matchScorer(
   hooks: {

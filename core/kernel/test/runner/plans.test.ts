@@ -8,7 +8,7 @@ import {
   type TurnResult,
 } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
-import { makeFixture, stepScript } from './fixture.js';
+import { makeFixture, oneTurnScript, stepScript } from './fixture.js';
 
 describe('what a plan asks of a turn', () => {
   it('resets the workspace to the reference of the step before, or to the seed', async () => {
@@ -37,20 +37,7 @@ describe('what a plan asks of a turn', () => {
   });
 
   it('scores every step after one turn that covers them all', async () => {
-    const fixture = await makeFixture({
-      script: {
-        plan: (task): TurnPlan[] => [
-          {
-            prompt: task.steps.map((s) => s.prompt).join('\n'),
-            session: 'fresh',
-            workspace: { action: 'carry' },
-            steps: task.steps.map((s) => s.index),
-            scores: task.steps.map((s) => s.index),
-            feedbackCycles: 0,
-          },
-        ],
-      },
-    });
+    const fixture = await makeFixture({ script: oneTurnScript });
     const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
     const steps = result.trials[0]!.record.steps;
     // The workspace after the one turn is the last step's reference: only step 3 matches.

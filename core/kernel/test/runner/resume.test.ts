@@ -171,6 +171,31 @@ describe('resume', () => {
     expect(await turnStartsPerStep(runDir)).toEqual({ 0: 1 });
   });
 
+  it("asks the environment to remove the interrupted attempt's leftovers of this run before any turn", async () => {
+    const fixture = await makeFixture({ steps: 2, environment: { reclaimed: ['container x', 'network y'] } });
+    const runDir = join(fixture.dir, 'run');
+    const first = await startRun(fixture.experiment, { runDir, ...stopAt(1, (c) => c.abort()) });
+    expect(first.status).toBe('cancelled');
+    expect(fixture.environments.flatMap((e) => e.reclaims)).toEqual([]);
+
+    const before = fixture.environments.length;
+    const reclaimsAtTurnStart: number[] = [];
+    const second = await resumeExperiment(fixture.experiment, runDir, {
+      onEvent: (event) => {
+        if (event.type === 'turn.start')
+          reclaimsAtTurnStart.push(fixture.environments.flatMap((e) => e.reclaims).length);
+      },
+    });
+    expect(second.status).toBe('ok');
+    const reclaims = fixture.environments.slice(before).flatMap((e) => e.reclaims);
+    expect(reclaims).toEqual([{ runId: 'run' }]);
+    expect(reclaimsAtTurnStart).toEqual([1]);
+    const logs = (await new RunStore(runDir).readEvents()).filter((e) => e.type === 'log');
+    expect(logs.map((e) => (e as { message: string }).message)).toContainEqual(
+      expect.stringContaining('container x, network y'),
+    );
+  });
+
   it('refuses to resume when a task changed since the run started', async () => {
     const fixture = await makeFixture({ steps: 1 });
     const runDir = join(fixture.dir, 'run');

@@ -301,6 +301,79 @@ export const environmentChecks: Check<EnvironmentContext>[] = [
   },
 ];
 
+/** A shell loop that appends to `file` in the workspace ten times a second. */
+const writer = (file: string) => `while :; do echo x >> ${file}; sleep 0.1; done`;
+
+/** Sizes of the workspace's files, read through the file API (it runs nothing in the sandbox). */
+async function sizes(sandbox: Sandbox): Promise<Record<string, number>> {
+  const entries = await sandbox.list('', { recursive: true });
+  return Object.fromEntries(entries.filter((e) => e.type === 'file').map((e) => [e.path, e.size]));
+}
+
+/** The files that grew over `ms` (while nothing may write to them), and by how much. */
+async function growthOver(sandbox: Sandbox, ms: number): Promise<Record<string, number>> {
+  const before = await sizes(sandbox);
+  await delay(ms);
+  const after = await sizes(sandbox);
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([path, size]) => [path, size - (before[path] ?? 0)] as const)
+      .filter(([, grown]) => grown !== 0),
+  );
+}
+
+/** Waits until `file` grows, so that a check that it stopped means something. */
+async function untilGrowing(sandbox: Sandbox, file: string, ms = 20_000): Promise<void> {
+  let last: number | undefined;
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await delay(200)) {
+    const size = (await sizes(sandbox))[file];
+    if (last !== undefined && size !== undefined && size > last) return;
+    last = size;
+  }
+  throw new Error(`${file} did not grow within ${ms} ms: the process writing it is not running`);
+}
+
+/**
+ * Process containment: nothing a command starts outlives it unless it was started in the
+ * background, and background processes end at `sweep()`. Run by `describeEnvironment` with
+ * `containment: true`.
+ */
+export const containmentChecks: Check<EnvironmentContext>[] = [
+  {
+    name: 'what a command detaches (setsid, double fork, nohup) is gone when the command returns',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const script = [
+          `setsid -f sh -c '${writer('setsid.log')}' > /dev/null 2>&1`,
+          `( sh -c '${writer('fork.log')}' > /dev/null 2>&1 & )`,
+          `nohup sh -c '${writer('nohup.log')}' > /dev/null 2>&1 &`,
+          'sleep 1',
+        ].join('\n');
+        const result = await within(30_000, 'exec that detaches writers', sandbox.exec(['sh', '-c', script]));
+        expect(result.exitCode, result.stderr).toBe(0);
+        const written = await sizes(sandbox);
+        for (const file of ['setsid.log', 'fork.log', 'nohup.log'])
+          expect(written[file], `${file} was never written`).toBeGreaterThan(0);
+        expect(await growthOver(sandbox, 2_500), 'a detached writer outlived its command').toEqual({});
+      }),
+  },
+  {
+    name: 'a started process runs until sweep(), which ends it and leaves the sandbox usable',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        expect(typeof sandbox.sweep, 'the sandbox has no sweep()').toBe('function');
+        const background = await sandbox.start(['sh', '-c', writer('background.log')]);
+        await untilGrowing(sandbox, 'background.log');
+        expect((await sandbox.exec(['true'])).exitCode).toBe(0);
+        await untilGrowing(sandbox, 'background.log');
+        await within(30_000, 'sweep()', sandbox.sweep!());
+        await within(10_000, 'wait() of a swept process', background.wait());
+        expect(await growthOver(sandbox, 2_500), 'the started process outlived sweep()').toEqual({});
+        expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
+      }),
+  },
+];
+
 /** A seed directory for the suite, and a spec that starts from it. */
 export async function environmentContext(
   environment: Environment,
@@ -332,6 +405,8 @@ export interface DescribeEnvironmentOptions {
   /** Fields merged into the spec every check opens (needs, purpose...). */
   spec?: Partial<SandboxSpec>;
   timeoutMs?: number;
+  /** Also run `containmentChecks` (detached processes end with their command; `sweep()`). */
+  containment?: boolean;
 }
 
 /**
@@ -345,7 +420,7 @@ export function describeEnvironment(
 ): void {
   describeChecks<EnvironmentContext & { dispose(): Promise<void> }>(
     `environment conformance: ${name}`,
-    environmentChecks,
+    options.containment ? [...environmentChecks, ...containmentChecks] : environmentChecks,
     async () => environmentContext(await factory(), options.spec),
     (context) => context.dispose(),
     options.timeoutMs,

@@ -33,6 +33,10 @@ export interface FakeEnvironmentOptions {
   failSnapshot?: Error;
   /** What `describe()` returns (lock.json). */
   describe?: Record<string, unknown>;
+  /** Makes `sweep` reject with this error. */
+  failSweep?: Error;
+  /** What `reclaim()` reports as removed. */
+  reclaimed?: string[];
 }
 
 const workspace = '/workspace';
@@ -45,6 +49,8 @@ const workspace = '/workspace';
 export class FakeEnvironment implements Environment {
   readonly snapshots: SnapshotStore;
   readonly opened: FakeSandbox[] = [];
+  /** The options of every `reclaim` call, in order. */
+  readonly reclaims: { runId?: string }[] = [];
 
   constructor(readonly options: FakeEnvironmentOptions = {}) {
     this.snapshots = options.snapshots ?? new FakeSnapshotStore();
@@ -65,6 +71,11 @@ export class FakeEnvironment implements Environment {
   async describe(): Promise<Record<string, unknown>> {
     return this.options.describe ?? { environment: 'fake' };
   }
+
+  async reclaim(options: { runId?: string }): Promise<{ removed: string[] }> {
+    this.reclaims.push(options);
+    return { removed: this.options.reclaimed ?? [] };
+  }
 }
 
 export class FakeSandbox implements Sandbox {
@@ -72,6 +83,8 @@ export class FakeSandbox implements Sandbox {
   readonly hostAddress = '127.0.0.1';
   readonly files = new Map<string, { data: Uint8Array; mode: number }>();
   readonly execs: string[][] = [];
+  /** How many times `sweep` was called. */
+  sweeps = 0;
   closed = false;
 
   constructor(
@@ -187,6 +200,12 @@ export class FakeSandbox implements Sandbox {
   async expose(port: number): Promise<string> {
     this.check();
     return `http://127.0.0.1:${port}`;
+  }
+
+  async sweep(): Promise<void> {
+    this.check();
+    this.sweeps++;
+    if (this.environment.options.failSweep) throw this.environment.options.failSweep;
   }
 
   async close(): Promise<void> {

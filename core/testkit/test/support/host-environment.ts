@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -33,7 +34,27 @@ export type EnvironmentFlaw =
   | 'ignores-from'
   | 'push-drops-modes'
   | 'exposes-bare-address'
-  | 'plain-error-after-close';
+  | 'plain-error-after-close'
+  | 'leaves-detached'
+  | 'sweep-does-nothing';
+
+/** Kills, a few rounds over, every process of this user whose environment matches. */
+async function killMarked(matches: (environ: string[]) => boolean): Promise<void> {
+  for (let round = 0; round < 5; round++) {
+    let found = 0;
+    for (const name of await readdir('/proc')) {
+      if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+      const environ = await readFile(`/proc/${name}/environ`, 'utf8').catch(() => '');
+      if (environ === '' || !matches(environ.split('\0'))) continue;
+      found++;
+      try {
+        process.kill(Number(name), 'SIGKILL');
+      } catch {}
+    }
+    if (found === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 /**
  * A small host-directory environment that meets the environment suite, unless told to break
@@ -42,7 +63,14 @@ export type EnvironmentFlaw =
 export class HostEnvironment implements Environment {
   private readonly store = new FakeSnapshotStore();
 
-  constructor(readonly flaw?: EnvironmentFlaw) {}
+  /**
+   * With `contains`, what a command detaches ends with it and `sweep()` ends started processes
+   * (found again through variables they inherit: a scan of /proc, so only where it is checked).
+   */
+  constructor(
+    readonly flaw?: EnvironmentFlaw,
+    readonly contains = false,
+  ) {}
 
   async open(spec: SandboxSpec): Promise<Sandbox> {
     const root = await mkdtemp(join(tmpdir(), 'longhaul-host-env-'));
@@ -66,6 +94,9 @@ class HostSandbox implements Sandbox {
   readonly id = 'host';
   readonly hostAddress = '127.0.0.1';
   private closed = false;
+  /** Every process a call starts inherits these variables: how detached ones are found again. */
+  private readonly marker = `LONGHAUL_HOST_SANDBOX=${randomUUID()}`;
+  private readonly running = new Set<string>();
 
   constructor(
     private readonly root: string,
@@ -88,15 +119,18 @@ class HostSandbox implements Sandbox {
     return abs;
   }
 
-  private run(argv: string[], options: ExecOptions) {
+  private run(argv: string[], options: ExecOptions, background = false) {
     const flaw = this.env.flaw;
+    const call = `LONGHAUL_HOST_CALL=${randomUUID()}`;
+    if (!background) this.running.add(call);
+    const marks = Object.fromEntries([this.marker, call].map((m) => m.split('=') as [string, string]));
     const [file, ...args] = flaw === 'runs-through-shell' ? ['sh', '-c', argv.join(' ')] : argv;
     const child = spawn(file!, args, {
       cwd: this.path(options.cwd ?? '.'),
       env:
         flaw === 'leaks-host-env'
-          ? { ...process.env, ...options.env }
-          : { PATH: process.env.PATH, HOME: join(this.root, 'home'), ...options.env },
+          ? { ...process.env, ...options.env, ...marks }
+          : { PATH: process.env.PATH, HOME: join(this.root, 'home'), ...options.env, ...marks },
       detached: true,
       stdio: [options.stdin === undefined || flaw === 'ignores-stdin' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
@@ -117,8 +151,14 @@ class HostSandbox implements Sandbox {
     };
     const done = new Promise<number | null>((resolveExit, reject) => {
       child.on('error', (error) => (flaw === 'rejects-missing-program' ? reject(error) : resolveExit(127)));
-      child.on('close', (code) => resolveExit(code));
-      child.on('exit', () => flaw !== 'kills-leader-only' && kill());
+      const closed = new Promise<number | null>((resolveClose) => child.on('close', resolveClose));
+      child.on('exit', () => {
+        this.running.delete(call);
+        if (flaw !== 'kills-leader-only') kill();
+        const leaves = !this.env.contains || flaw === 'leaves-detached' || flaw === 'kills-leader-only';
+        const detached = leaves ? Promise.resolve() : killMarked((env) => env.includes(call));
+        void detached.then(() => closed).then(resolveExit);
+      });
     });
     return { child, out, kill, done };
   }
@@ -142,7 +182,7 @@ class HostSandbox implements Sandbox {
   async start(argv: string[], options: ExecOptions = {}): Promise<SandboxProcess> {
     this.alive();
     const started = Date.now();
-    const { child, out, kill, done } = this.run(argv, options);
+    const { child, out, kill, done } = this.run(argv, options, true);
     return {
       pid: child.pid,
       output: () => ({ stdout: out.stdout, stderr: out.stderr }),
@@ -225,8 +265,15 @@ class HostSandbox implements Sandbox {
     return this.env.flaw === 'exposes-bare-address' ? `127.0.0.1:${port}` : `http://127.0.0.1:${port}`;
   }
 
+  async sweep(): Promise<void> {
+    this.alive();
+    if (!this.env.contains || this.env.flaw === 'sweep-does-nothing') return;
+    await killMarked((env) => env.includes(this.marker) && !env.some((v) => this.running.has(v)));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    if (this.env.contains) await killMarked((env) => env.includes(this.marker));
     await rm(this.root, { recursive: true, force: true });
   }
 }
