@@ -68,7 +68,15 @@ function systemMounts(): string[] {
     else args.push('--ro-bind', path, path);
   }
   args.push('--ro-bind', '/etc', '/etc');
-  for (const secret of ['shadow', 'shadow-', 'gshadow', 'gshadow-', 'sudoers', 'security/opasswd']) {
+  for (const secret of [
+    'shadow',
+    'shadow-',
+    'gshadow',
+    'gshadow-',
+    'sudoers',
+    'security/opasswd',
+    'environment',
+  ]) {
     const path = `/etc/${secret}`;
     if (existsSync(path)) args.push('--ro-bind', '/dev/null', path);
   }

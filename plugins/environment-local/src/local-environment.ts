@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { arch, platform, release, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
@@ -127,9 +127,11 @@ export class LocalEnvironment implements Environment {
   private mounts(spec: SandboxSpec): ReadOnlyMount[] {
     return this.options.mounts.map((entry) => {
       const [path = '', target] = entry.split(':');
-      const source = resolve(this.baseDir, path);
-      if (!existsSync(source))
-        throw new ClassifiedError('sandbox', `local option mounts: host path ${source} does not exist`);
+      const written = resolve(this.baseDir, path);
+      if (!existsSync(written))
+        throw new ClassifiedError('sandbox', `local option mounts: host path ${written} does not exist`);
+      // Programs find themselves by their real path (require.resolve follows links).
+      const source = realpathSync(written);
       for (const [what, hidden] of [
         ["the task's root (its hidden cases and reference solutions)", spec.task.root],
         ['the run directory', this.runDir],
