@@ -1,4 +1,4 @@
-import { killMarked, markVariable } from './process-marks.js';
+import { killMarked, markVariable, trackOpen } from './process-marks.js';
 
 /** How a local sandbox runs its commands and ends what they leave behind: one per isolation mode. */
 export interface Containment {
@@ -29,7 +29,9 @@ export interface Containment {
 export class PlainContainment implements Containment {
   readonly hostAddress = '127.0.0.1';
 
-  constructor(private readonly sandboxId: string) {}
+  constructor(private readonly sandboxId: string) {
+    trackOpen(`${sandboxId}/`, true);
+  }
 
   private mark(call: number): string {
     return `${this.sandboxId}/${call}`;
@@ -57,5 +59,7 @@ export class PlainContainment implements Containment {
     return undefined;
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    trackOpen(`${this.sandboxId}/`, false);
+  }
 }

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -70,4 +71,38 @@ export async function killMarked(
     await delay(20);
   }
   return killed;
+}
+
+/** Marks prefixes of the sandboxes open in this process, for the exit hook. */
+const openPrefixes = new Set<string>();
+let exitHookInstalled = false;
+
+/**
+ * SIGKILLs, synchronously, every process carrying one of the open prefixes: runs when the runner
+ * exits with sandboxes still open, so what their commands detached does not outlive it.
+ */
+export function killOpenMarkedSync(): void {
+  if (openPrefixes.size === 0) return;
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)) {
+    try {
+      const environ = readFileSync(`/proc/${name}/environ`);
+      if ([...openPrefixes].some((prefix) => markIn(environ, prefix) !== undefined))
+        process.kill(Number(name), 'SIGKILL');
+    } catch {
+      // gone, or another user's
+    }
+  }
+}
+
+/** Registers (or, with `open` false, forgets) a sandbox whose processes die with the runner. */
+export function trackOpen(prefix: string, open: boolean): void {
+  if (!open) {
+    openPrefixes.delete(prefix);
+    return;
+  }
+  openPrefixes.add(prefix);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', killOpenMarkedSync);
+  }
 }

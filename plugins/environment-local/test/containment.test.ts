@@ -7,6 +7,7 @@ import type { Sandbox, SandboxSpec } from '@longhaul/core';
 import { FakeSnapshotStore } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment, localOptions } from '../src/index.js';
+import { killOpenMarkedSync } from '../src/process-marks.js';
 
 type Sweepable = Sandbox & { sweep(): Promise<void> };
 
@@ -48,6 +49,14 @@ async function pids(sandbox: Sandbox, names: string[]): Promise<number[]> {
 /** Waits (in the shell) until each pid file is written, so the command returns after they are. */
 const waitFor = (files: string[]) =>
   files.map((file) => `while [ ! -s ${file} ]; do sleep 0.05; done`).join('; ');
+
+/** Starts a server that detaches a child into a session of its own; the child's pid. */
+async function startDetached(sandbox: Sandbox): Promise<number> {
+  await sandbox.start(['sh', '-c', `setsid -f sh -c 'echo $$ > child.pid; exec sleep 901'; exec sleep 901`]);
+  await sandbox.exec(['sh', '-c', waitFor(['child.pid'])]);
+  const [child] = await pids(sandbox, ['child.pid']);
+  return child!;
+}
 
 const doubleFork = `import os, time
 if os.fork() == 0:
@@ -113,17 +122,24 @@ describe('local environment (isolation: none): process containment', () => {
     }
   });
 
+  it('ends detached processes of open sandboxes when the runner exits', async () => {
+    const sandbox = await environment().open(spec());
+    try {
+      const child = await startDetached(sandbox);
+      expect(await running(child)).toBe(true);
+      killOpenMarkedSync(); // what the process's exit hook runs
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await running(child)).toBe(false);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('ends detached processes at close', async () => {
     const sandbox = await environment().open(spec());
-    await sandbox.start([
-      'sh',
-      '-c',
-      `setsid -f sh -c 'echo $$ > child.pid; exec sleep 901'; exec sleep 901`,
-    ]);
-    await sandbox.exec(['sh', '-c', waitFor(['child.pid'])]);
-    const [child] = await pids(sandbox, ['child.pid']);
+    const child = await startDetached(sandbox);
     await sandbox.close();
-    expect(await running(child!)).toBe(false);
+    expect(await running(child)).toBe(false);
   });
 });
 
