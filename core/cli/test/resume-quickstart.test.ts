@@ -36,6 +36,7 @@ describe('the quickstart, killed with SIGKILL mid-trial and resumed', () => {
     const reference = join(work(), 'reference');
     const whole = await spawnCli(['run', quickstart, '--run-dir', reference], repoRoot).done;
     expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stderr).toContain("warning: environment 'local' has no isolation");
 
     const runDir = join(work(), 'killed');
     const run = spawnCli(['run', quickstart, '--run-dir', runDir], repoRoot);

@@ -7,12 +7,28 @@ import { runCli } from './run-cli.js';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 describe('examples/quickstart.yaml with the built-in plugins', () => {
-  it('validates: one task, one condition, one trial', async () => {
-    expect(await runCli(['validate', 'examples/quickstart.yaml'], root)).toEqual({
+  it('validates: one task, one condition, one trial, warning that the local environment isolates nothing', async () => {
+    const result = await runCli(['validate', 'examples/quickstart.yaml'], root);
+    expect(result).toMatchObject({
       code: 0,
       stdout: 'examples/quickstart.yaml: valid: 1 task, 1 condition, 1 trial\n',
-      stderr: '',
     });
+    expect(result.stderr).toMatch(
+      /^warning: environment 'local' has no isolation: .*isolation: bubblewrap.*\n$/,
+    );
+  });
+
+  it('does not warn when the local environment is hardened', async () => {
+    const result = await runCli(
+      [
+        'validate',
+        'examples/quickstart.yaml',
+        '--set',
+        'environment={id: local, options: {isolation: bubblewrap}}',
+      ],
+      root,
+    );
+    expect(result).toMatchObject({ code: 0, stderr: '' });
   });
 
   it('lists the worklog task and its four steps', async () => {

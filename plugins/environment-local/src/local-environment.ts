@@ -1,6 +1,7 @@
-import { cp, mkdir, mkdtemp, realpath, stat } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { arch, platform, release, tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import {
   ClassifiedError,
   type Environment,
@@ -8,31 +9,79 @@ import {
   type SandboxSpec,
   type SnapshotStore,
 } from '@longhaul/core';
-import { LocalSandbox } from './local-sandbox.js';
+import { hardenedPath, hardeningTools, type ReadOnlyMount } from './bubblewrap.js';
+import { type Containment, PlainContainment } from './containment.js';
+import { HardenedContainment } from './hardened-containment.js';
+import { LocalSandbox, type LocalSandboxDirs } from './local-sandbox.js';
 import type { LocalOptions } from './options.js';
+import { folderPrefix, reclaimSandboxes, writeLabel } from './sandbox-label.js';
+import { runHostAddress } from './sandbox-network.js';
 import { WorkspaceFiles } from './workspace-files.js';
 
 function lastLines(text: string, count = 20): string {
   return text.trimEnd().split('\n').slice(-count).join('\n');
 }
 
+function within(parent: string, path: string): boolean {
+  const rel = relative(parent, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
 /** Opens sandboxes that are temp directories on the host (see LocalSandbox for what that isolates). */
 export class LocalEnvironment implements Environment {
+  private tools: ReturnType<typeof hardeningTools> | undefined;
+
   constructor(
     private readonly options: LocalOptions,
     private readonly store?: SnapshotStore,
+    /** Relative host paths in `mounts` start here: the experiment file's directory. */
+    private readonly baseDir = process.cwd(),
+    /** The run directory, which no mount may make visible. */
+    private readonly runDir?: string,
   ) {}
 
+  private get base(): string {
+    return this.options.root ?? tmpdir();
+  }
+
   async open(spec: SandboxSpec): Promise<LocalSandbox> {
-    const base = this.options.root ?? tmpdir();
-    await mkdir(base, { recursive: true });
+    const hardened = this.options.isolation === 'bubblewrap';
+    // Checked before anything is made, so a host that cannot harden leaves nothing behind.
+    if (hardened) this.tools ??= hardeningTools();
+    const tools = hardened ? await this.tools : undefined;
+    const mounts = hardened ? this.mounts(spec) : [];
+    await mkdir(this.base, { recursive: true });
     const label = `${spec.trialId}-${spec.purpose}`.replace(/[^A-Za-z0-9._-]/g, '-');
-    const root = await mkdtemp(join(base, `longhaul-${label}-`));
-    const dirs = { root, home: join(root, 'home'), tmp: join(root, 'tmp') };
+    const root = await realpath(await mkdtemp(join(this.base, `${folderPrefix}${label}-`)));
+    await writeLabel(root, { runId: spec.runId, trialId: spec.trialId, purpose: spec.purpose });
+    const dirs: LocalSandboxDirs = {
+      root,
+      home: join(root, 'home'),
+      tmp: join(root, 'tmp'),
+      tmpInside: hardened ? '/tmp' : join(root, 'tmp'),
+      path: hardened ? hardenedPath : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
+    };
     const workspace = join(root, 'workspace');
-    await Promise.all([workspace, dirs.home, dirs.tmp].map((dir) => mkdir(dir)));
+    const etc = join(root, 'etc');
+    await Promise.all([workspace, dirs.home, dirs.tmp, etc].map((dir) => mkdir(dir)));
     const files = new WorkspaceFiles(await realpath(workspace), excludeMatcher(this.options.excludes));
-    const sandbox = new LocalSandbox(basename(root), files, dirs, this.options, this.store);
+    const id = basename(root);
+    let containment: Containment;
+    try {
+      containment = tools
+        ? await HardenedContainment.open({
+            tools,
+            root,
+            paths: { workspace: files.root, home: dirs.home, tmp: dirs.tmp, etc },
+            mounts,
+            hostAddress: runHostAddress(spec.runId),
+          })
+        : new PlainContainment(id);
+    } catch (error) {
+      await rm(root, { recursive: true, force: true });
+      throw error;
+    }
+    const sandbox = new LocalSandbox(id, files, dirs, this.options, this.store, containment);
     try {
       if (spec.from !== undefined) {
         await sandbox.restore(spec.from);
@@ -74,9 +123,38 @@ export class LocalEnvironment implements Environment {
     }
   }
 
+  /** The `mounts` option resolved; none may show the task's root (hidden cases) or the run. */
+  private mounts(spec: SandboxSpec): ReadOnlyMount[] {
+    return this.options.mounts.map((entry) => {
+      const [path = '', target] = entry.split(':');
+      const written = resolve(this.baseDir, path);
+      if (!existsSync(written))
+        throw new ClassifiedError('sandbox', `local option mounts: host path ${written} does not exist`);
+      // Programs find themselves by their real path (require.resolve follows links).
+      const source = realpathSync(written);
+      for (const [what, hidden] of [
+        ["the task's root (its hidden cases and reference solutions)", spec.task.root],
+        ['the run directory', this.runDir],
+      ] as const) {
+        if (hidden !== undefined && (within(source, hidden) || within(hidden, source)))
+          throw new ClassifiedError(
+            'sandbox',
+            `local option mounts: ${source} would make ${what} visible to the agent (${hidden}); mount only the directories of the programs it needs`,
+          );
+      }
+      return { source, target: target ?? source };
+    });
+  }
+
+  /** Removes the sandbox folders of runs whose runner is dead (with `runId`, of that run only). */
+  reclaim(options: { runId?: string } = {}): Promise<{ removed: string[] }> {
+    return reclaimSandboxes(this.base, options.runId);
+  }
+
   async describe(): Promise<Record<string, unknown>> {
     return {
       environment: 'local',
+      isolation: this.options.isolation,
       platform: platform(),
       arch: arch(),
       release: release(),

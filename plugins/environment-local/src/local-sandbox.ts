@@ -11,6 +11,7 @@ import {
   type SnapshotStore,
   type WorkspaceFile,
 } from '@longhaul/core';
+import type { Containment } from './containment.js';
 import type { LocalOptions } from './options.js';
 import { ProcessGroup } from './process-group.js';
 import type { WorkspaceFiles } from './workspace-files.js';
@@ -27,17 +28,25 @@ export interface LocalSandboxDirs {
   root: string;
   home: string;
   tmp: string;
+  /** TMPDIR as commands see it: `tmp`, or /tmp where that is where `tmp` is mounted. */
+  tmpInside: string;
+  /** PATH of commands (before the `env` option). */
+  path: string;
 }
 
 /**
- * A sandbox that is a directory on the host. It isolates files and environment variables, not
- * the machine: commands run as the runner's user (`ExecOptions.user` is ignored) with the
- * host's network.
+ * A sandbox that is a directory on the host. How much of the machine its commands reach is the
+ * containment's business: with isolation none, all of it (they run as the runner's user,
+ * `ExecOptions.user` is ignored, with the host's network); with bubblewrap, the workspace and
+ * what the allow-list mounts read-only (see HardenedContainment).
  */
 export class LocalSandbox implements Sandbox {
-  readonly hostAddress = '127.0.0.1';
   private closed = false;
-  private readonly running = new Set<ProcessGroup>();
+  private calls = 0;
+  /** Commands of `exec` still running, by call number. */
+  private readonly execs = new Map<ProcessGroup, number>();
+  /** Processes of `start` still running. */
+  private readonly started = new Set<ProcessGroup>();
 
   constructor(
     readonly id: string,
@@ -45,18 +54,23 @@ export class LocalSandbox implements Sandbox {
     private readonly dirs: LocalSandboxDirs,
     private readonly options: LocalOptions,
     private readonly store: SnapshotStore | undefined,
+    private readonly containment: Containment,
   ) {}
 
   get workspace(): string {
     return this.files.root;
   }
 
-  /** The whole environment a command sees: nothing of the host's but PATH. */
+  get hostAddress(): string {
+    return this.containment.hostAddress;
+  }
+
+  /** The whole environment a command sees: PATH (the host's in plain mode), HOME, TMPDIR, locale. */
   private environment(extra: Record<string, string> | undefined): Record<string, string> {
     return {
-      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      PATH: this.dirs.path,
       HOME: this.dirs.home,
-      TMPDIR: this.dirs.tmp,
+      TMPDIR: this.dirs.tmpInside,
       LANG: 'C.UTF-8',
       LC_ALL: 'C.UTF-8',
       ...this.options.env,
@@ -68,26 +82,41 @@ export class LocalSandbox implements Sandbox {
     if (this.closed) throw new ClassifiedError('sandbox', `sandbox ${this.id} is closed`);
   }
 
-  private async spawn(argv: string[], options: ExecOptions): Promise<ProcessGroup> {
+  private async spawn(argv: string[], options: ExecOptions, background: boolean): Promise<ProcessGroup> {
     this.alive();
+    if (argv.length === 0) throw new Error('exec needs a program: argv is empty');
     const cwd = await this.files.resolve(options.cwd ?? '.');
-    const group = new ProcessGroup(argv, {
+    const call = ++this.calls;
+    const command = await this.containment.command(argv, this.environment(options.env), {
+      call,
       cwd,
-      env: this.environment(options.env),
+      user: options.user ?? 'agent',
+    });
+    this.alive();
+    const group = new ProcessGroup(command.argv, {
+      cwd,
+      env: command.env,
       stdin: options.stdin,
       maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
       killGraceMs: this.options.killGraceMs,
+      afterExit: () => this.containment.afterCall(call),
     });
-    this.running.add(group);
-    void group.done.finally(() => this.running.delete(group));
+    if (background) this.started.add(group);
+    else this.execs.set(group, call);
+    void group.done.finally(() => {
+      this.started.delete(group);
+      this.execs.delete(group);
+    });
     return group;
   }
 
   private async result(group: ProcessGroup, started: number, timedOut: () => boolean): Promise<ExecResult> {
     const exit = await group.done;
     const stderr = group.stderr.text();
+    const failed =
+      exit.spawnError === undefined ? this.containment.startFailure(exit.exitCode, stderr) : undefined;
     return {
-      exitCode: exit.spawnError === undefined ? exit.exitCode : shellCode(exit.spawnCode),
+      exitCode: exit.spawnError === undefined ? (failed ?? exit.exitCode) : shellCode(exit.spawnCode),
       stdout: group.stdout.text(),
       stderr: exit.spawnError === undefined ? stderr : `${stderr}${exit.spawnError}\n`,
       timedOut: timedOut(),
@@ -98,7 +127,7 @@ export class LocalSandbox implements Sandbox {
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
     const started = Date.now();
-    const group = await this.spawn(argv, options);
+    const group = await this.spawn(argv, options, false);
     let timedOut = false;
     const timer =
       options.timeoutMs === undefined
@@ -123,7 +152,7 @@ export class LocalSandbox implements Sandbox {
     options: Omit<ExecOptions, 'timeoutMs' | 'stdin'> = {},
   ): Promise<SandboxProcess> {
     const started = Date.now();
-    const group = await this.spawn(argv, options);
+    const group = await this.spawn(argv, options, true);
     options.signal?.addEventListener('abort', () => void group.stop(), { once: true });
     return {
       pid: group.pid,
@@ -194,13 +223,25 @@ export class LocalSandbox implements Sandbox {
     if (!Number.isInteger(port) || port < 1 || port > 65_535) {
       throw new ClassifiedError('sandbox', `cannot expose port ${port}: not a TCP port number`);
     }
-    return `http://127.0.0.1:${port}`;
+    return this.containment.expose(port);
+  }
+
+  /**
+   * Ends every process of the sandbox that is not part of an `exec` still running: `start`ed
+   * ones, and whatever any call left behind. The kernel calls it at the end of each step.
+   */
+  async sweep(): Promise<void> {
+    if (this.closed) return;
+    await Promise.all([...this.started].map((group) => group.stop()));
+    await this.containment.sweep(new Set(this.execs.values()));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([...this.running].map((group) => group.stop()));
+    await Promise.all([...this.started, ...this.execs.keys()].map((group) => group.stop()));
+    await this.containment.sweep(new Set());
+    await this.containment.close();
     if (!this.options.keep) await rm(this.dirs.root, { recursive: true, force: true });
   }
 }

@@ -30,6 +30,11 @@ export interface GroupSpawnOptions {
   stdin?: string | Uint8Array;
   maxOutputBytes: number;
   killGraceMs: number;
+  /**
+   * Runs once the leader has exited and its group was killed, before the command counts as done:
+   * where the sandbox ends what escaped the group (processes in sessions of their own).
+   */
+  afterExit?: () => Promise<unknown>;
 }
 
 export interface GroupExit {
@@ -118,12 +123,14 @@ export class ProcessGroup {
         resolve();
       });
     });
-    const cutPipes = this.leaderExit
+    const cleaned = this.leaderExit.then(() => options.afterExit?.()).catch(() => undefined);
+    const cutPipes = cleaned
       .then(() => delay(pipeDrainMs, undefined, { ref: false }))
       .then(() => {
         for (const stream of [subprocess.stdout, subprocess.stderr] as (Readable | null)[]) stream?.destroy();
       });
-    this.done = Promise.race([subprocess, cutPipes.then(() => subprocess)]).then((result) => {
+    const finished = Promise.race([subprocess, cutPipes.then(() => subprocess)]);
+    this.done = Promise.all([finished, cleaned]).then(([result]) => {
       if (result.exitCode === undefined && result.signal === undefined && result.failed) {
         const { code } = result as { code?: string };
         return { exitCode: null, spawnError: result.shortMessage ?? result.message, spawnCode: code };

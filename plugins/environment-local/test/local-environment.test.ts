@@ -88,6 +88,7 @@ describe('local environment', () => {
       'HOME',
       'LANG',
       'LC_ALL',
+      'LONGHAUL_SANDBOX',
       'PATH',
       'PYTHONUNBUFFERED',
       'TMPDIR',

@@ -2,6 +2,7 @@ import { loadExperiment, type RunOptions, startRun } from '@longhaul/core';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
 import { collect, reportingConfigErrors } from '../print-error.js';
+import { printWarnings } from '../print-warnings.js';
 import { driveRun } from '../progress/drive-run.js';
 
 function positive(label: string) {
@@ -54,6 +55,7 @@ export function register(program: Command): void {
         options: { runDir?: string; concurrency?: number; set: string[]; grace: number },
       ) => {
         const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+        printWarnings(experiment.warnings);
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(
             (hooks) =>

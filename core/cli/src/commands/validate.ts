@@ -1,6 +1,7 @@
 import { loadExperiment } from '@longhaul/core';
 import type { Command } from 'commander';
 import { collect, reportingConfigErrors } from '../print-error.js';
+import { printWarnings } from '../print-warnings.js';
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -14,6 +15,7 @@ export function register(program: Command): void {
     .option('--resolved', 'print the experiment as a run would store it (defaults filled in)', false)
     .action(async (file: string, options: { set: string[]; resolved: boolean }) => {
       const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+      printWarnings(experiment.warnings);
       if (options.resolved) {
         process.stdout.write(experiment.resolved);
         return;

@@ -12,6 +12,7 @@ import { interpolateEnv, maskSecrets } from './interpolate.js';
 import { expandConditions, expandTrials } from './matrix.js';
 import { applyOverrides, overrideFile, overrideFor, parseOverrides } from './overrides.js';
 import { type IssueAt, type LocatedRef, resolveRefs } from './plugin-refs.js';
+import { pluginWarnings } from './plugin-warnings.js';
 import { schemaIssues, valueAt } from './schema-issues.js';
 import { closest } from './suggest.js';
 import { matchesTaskPattern } from './task-filter.js';
@@ -40,6 +41,8 @@ export interface LoadedExperiment {
   tasks: Task[];
   conditions: Condition[];
   trials: TrialSpec[];
+  /** What the plugins in use warn about (e.g. an environment without isolation), one line each. */
+  warnings: string[];
 }
 
 /**
@@ -175,6 +178,7 @@ export async function loadExperiment(
     tasks: selected,
     conditions,
     trials,
+    warnings: pluginWarnings(config, registry),
   };
 }
 

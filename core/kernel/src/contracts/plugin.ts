@@ -27,6 +27,11 @@ export interface PluginDefinition<Options extends z.ZodType = z.ZodType> {
   description: string;
   options: Options;
   register(bind: Bind, options: z.output<Options>): void;
+  /**
+   * What a user must know before running this use of the plugin (e.g. that it isolates nothing),
+   * one line each. `longhaul validate` and `longhaul run` print them as `warning: ...` lines.
+   */
+  warnings?(options: z.output<Options>): string[];
 }
 
 export function definePlugin<Options extends z.ZodType>(

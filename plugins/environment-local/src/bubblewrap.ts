@@ -1,0 +1,190 @@
+import { constants, existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import { ClassifiedError } from '@longhaul/core';
+import { execa } from 'execa';
+
+/** The PATH of hardened commands: system directories only (the runner's may point into its HOME). */
+export const hardenedPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** uid and gid of `user: agent` inside the sandbox's user namespace (`root` is 0 there). */
+export const agentUid = 1000;
+
+/** A host path visible read-only inside, at `target`. */
+export interface ReadOnlyMount {
+  source: string;
+  target: string;
+}
+
+/** Where a hardened sandbox's own directories are (host paths; the same paths inside but /tmp). */
+export interface HardenedPaths {
+  workspace: string;
+  home: string;
+  /** Bound at /tmp. */
+  tmp: string;
+  /** Holds the passwd and group files the sandbox sees. */
+  etc: string;
+}
+
+async function onPath(program: string): Promise<string | undefined> {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+  for (const dir of dirs.filter(Boolean)) {
+    const candidate = join(dir, program);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** bwrap and nsenter, or a clear error naming what the host lacks. */
+export async function hardeningTools(): Promise<{ bwrap: string; nsenter: string }> {
+  const [bwrap, nsenter] = await Promise.all([onPath('bwrap'), onPath('nsenter')]);
+  const missing = [
+    bwrap ? undefined : 'bwrap (Debian: apt-get install bubblewrap)',
+    nsenter ? undefined : 'nsenter (Debian: util-linux)',
+  ].filter(Boolean);
+  if (!bwrap || !nsenter)
+    throw new ClassifiedError(
+      'sandbox',
+      `environment local with isolation: bubblewrap needs ${missing.join(' and ')}, not found on PATH; install it or use isolation: none`,
+    );
+  return { bwrap, nsenter };
+}
+
+/**
+ * The host's system directories, read-only: an allow-list. /usr and the top-level links or
+ * directories of a merged or split /usr; /etc without the files that hold secrets. Nothing else
+ * of the host (its HOME, /root, /tmp, /var, /opt, /srv, /run, /sys) is there.
+ */
+function systemMounts(): string[] {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const path of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    if (!existsSync(path)) continue;
+    if (lstatSync(path).isSymbolicLink()) args.push('--symlink', readlinkSync(path), path);
+    else args.push('--ro-bind', path, path);
+  }
+  args.push('--ro-bind', '/etc', '/etc');
+  for (const secret of [
+    'shadow',
+    'shadow-',
+    'gshadow',
+    'gshadow-',
+    'sudoers',
+    'security/opasswd',
+    'environment',
+  ]) {
+    const path = `/etc/${secret}`;
+    if (existsSync(path)) args.push('--ro-bind', '/dev/null', path);
+  }
+  for (const dir of ['ssh', 'sudoers.d', 'ssl/private']) {
+    const path = `/etc/${dir}`;
+    if (existsSync(path) && lstatSync(path).isDirectory()) args.push('--tmpfs', path, '--remount-ro', path);
+  }
+  return args;
+}
+
+let system: string[] | undefined;
+
+/** The files a hardened sandbox sees as /etc/passwd and /etc/group, naming its users. */
+export function identityFiles(home: string): { passwd: string; group: string } {
+  return {
+    passwd: `root:x:0:0:root:/root:/bin/sh\nagent:x:${agentUid}:${agentUid}:agent:${home}:/bin/sh\n`,
+    group: `root:x:0:\nagent:x:${agentUid}:\n`,
+  };
+}
+
+/**
+ * The argv that runs `argv` in a hardened sandbox: nsenter joins the sandbox's user and network
+ * namespaces (held by its relay, `networkPid`), then bwrap makes a new user, PID, IPC and UTS
+ * namespace and a mount namespace from the allow-list. The command is pid 2 under bwrap's init;
+ * when it exits, or bwrap's parent (the runner) dies, the namespace and all it holds is killed.
+ */
+export function hardenedArgv(options: {
+  tools: { bwrap: string; nsenter: string };
+  networkPid: number;
+  paths: HardenedPaths;
+  mounts: readonly ReadOnlyMount[];
+  user: 'agent' | 'root';
+  cwd: string;
+  argv: string[];
+}): string[] {
+  system ??= systemMounts();
+  const { paths } = options;
+  const id = String(options.user === 'root' ? 0 : agentUid);
+  return [
+    options.tools.nsenter,
+    `--target=${options.networkPid}`,
+    '--user',
+    '--net',
+    '--preserve-credentials',
+    '--',
+    options.tools.bwrap,
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--die-with-parent',
+    '--uid',
+    id,
+    '--gid',
+    id,
+    '--hostname',
+    'sandbox',
+    ...system,
+    '--ro-bind',
+    join(paths.etc, 'passwd'),
+    '/etc/passwd',
+    '--ro-bind',
+    join(paths.etc, 'group'),
+    '/etc/group',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--bind',
+    paths.tmp,
+    '/tmp',
+    '--bind',
+    paths.home,
+    paths.home,
+    '--bind',
+    paths.workspace,
+    paths.workspace,
+    ...options.mounts.flatMap((mount) => ['--ro-bind', mount.source, mount.target]),
+    '--chdir',
+    options.cwd,
+    '--',
+    ...options.argv,
+  ];
+}
+
+/** bwrap reports a program it cannot start as exit 1 and a line; give the code a shell would. */
+export function startFailureCode(exitCode: number | null, stderr: string): number | undefined {
+  if (exitCode !== 1) return undefined;
+  const match = /^bwrap: execvp [^\n]*: (No such file or directory|Permission denied)\n?$/m.exec(stderr);
+  if (!match) return undefined;
+  return match[1] === 'Permission denied' ? 126 : 127;
+}
+
+/** Why this host cannot run hardened sandboxes (no bwrap, no user namespaces), or undefined. */
+export async function hardeningProblem(): Promise<string | undefined> {
+  let bwrap: string;
+  try {
+    ({ bwrap } = await hardeningTools());
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const result = await execa(bwrap, ['--unshare-user', '--unshare-net', '--dev-bind', '/', '/', 'true'], {
+    reject: false,
+    extendEnv: false,
+    env: { PATH: hardenedPath },
+  });
+  return result.exitCode === 0
+    ? undefined
+    : `bwrap cannot create user and network namespaces here: ${String(result.stderr).trim() || `exit code ${result.exitCode}`}`;
+}

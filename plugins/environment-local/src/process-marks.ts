@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * The variable that marks every process of a plain local sandbox: `<sandbox id>/<call number>`.
+ * A process keeps the environment it was started with through setsid, double forks, nohup and
+ * disown, and Linux shows it in /proc/<pid>/environ, so whatever a command left running is found
+ * again however it detached. (A program can start a child with a cleared environment: plain mode
+ * is not isolation, see the README.)
+ */
+export const markVariable = 'LONGHAUL_SANDBOX';
+
+export interface MarkedProcess {
+  pid: number;
+  /** The mark's value: `<sandbox id>/<call number>`. */
+  mark: string;
+}
+
+function markIn(environ: Buffer, prefix: string): string | undefined {
+  const needle = Buffer.from(`${markVariable}=${prefix}`);
+  for (let at = environ.indexOf(needle); at !== -1; at = environ.indexOf(needle, at + 1)) {
+    if (at > 0 && environ[at - 1] !== 0) continue;
+    const start = at + markVariable.length + 1;
+    const end = environ.indexOf(0, start);
+    return environ.subarray(start, end === -1 ? undefined : end).toString('utf8');
+  }
+  return undefined;
+}
+
+/** Processes of this host, readable by the runner's user, whose mark starts with `prefix`. */
+export async function markedProcesses(prefix: string): Promise<MarkedProcess[]> {
+  const names = await readdir('/proc').catch(() => [] as string[]);
+  const found = await Promise.all(
+    names
+      .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+      .map(async (name) => {
+        try {
+          const mark = markIn(await readFile(`/proc/${name}/environ`), prefix);
+          return mark === undefined ? undefined : { pid: Number(name), mark };
+        } catch {
+          return undefined; // exited while the table was read, or another user's
+        }
+      }),
+  );
+  return found.filter((entry): entry is MarkedProcess => entry !== undefined);
+}
+
+/**
+ * SIGKILLs every process whose mark starts with `prefix` and that `spare` does not keep. Scans
+ * again until none is left, so a process that forks while it is being killed is caught too.
+ */
+export async function killMarked(
+  prefix: string,
+  spare: (mark: string) => boolean = () => false,
+  rounds = 50,
+): Promise<number> {
+  let killed = 0;
+  for (let round = 0; round < rounds; round++) {
+    const targets = (await markedProcesses(prefix)).filter((entry) => !spare(entry.mark));
+    if (targets.length === 0) break;
+    for (const { pid } of targets) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        killed++;
+      } catch {
+        // already gone
+      }
+    }
+    // A killed process shows its environment until it is gone: give the kernel a moment.
+    await delay(20);
+  }
+  return killed;
+}
+
+/** Marks prefixes of the sandboxes open in this process, for the exit hook. */
+const openPrefixes = new Set<string>();
+let exitHookInstalled = false;
+
+/**
+ * SIGKILLs, synchronously, every process carrying one of the open prefixes: runs when the runner
+ * exits with sandboxes still open, so what their commands detached does not outlive it.
+ */
+export function killOpenMarkedSync(): void {
+  if (openPrefixes.size === 0) return;
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)) {
+    try {
+      const environ = readFileSync(`/proc/${name}/environ`);
+      if ([...openPrefixes].some((prefix) => markIn(environ, prefix) !== undefined))
+        process.kill(Number(name), 'SIGKILL');
+    } catch {
+      // gone, or another user's
+    }
+  }
+}
+
+/** Registers (or, with `open` false, forgets) a sandbox whose processes die with the runner. */
+export function trackOpen(prefix: string, open: boolean): void {
+  if (!open) {
+    openPrefixes.delete(prefix);
+    return;
+  }
+  openPrefixes.add(prefix);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', killOpenMarkedSync);
+  }
+}
