@@ -1,7 +1,7 @@
 import { afterAll } from 'vitest';
 import { type EnvironmentContext, environmentChecks, environmentContext } from '../src/index.js';
 import { describeSuiteTeeth } from './support/failures.js';
-import { type EnvironmentFlaw, HostEnvironment } from './support/host-environment.js';
+import { type EnvironmentFlaw, HostEnvironment, hostMaxFileBytes } from './support/host-environment.js';
 
 const flaws: [EnvironmentFlaw, string][] = [
   ['ignores-seed', "task's seed"],
@@ -20,11 +20,12 @@ const flaws: [EnvironmentFlaw, string][] = [
   ['push-drops-modes', 'push makes'],
   ['exposes-bare-address', 'http URL'],
   ['plain-error-after-close', 'close is idempotent'],
+  ['pulls-large-files', 'maxFileSize'],
 ];
 
 const contexts: (EnvironmentContext & { dispose(): Promise<void> })[] = [];
 const contextFor = async (flaw?: EnvironmentFlaw) => {
-  const context = await environmentContext(new HostEnvironment(flaw));
+  const context = await environmentContext(new HostEnvironment(flaw), {}, hostMaxFileBytes);
   contexts.push(context);
   return context;
 };

@@ -4,9 +4,12 @@ import {
   type ExcludeMatcher,
   type ExecOptions,
   type FileEntry,
+  type PullOptions,
+  parseSize,
   type Sandbox,
   type SnapshotRef,
   type SnapshotStore,
+  snapshotWorkspace,
   type WorkspaceFile,
 } from '@longhaul/core';
 import type Docker from 'dockerode';
@@ -163,10 +166,10 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
-  private async archive(rel: string, withData: (path: string) => boolean) {
+  private async archive(rel: string, withData: (path: string) => boolean, maxFileBytes?: number) {
     try {
       const stream = await this.parts.container.getArchive({ path: this.absolute(rel) });
-      return await readArchive(stream, rel, withData);
+      return await readArchive(stream, rel, withData, maxFileBytes);
     } catch (error) {
       if (statusCode(error) === 404) throw notFound(rel || '.');
       return this.fault('reading the workspace', error);
@@ -175,7 +178,7 @@ export class DockerSandbox implements Sandbox {
 
   private async put(files: readonly WorkspaceFile[]): Promise<void> {
     try {
-      await this.parts.container.putArchive(await packFiles(files), { path: this.workspace });
+      await this.parts.container.putArchive(packFiles(files), { path: this.workspace });
     } catch (error) {
       await this.fault('writing the workspace', error);
     }
@@ -223,14 +226,18 @@ export class DockerSandbox implements Sandbox {
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  async pull(): Promise<WorkspaceFile[]> {
+  async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.guard('pull');
     const keep = (path: string) => path !== '' && !this.parts.excluded(path);
-    const entries = await this.archive('', keep);
-    return entries
-      .filter((e) => e.type !== 'dir' && keep(e.path))
-      .map((e) => ({ path: e.path, mode: e.mode, data: new Uint8Array(e.data ?? Buffer.alloc(0)) }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    // Files over maxFileSize are drained from the tar stream as it arrives, never held.
+    const entries = await this.archive('', keep, parseSize(this.parts.options.maxFileSize));
+    const files: WorkspaceFile[] = [];
+    for (const e of entries) {
+      if (e.type === 'dir' || !keep(e.path)) continue;
+      if (e.skipped) options.onSkipped?.({ path: e.path, size: e.size });
+      else files.push({ path: e.path, mode: e.mode, data: e.data ?? new Uint8Array(0) });
+    }
+    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   async push(files: WorkspaceFile[]): Promise<void> {
@@ -261,7 +268,7 @@ export class DockerSandbox implements Sandbox {
 
   async snapshot(): Promise<SnapshotRef> {
     this.guard('snapshot');
-    return this.snapshots().put(await this.pull());
+    return snapshotWorkspace(this.snapshots(), (options) => this.pull(options));
   }
 
   async restore(ref: SnapshotRef): Promise<void> {

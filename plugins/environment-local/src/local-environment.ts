@@ -5,6 +5,7 @@ import {
   ClassifiedError,
   type Environment,
   excludeMatcher,
+  parseSize,
   type SandboxSpec,
   type SnapshotStore,
 } from '@longhaul/core';
@@ -31,7 +32,11 @@ export class LocalEnvironment implements Environment {
     const dirs = { root, home: join(root, 'home'), tmp: join(root, 'tmp') };
     const workspace = join(root, 'workspace');
     await Promise.all([workspace, dirs.home, dirs.tmp].map((dir) => mkdir(dir)));
-    const files = new WorkspaceFiles(await realpath(workspace), excludeMatcher(this.options.excludes));
+    const files = new WorkspaceFiles(
+      await realpath(workspace),
+      excludeMatcher(this.options.excludes),
+      parseSize(this.options.maxFileSize),
+    );
     const sandbox = new LocalSandbox(basename(root), files, dirs, this.options, this.store);
     try {
       if (spec.from !== undefined) {

@@ -1,9 +1,10 @@
-import { excludesOption } from '@longhaul/core';
+import { excludesOption, maxFileSizeOption } from '@longhaul/core';
 import { z } from 'zod';
 
 export const localOptions = z
   .object({
     excludes: excludesOption,
+    maxFileSize: maxFileSizeOption,
     root: z
       .string()
       .optional()

@@ -8,10 +8,12 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  type PullOptions,
   readDirectoryFiles,
   type Sandbox,
   type SandboxProcess,
   type SandboxSpec,
+  snapshotWorkspace,
   type WorkspaceFile,
 } from '@longhaul/core';
 import { FakeSnapshotStore } from '../../src/index.js';
@@ -33,7 +35,11 @@ export type EnvironmentFlaw =
   | 'ignores-from'
   | 'push-drops-modes'
   | 'exposes-bare-address'
-  | 'plain-error-after-close';
+  | 'plain-error-after-close'
+  | 'pulls-large-files';
+
+/** The per-file limit of HostEnvironment's pulls (environments call it `maxFileSize`). */
+export const hostMaxFileBytes = 64 * 1024;
 
 /**
  * A small host-directory environment that meets the environment suite, unless told to break
@@ -193,9 +199,10 @@ class HostSandbox implements Sandbox {
     return entries.sort((a, b) => a.path.localeCompare(b.path));
   }
 
-  async pull(): Promise<WorkspaceFile[]> {
+  async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.alive();
-    return readDirectoryFiles(this.workspace);
+    const limit = this.env.flaw === 'pulls-large-files' ? undefined : hostMaxFileBytes;
+    return readDirectoryFiles(this.workspace, { ...options, maxFileBytes: limit });
   }
 
   async push(files: WorkspaceFile[], keepOthers = false): Promise<void> {
@@ -212,7 +219,7 @@ class HostSandbox implements Sandbox {
 
   async snapshot(): Promise<string> {
     this.alive();
-    return this.env.snapshots().put(await this.pull());
+    return snapshotWorkspace(this.env.snapshots(), (options) => this.pull(options));
   }
 
   async restore(ref: string): Promise<void> {
