@@ -38,4 +38,26 @@ describe.skipIf(skipWithoutDocker())('docker sandbox files of many megabytes', (
       );
     });
   }, 180_000);
+
+  it('lists names, types, sizes and modes from find, also odd names, and says when a path is missing', async () => {
+    const env = new DockerEnvironment(dockerOptions.parse({}), new FakeSnapshotStore());
+    await withSandbox(env, spec(`list-${process.pid}`), async (sandbox) => {
+      const made = await sandbox.exec([
+        'sh',
+        '-c',
+        "mkdir -p 'd/a b' && printf 12345 > 'd/a b/-x' && printf 'x' > \"d/new\nline\" && ln -s 'a b' d/link && chmod 700 'd/a b'",
+      ]);
+      expect(made.exitCode).toBe(0);
+      expect(await sandbox.list('d')).toEqual([
+        { path: 'd/a b', type: 'dir', size: expect.any(Number), mode: 0o700 },
+        { path: 'd/link', type: 'symlink', size: 3, mode: 0o120777 },
+        { path: 'd/new\nline', type: 'file', size: 1, mode: 0o644 },
+      ]);
+      expect((await sandbox.list('d/a b', { recursive: true })).map((e) => [e.path, e.size])).toEqual([
+        ['d/a b/-x', 5],
+      ]);
+      expect(await sandbox.list('d/a b/-x')).toEqual([]);
+      await expect(sandbox.list('nowhere')).rejects.toMatchObject({ code: 'ENOENT' });
+    });
+  }, 120_000);
 });
