@@ -6,7 +6,7 @@ import {
   environmentContext,
 } from '../src/index.js';
 import { describeSuiteTeeth } from './support/failures.js';
-import { type EnvironmentFlaw, HostEnvironment } from './support/host-environment.js';
+import { type EnvironmentFlaw, HostEnvironment, hostMaxFileBytes } from './support/host-environment.js';
 
 const flaws: [EnvironmentFlaw, string][] = [
   ['ignores-seed', "task's seed"],
@@ -25,6 +25,7 @@ const flaws: [EnvironmentFlaw, string][] = [
   ['push-drops-modes', 'push makes'],
   ['exposes-bare-address', 'http URL'],
   ['plain-error-after-close', 'close is idempotent'],
+  ['pulls-large-files', 'maxFileSize'],
 ];
 
 const containmentFlaws: [EnvironmentFlaw, string][] = [
@@ -34,7 +35,7 @@ const containmentFlaws: [EnvironmentFlaw, string][] = [
 
 const contexts: (EnvironmentContext & { dispose(): Promise<void> })[] = [];
 const contextFor = async (flaw?: EnvironmentFlaw, contains = false) => {
-  const context = await environmentContext(new HostEnvironment(flaw, contains));
+  const context = await environmentContext(new HostEnvironment(flaw, contains), {}, hostMaxFileBytes);
   contexts.push(context);
   return context;
 };

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FileEntry, WorkspaceFile } from '@longhaul/core';
 import { extract, type Header, pack } from 'tar-stream';
 
@@ -16,11 +17,17 @@ function parents(path: string): string[] {
   return parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
+/** A Buffer over the same memory: the archive must not hold a second copy of every file. */
+function view(data: Uint8Array): Buffer {
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
+
 /**
- * A tar of workspace files (and their parent directories) owned by the agent, as `putArchive`
- * extracts it into the workspace. Directories come first so that their modes apply.
+ * A tar stream of workspace files (and their parent directories) owned by the agent, as
+ * `putArchive` extracts it into the workspace. Directories come first so that their modes apply.
+ * It is read as it is sent: the archive is never whole in memory, and file data is not copied.
  */
-export async function packFiles(files: readonly WorkspaceFile[], mtime = new Date()): Promise<Buffer> {
+export function packFiles(files: readonly WorkspaceFile[], mtime = new Date()): Readable {
   const archive = pack();
   const owner = {
     uid: agentUser.uid,
@@ -29,33 +36,30 @@ export async function packFiles(files: readonly WorkspaceFile[], mtime = new Dat
     gname: agentUser.name,
     mtime,
   };
+  const failed = (error?: Error | null) => {
+    if (error) archive.destroy(error);
+  };
   const dirs = [...new Set(files.flatMap((f) => parents(f.path)))].sort();
-  for (const dir of dirs) archive.entry({ ...owner, name: dir, type: 'directory', mode: 0o755 });
+  for (const dir of dirs) archive.entry({ ...owner, name: dir, type: 'directory', mode: 0o755 }, failed);
   for (const file of files) {
     if (isSymlinkMode(file.mode)) {
-      archive.entry({
-        ...owner,
-        name: file.path,
-        type: 'symlink',
-        linkname: Buffer.from(file.data).toString('utf8'),
-        mode: 0o777,
-      });
+      const linkname = view(file.data).toString('utf8');
+      archive.entry({ ...owner, name: file.path, type: 'symlink', linkname, mode: 0o777 }, failed);
     } else {
-      archive.entry(
-        { ...owner, name: file.path, type: 'file', mode: file.mode & 0o7777 },
-        Buffer.from(file.data),
-      );
+      const header = { ...owner, name: file.path, type: 'file' as const, mode: file.mode & 0o7777 };
+      archive.entry(header, view(file.data), failed);
     }
   }
   archive.finalize();
-  const chunks: Buffer[] = [];
-  for await (const chunk of archive) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  // A Node stream over tar-stream's own (streamx) one, as the Docker client pipes it.
+  return Readable.from(archive, { objectMode: false });
 }
 
 export interface ArchiveEntry extends FileEntry {
   /** Contents, for files (and symlink targets) when asked for. */
   data?: Buffer;
+  /** A file whose contents were asked for but are over `maxFileBytes`: drained unread. */
+  skipped?: boolean;
 }
 
 function entryType(header: Header): FileEntry['type'] | undefined {
@@ -66,15 +70,19 @@ function entryType(header: Header): FileEntry['type'] | undefined {
 }
 
 /**
- * Reads a tar as `getArchive` sends it. Its names start with the basename of the requested path;
- * they are rewritten to start with `prefix` (a workspace-relative path, or '' for the workspace).
+ * Reads a tar as `getArchive` sends it, entry by entry as it arrives (the archive is never whole
+ * in memory). Its names start with the basename of the requested path; they are rewritten to start
+ * with `prefix` (a workspace-relative path, or '' for the workspace). Files whose data is wanted
+ * and at most `maxFileBytes` long keep it; larger ones are drained and marked `skipped`.
  */
 export async function readArchive(
   stream: NodeJS.ReadableStream,
   prefix: string,
   withData: (path: string) => boolean,
+  maxFileBytes = Number.POSITIVE_INFINITY,
 ): Promise<ArchiveEntry[]> {
   const reader = extract();
+  stream.on('error', (error: Error) => reader.destroy(error));
   stream.pipe(reader);
   const entries: ArchiveEntry[] = [];
   for await (const entry of reader) {
@@ -83,10 +91,18 @@ export async function readArchive(
     const path = [prefix, rest].filter((p) => p !== '').join('/');
     const type = entryType(header);
     const mode = (header.mode ?? 0) & 0o7777;
+    const size = header.size ?? 0;
     if (type === 'file' && withData(path)) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of entry) chunks.push(chunk as Buffer);
-      entries.push({ path, type, mode, size: header.size ?? 0, data: Buffer.concat(chunks) });
+      if (size > maxFileBytes) {
+        entry.resume();
+        entries.push({ path, type, mode, size, skipped: true });
+        continue;
+      }
+      // One buffer of the size the header gives, filled as chunks arrive: no second copy.
+      const data = Buffer.allocUnsafe(size);
+      let filled = 0;
+      for await (const chunk of entry) filled += (chunk as Buffer).copy(data, filled);
+      entries.push({ path, type, mode, size, data: data.subarray(0, filled) });
       continue;
     }
     entry.resume();
@@ -94,7 +110,7 @@ export async function readArchive(
       const target = Buffer.from(header.linkname ?? '');
       entries.push({ path, type, mode: symlinkType | 0o777, size: target.length, data: target });
     } else if (type !== undefined) {
-      entries.push({ path, type, mode, size: header.size ?? 0 });
+      entries.push({ path, type, mode, size });
     }
   }
   return entries;

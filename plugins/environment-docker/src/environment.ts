@@ -213,7 +213,7 @@ export class DockerEnvironment implements Environment {
     if (spec.from !== undefined) {
       await sandbox.restore(spec.from);
     } else if (spec.task.seed !== undefined) {
-      await container.putArchive(await packFiles(await readDirectoryFiles(spec.task.seed)), {
+      await container.putArchive(packFiles(await readDirectoryFiles(spec.task.seed)), {
         path: this.options.workspace,
       });
     }

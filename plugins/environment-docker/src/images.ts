@@ -56,7 +56,7 @@ async function buildDockerfile(
   const ref = `longhaul/task-${dockerName(request.taskId).toLowerCase()}:${hash.digest('hex').slice(0, 12)}`;
   const existing = await inspect(docker, ref);
   if (existing !== undefined) return existing;
-  const context = await packFiles(files, new Date(0));
+  const context = packFiles(files, new Date(0));
   const signal = AbortSignal.timeout(request.buildTimeoutMs);
   try {
     const stream = await docker.buildImage(

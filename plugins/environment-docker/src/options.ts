@@ -1,7 +1,5 @@
-import { excludesOption } from '@longhaul/core';
+import { excludesOption, maxFileSizeOption, sizeOption as size } from '@longhaul/core';
 import { z } from 'zod';
-
-const size = z.string().regex(/^\d+(\.\d+)?\s*[kmgt]?b?$/i, 'a size such as 512m, 4g or 1073741824');
 
 export const dockerOptions = z
   .object({
@@ -64,6 +62,7 @@ export const dockerOptions = z
         'Extra environment variables for every command. The agent can read them: never put secrets here.',
       ),
     excludes: excludesOption,
+    maxFileSize: maxFileSizeOption,
     workspace: z
       .string()
       .regex(/^\/.+/, 'an absolute path')
@@ -86,11 +85,5 @@ export const dockerOptions = z
 
 export type DockerOptions = z.output<typeof dockerOptions>;
 
-const units: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
-
 /** `512m` → bytes, as Docker counts them (powers of 1024). */
-export function parseSize(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*([kmgt]?)b?$/i.exec(text.trim());
-  if (!match) throw new Error(`"${text}" is not a size (write e.g. 512m, 4g or a number of bytes)`);
-  return Math.round(Number(match[1]) * (units[(match[2] ?? '').toLowerCase()] ?? 1));
-}
+export { parseSize } from '@longhaul/core';

@@ -4,9 +4,12 @@ import {
   type ExcludeMatcher,
   type ExecOptions,
   type FileEntry,
+  type PullOptions,
+  parseSize,
   type Sandbox,
   type SnapshotRef,
   type SnapshotStore,
+  snapshotWorkspace,
   type WorkspaceFile,
 } from '@longhaul/core';
 import type Docker from 'dockerode';
@@ -45,6 +48,8 @@ function notFound(path: string): Error {
     code: 'ENOENT',
   });
 }
+
+const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /** Shell-quotes one word for `sh -c`. */
 function quote(word: string): string {
@@ -175,10 +180,10 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
-  private async archive(rel: string, withData: (path: string) => boolean) {
+  private async archive(rel: string, withData: (path: string) => boolean, maxFileBytes?: number) {
     try {
       const stream = await this.parts.container.getArchive({ path: this.absolute(rel) });
-      return await readArchive(stream, rel, withData);
+      return await readArchive(stream, rel, withData, maxFileBytes);
     } catch (error) {
       if (statusCode(error) === 404) throw notFound(rel || '.');
       return this.fault('reading the workspace', error);
@@ -187,7 +192,7 @@ export class DockerSandbox implements Sandbox {
 
   private async put(files: readonly WorkspaceFile[]): Promise<void> {
     try {
-      await this.parts.container.putArchive(await packFiles(files), { path: this.workspace });
+      await this.parts.container.putArchive(packFiles(files), { path: this.workspace });
     } catch (error) {
       await this.fault('writing the workspace', error);
     }
@@ -227,22 +232,55 @@ export class DockerSandbox implements Sandbox {
   async list(path = '', options: { recursive?: boolean } = {}): Promise<FileEntry[]> {
     this.guard('list');
     const rel = this.relative(path);
+    const found = await this.find(rel, options.recursive ?? false);
+    if (found !== undefined) return found.sort(byPath);
+    // Without GNU find in the image, the archive gives the same, at the cost of the contents.
     const depth = rel === '' ? 1 : rel.split('/').length + 1;
     const entries = await this.archive(rel, () => false);
     return entries
       .filter((e) => e.path !== rel && (options.recursive || e.path.split('/').length === depth))
       .map(({ path: p, type, size, mode }) => ({ path: p, type, size, mode }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      .sort(byPath);
   }
 
-  async pull(): Promise<WorkspaceFile[]> {
+  /**
+   * The entries below `rel` as GNU find in the container prints them: names, types, sizes and
+   * modes without the contents, which an archive would send whole (a 1 GB file took the archive
+   * seconds for each listing). Undefined when find cannot do it here.
+   */
+  private async find(rel: string, recursive: boolean): Promise<FileEntry[] | undefined> {
+    // `./` first, so that a name starting with `-` is not taken for an option of find.
+    const start = quote(rel === '' ? '.' : `./${rel}`);
+    const depth = recursive ? '' : ' -maxdepth 1';
+    const script = `cd ${quote(this.workspace)} && { test -e ${start} || test -L ${start} || exit 3; } && find ${start} -mindepth 1${depth} -printf '%y %s %m %P\\0'`;
+    const result = await this.exec(['sh', '-c', script], { user: 'root', timeoutMs: 120_000 });
+    if (result.exitCode === 3) throw notFound(rel || '.');
+    if (result.exitCode !== 0 || result.truncated) return undefined;
+    const types: Record<string, FileEntry['type']> = { f: 'file', d: 'dir', l: 'symlink' };
+    const entries: FileEntry[] = [];
+    for (const line of result.stdout.split('\0')) {
+      const match = /^(\w) (\d+) ([0-7]+) (.+)$/s.exec(line);
+      const type = match ? types[match[1]!] : undefined;
+      if (!match || type === undefined) continue;
+      const path = rel === '' ? match[4]! : `${rel}/${match[4]}`;
+      const mode = type === 'symlink' ? 0o120777 : Number.parseInt(match[3]!, 8);
+      entries.push({ path, type, size: Number(match[2]), mode });
+    }
+    return entries;
+  }
+
+  async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.guard('pull');
     const keep = (path: string) => path !== '' && !this.parts.excluded(path);
-    const entries = await this.archive('', keep);
-    return entries
-      .filter((e) => e.type !== 'dir' && keep(e.path))
-      .map((e) => ({ path: e.path, mode: e.mode, data: new Uint8Array(e.data ?? Buffer.alloc(0)) }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    // Files over maxFileSize are drained from the tar stream as it arrives, never held.
+    const entries = await this.archive('', keep, parseSize(this.parts.options.maxFileSize));
+    const files: WorkspaceFile[] = [];
+    for (const e of entries) {
+      if (e.type === 'dir' || !keep(e.path)) continue;
+      if (e.skipped) options.onSkipped?.({ path: e.path, size: e.size });
+      else files.push({ path: e.path, mode: e.mode, data: e.data ?? new Uint8Array(0) });
+    }
+    return files.sort(byPath);
   }
 
   async push(files: WorkspaceFile[]): Promise<void> {
@@ -273,7 +311,7 @@ export class DockerSandbox implements Sandbox {
 
   async snapshot(): Promise<SnapshotRef> {
     this.guard('snapshot');
-    return this.snapshots().put(await this.pull());
+    return snapshotWorkspace(this.snapshots(), (options) => this.pull(options));
   }
 
   async restore(ref: SnapshotRef): Promise<void> {

@@ -5,7 +5,7 @@ import { skipWithoutDocker } from './docker-ready.js';
 if (!skipWithoutDocker()) {
   describeEnvironment(
     'docker',
-    () => new DockerEnvironment(dockerOptions.parse({}), new FakeSnapshotStore()),
-    { timeoutMs: 60_000, containment: true },
+    () => new DockerEnvironment(dockerOptions.parse({ maxFileSize: '64k' }), new FakeSnapshotStore()),
+    { timeoutMs: 60_000, maxFileBytes: 64 * 1024, containment: true },
   );
 }

@@ -6,6 +6,7 @@ import {
   ClassifiedError,
   type Environment,
   excludeMatcher,
+  parseSize,
   type SandboxSpec,
   type SnapshotStore,
 } from '@longhaul/core';
@@ -64,7 +65,11 @@ export class LocalEnvironment implements Environment {
     const workspace = join(root, 'workspace');
     const etc = join(root, 'etc');
     await Promise.all([workspace, dirs.home, dirs.tmp, etc].map((dir) => mkdir(dir)));
-    const files = new WorkspaceFiles(await realpath(workspace), excludeMatcher(this.options.excludes));
+    const files = new WorkspaceFiles(
+      await realpath(workspace),
+      excludeMatcher(this.options.excludes),
+      parseSize(this.options.maxFileSize),
+    );
     const id = basename(root);
     let containment: Containment;
     try {

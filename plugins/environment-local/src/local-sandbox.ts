@@ -5,10 +5,12 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  type PullOptions,
   type Sandbox,
   type SandboxProcess,
   type SnapshotRef,
   type SnapshotStore,
+  snapshotWorkspace,
   type WorkspaceFile,
 } from '@longhaul/core';
 import type { Containment } from './containment.js';
@@ -192,9 +194,9 @@ export class LocalSandbox implements Sandbox {
     return this.files.list(path, options.recursive ?? false);
   }
 
-  async pull(): Promise<WorkspaceFile[]> {
+  async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.alive();
-    return this.files.pull();
+    return this.files.pull(options);
   }
 
   async push(files: WorkspaceFile[]): Promise<void> {
@@ -210,7 +212,7 @@ export class LocalSandbox implements Sandbox {
 
   async snapshot(): Promise<SnapshotRef> {
     this.alive();
-    return this.snapshots().put(await this.files.pull());
+    return snapshotWorkspace(this.snapshots(), (options) => this.files.pull(options));
   }
 
   async restore(ref: SnapshotRef): Promise<void> {

@@ -1,4 +1,4 @@
-import { excludesOption } from '@longhaul/core';
+import { excludesOption, maxFileSizeOption } from '@longhaul/core';
 import { z } from 'zod';
 
 export const isolationModes = ['none', 'bubblewrap'] as const;
@@ -22,6 +22,7 @@ export const localOptions = z
         "isolation: bubblewrap only: host paths visible read-only in every command, at the same absolute path unless `HOST:SANDBOX` says otherwise; a relative host path is taken from the experiment file's directory. For agent CLIs installed on the host, e.g. ../node_modules/@anthropic-ai/claude-code-linux-x64.",
       ),
     excludes: excludesOption,
+    maxFileSize: maxFileSizeOption,
     root: z
       .string()
       .optional()

@@ -12,7 +12,13 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ClassifiedError, type ExcludeMatcher, type FileEntry, type WorkspaceFile } from '@longhaul/core';
+import {
+  ClassifiedError,
+  type ExcludeMatcher,
+  type FileEntry,
+  type PullOptions,
+  type WorkspaceFile,
+} from '@longhaul/core';
 
 /** Snapshots carry a symlink as a file whose mode has these type bits and whose data is the target. */
 export const symlinkMode = 0o120000;
@@ -41,6 +47,8 @@ export class WorkspaceFiles {
     /** The workspace with symlinks resolved, so that checks compare like with like. */
     readonly root: string,
     private readonly excluded: ExcludeMatcher,
+    /** Regular files larger than this are left out of pulls unread (the `maxFileSize` option). */
+    private readonly maxFileBytes: number,
   ) {}
 
   /**
@@ -81,11 +89,15 @@ export class WorkspaceFiles {
     return { path: this.relative(abs), type, size: stat.size, mode: stat.mode & 0o7777 };
   }
 
-  /** Every file and symlink outside the excludes, sorted by path (so equal workspaces pull equal). */
-  async pull(): Promise<WorkspaceFile[]> {
+  /**
+   * Every file and symlink outside the excludes, sorted by path (so equal workspaces pull equal).
+   * A file over the size limit is judged by its lstat and never opened.
+   */
+  async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     const files: WorkspaceFile[] = [];
-    await this.walk(this.root, async (abs, rel, isLink, mode) => {
-      files.push({ path: rel, mode, data: await entryData(abs, isLink) });
+    await this.walk(this.root, async (abs, rel, isLink, mode, size) => {
+      if (!isLink && size > this.maxFileBytes) options.onSkipped?.({ path: rel, size });
+      else files.push({ path: rel, mode, data: await entryData(abs, isLink) });
     });
     return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
@@ -100,9 +112,15 @@ export class WorkspaceFiles {
     }
     const unchanged = new Set<string>();
     const stale: string[] = [];
-    await this.walk(this.root, async (abs, rel, isLink, mode) => {
+    await this.walk(this.root, async (abs, rel, isLink, mode, size) => {
       const want = wanted.get(rel);
-      if (want && want.mode === mode && Buffer.from(want.data).equals(await entryData(abs, isLink))) {
+      // Sizes first: a file of another size (a large one the agent left, say) is never read.
+      const same =
+        want !== undefined &&
+        want.mode === mode &&
+        (isLink || want.data.length === size) &&
+        Buffer.from(want.data).equals(await entryData(abs, isLink));
+      if (same) {
         unchanged.add(rel);
       } else {
         stale.push(abs);
@@ -126,7 +144,7 @@ export class WorkspaceFiles {
 
   private async walk(
     dir: string,
-    visit: (abs: string, rel: string, isLink: boolean, mode: number) => Promise<void>,
+    visit: (abs: string, rel: string, isLink: boolean, mode: number, size: number) => Promise<void>,
   ): Promise<void> {
     for (const dirent of await readdir(dir, { withFileTypes: true })) {
       const abs = join(dir, dirent.name);
@@ -135,9 +153,10 @@ export class WorkspaceFiles {
       if (dirent.isDirectory()) {
         await this.walk(abs, visit);
       } else if (dirent.isSymbolicLink()) {
-        await visit(abs, rel, true, symlinkMode | 0o777);
+        await visit(abs, rel, true, symlinkMode | 0o777, 0);
       } else if (dirent.isFile()) {
-        await visit(abs, rel, false, (await lstat(abs)).mode & 0o7777);
+        const stat = await lstat(abs);
+        await visit(abs, rel, false, stat.mode & 0o7777, stat.size);
       }
     }
   }

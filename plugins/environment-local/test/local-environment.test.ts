@@ -163,6 +163,30 @@ describe('local environment', () => {
     await sandbox.close();
   });
 
+  it('records a file over maxFileSize in the snapshot without reading it, and restore never reads it either', async () => {
+    const store = new FakeSnapshotStore();
+    const env = new LocalEnvironment(
+      localOptions.parse({ root: join(base, 'sandboxes'), maxFileSize: '1m' }),
+      store,
+    );
+    const sandbox = await env.open(spec());
+    // Sparse, so it costs no disk; past what Node can read into one buffer, so a read would throw.
+    const huge = 5 * 1024 ** 3;
+    expect((await sandbox.exec(['truncate', '-s', String(huge), 'huge.bin'])).exitCode).toBe(0);
+    await sandbox.writeFile('under.bin', Buffer.alloc(1024 * 1024 - 1, 0xfe));
+    const ref = await sandbox.snapshot();
+    expect(await store.skipped(ref)).toEqual([{ path: 'huge.bin', size: huge }]);
+    expect((await store.get(ref)).map((f) => [f.path, f.data.length])).toEqual([
+      ['main.py', 12],
+      ['under.bin', 1024 * 1024 - 1],
+    ]);
+    await sandbox.restore(ref);
+    expect((await sandbox.list()).map((e) => e.path)).toEqual(['main.py', 'under.bin']);
+    expect(localOptions.safeParse({ maxFileSize: 'lots' }).error?.issues[0]?.path).toEqual(['maxFileSize']);
+    expect(localOptions.parse({}).maxFileSize).toBe('32m');
+    await sandbox.close();
+  });
+
   it('removes its directory on close and stops processes it started', async () => {
     const sandbox = await environment().open(spec());
     const server = await sandbox.start(['sleep', '30']);

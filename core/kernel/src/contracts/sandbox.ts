@@ -53,6 +53,21 @@ export interface WorkspaceFile {
 }
 
 /**
+ * A regular file a pull left out because it is larger than the environment's `maxFileSize`: it
+ * is never read into memory, and the snapshot records its path and size instead of its bytes.
+ */
+export interface SkippedFile {
+  path: string;
+  /** Bytes. */
+  size: number;
+}
+
+export interface PullOptions {
+  /** Told of every file left out for its size (see SkippedFile). */
+  onSkipped?: (file: SkippedFile) => void;
+}
+
+/**
  * Where the agent works. Paths given to file methods are relative to the workspace (absolute
  * paths are refused unless they are inside it). Implementations must make every method safe to
  * call after `close()` (they reject with a ClassifiedError of class `sandbox`).
@@ -72,10 +87,15 @@ export interface Sandbox {
   writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
   remove(path: string): Promise<void>;
   list(path?: string, options?: { recursive?: boolean }): Promise<FileEntry[]>;
-  /** Every file of the workspace (minus the environment's excludes), for snapshots and diffs. */
-  pull(): Promise<WorkspaceFile[]>;
+  /**
+   * Every file of the workspace (minus the environment's excludes), for snapshots and diffs.
+   * Regular files over the environment's `maxFileSize` are left out without being read, and
+   * reported to `onSkipped`.
+   */
+  pull(options?: PullOptions): Promise<WorkspaceFile[]>;
   /** Makes the workspace hold exactly these files. */
   push(files: WorkspaceFile[]): Promise<void>;
+  /** Stores what `pull` gives, with the files it skipped, in the snapshot store. */
   snapshot(): Promise<SnapshotRef>;
   restore(ref: SnapshotRef): Promise<void>;
   /** A URL on the host that reaches `port` inside the sandbox. */
@@ -103,8 +123,11 @@ export interface SandboxSpec {
 
 /** Content-addressed storage of workspace snapshots in the run directory. */
 export interface SnapshotStore {
-  put(files: WorkspaceFile[]): Promise<SnapshotRef>;
+  /** `skipped`: the files the pull left out for their size; recorded in the snapshot, not stored. */
+  put(files: WorkspaceFile[], skipped?: readonly SkippedFile[]): Promise<SnapshotRef>;
   get(ref: SnapshotRef): Promise<WorkspaceFile[]>;
+  /** The files a snapshot left out for their size, sorted by path (usually none). */
+  skipped(ref: SnapshotRef): Promise<SkippedFile[]>;
   has(ref: SnapshotRef): Promise<boolean>;
 }
 

@@ -34,6 +34,7 @@ import {
 import { workspaceDiff } from '../store/diff.js';
 import type { RunStore, StepScoresFile } from '../store/run-store.js';
 import { readDirectoryFiles } from '../store/workspace-files.js';
+import { formatSize } from '../workspace/file-size.js';
 import { bounded, classifyAs, errorMessage, LimitExceeded, settleWithin } from './faults.js';
 import { resumePoint } from './plan.js';
 import type { TrialServices } from './services.js';
@@ -578,6 +579,18 @@ class TrialRun {
     }
     const before = this.previousSnapshot ? await this.snapshots.get(this.previousSnapshot) : [];
     const after = await this.snapshots.get(ref);
+    const skipped = {
+      before: this.previousSnapshot ? await this.snapshots.skipped(this.previousSnapshot) : [],
+      after: await this.snapshots.skipped(ref),
+    };
+    const stepIds = turn.scores.map((i) => this.task.steps[i]!.id).join(', ');
+    for (const file of skipped.after) {
+      const size = formatSize(file.size);
+      this.log(
+        'warn',
+        `${stepIds}: ${file.path} (${size}) is over the environment's maxFileSize: not in the snapshot`,
+      );
+    }
     let previous = this.previousSnapshot;
     for (const i of turn.scores) {
       const step = this.task.steps[i]!;
@@ -585,7 +598,7 @@ class TrialRun {
       await this.store.writeDiff(
         this.spec.id,
         step,
-        previous === this.previousSnapshot ? workspaceDiff(before, after) : '',
+        previous === this.previousSnapshot ? workspaceDiff(before, after, skipped) : '',
       );
       const outcome = await scoreStep(this.stepScorers, {
         task: this.task,
@@ -600,7 +613,11 @@ class TrialRun {
         signal: this.services.cancellation.abortSignal,
         timeoutMs: this.spec.limits.stepMs,
       });
-      outcomes.set(i, { ...outcome, snapshot: ref });
+      const details =
+        skipped.after.length > 0
+          ? { ...outcome.details, snapshot: { skipped: skipped.after } }
+          : outcome.details;
+      outcomes.set(i, { ...outcome, details, snapshot: ref });
       previous = ref;
     }
     return outcomes;

@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { access, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SnapshotRef, SnapshotStore, WorkspaceFile } from '../contracts/index.js';
+import type {
+  PullOptions,
+  SkippedFile,
+  SnapshotRef,
+  SnapshotStore,
+  WorkspaceFile,
+} from '../contracts/index.js';
 import { ClassifiedError } from '../contracts/index.js';
 import { writeFileAtomic } from './atomic.js';
 
@@ -17,12 +23,41 @@ export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** The manifest text whose sha256 is a snapshot's ref; sorted so equal workspaces get equal refs. */
-export function manifestOf(files: readonly WorkspaceFile[]): { entries: ManifestEntry[]; text: string } {
+const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/**
+ * The manifest text whose sha256 is a snapshot's ref; sorted so equal workspaces get equal refs.
+ * Files skipped for their size are listed (path and size) only when there are any, so the refs of
+ * workspaces without them do not change.
+ */
+export function manifestOf(
+  files: readonly WorkspaceFile[],
+  skipped: readonly SkippedFile[] = [],
+): { entries: ManifestEntry[]; text: string } {
   const entries = files
     .map((file) => ({ path: file.path, mode: file.mode, blob: sha256(file.data) }))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { entries, text: `${JSON.stringify({ files: entries })}\n` };
+    .sort(byPath);
+  const left = skipped.map((file) => ({ path: file.path, size: file.size })).sort(byPath);
+  const manifest = left.length > 0 ? { files: entries, skipped: left } : { files: entries };
+  return { entries, text: `${JSON.stringify(manifest)}\n` };
+}
+
+interface Manifest {
+  files: ManifestEntry[];
+  skipped?: SkippedFile[];
+}
+
+/**
+ * What `Sandbox.snapshot()` does in every environment: pulls the workspace, noting the files the
+ * pull skips for their size, and stores both.
+ */
+export async function snapshotWorkspace(
+  store: SnapshotStore,
+  pull: (options: PullOptions) => Promise<WorkspaceFile[]>,
+): Promise<SnapshotRef> {
+  const skipped: SkippedFile[] = [];
+  const files = await pull({ onSkipped: (file) => skipped.push(file) });
+  return store.put(files, skipped);
 }
 
 const refPattern = /^[0-9a-f]{64}$/;
@@ -41,8 +76,8 @@ export class BlobSnapshotStore implements SnapshotStore {
     this.manifests = join(dir, 'manifests');
   }
 
-  async put(files: WorkspaceFile[]): Promise<SnapshotRef> {
-    const { entries, text } = manifestOf(files);
+  async put(files: WorkspaceFile[], skipped: readonly SkippedFile[] = []): Promise<SnapshotRef> {
+    const { entries, text } = manifestOf(files, skipped);
     await mkdir(this.blobs, { recursive: true });
     await mkdir(this.manifests, { recursive: true });
     const dataByPath = new Map(files.map((file) => [file.path, file.data]));
@@ -71,12 +106,20 @@ export class BlobSnapshotStore implements SnapshotStore {
     );
   }
 
+  async skipped(ref: SnapshotRef): Promise<SkippedFile[]> {
+    return (await this.read(ref)).skipped ?? [];
+  }
+
   async has(ref: SnapshotRef): Promise<boolean> {
     return refPattern.test(ref) && exists(join(this.manifests, `${ref}.json`));
   }
 
   /** The manifest of a snapshot (paths, modes, blob hashes) without reading the blobs. */
   async manifest(ref: SnapshotRef): Promise<ManifestEntry[]> {
+    return (await this.read(ref)).files;
+  }
+
+  private async read(ref: SnapshotRef): Promise<Manifest> {
     if (!refPattern.test(ref)) throw new ClassifiedError('internal', `not a snapshot ref: '${ref}'`);
     let text: string;
     try {
@@ -84,7 +127,7 @@ export class BlobSnapshotStore implements SnapshotStore {
     } catch {
       throw new ClassifiedError('internal', `snapshot ${ref} is not in ${this.dir}`);
     }
-    return (JSON.parse(text) as { files: ManifestEntry[] }).files;
+    return JSON.parse(text) as Manifest;
   }
 
   private blobPath(blob: string): string {

@@ -1,1 +1,2 @@
 export * from './excludes.js';
+export * from './file-size.js';

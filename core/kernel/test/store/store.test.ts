@@ -95,6 +95,26 @@ describe('BlobSnapshotStore', () => {
     expect(one).not.toBe(two);
   });
 
+  it('records the files a pull skipped for their size, and keeps the refs of snapshots without any', async () => {
+    const dir = join(await temp(), 'snapshots');
+    const store = new BlobSnapshotStore(dir);
+    const files = [file('a.txt', 'ay')];
+    const plain = await store.put(files);
+    expect(await store.put(files, [])).toBe(plain);
+    expect(await readFile(join(dir, 'manifests', `${plain}.json`), 'utf8')).not.toContain('skipped');
+    expect(await store.skipped(plain)).toEqual([]);
+    const skipped = [
+      { path: 'z/huge.bin', size: 2 ** 31 },
+      { path: 'big.log', size: 40_000_000 },
+    ];
+    const ref = await store.put(files, skipped);
+    expect(ref).not.toBe(plain);
+    expect(await store.put(files, [...skipped].reverse())).toBe(ref);
+    expect(await store.skipped(ref)).toEqual([skipped[1], skipped[0]]);
+    expect((await store.get(ref)).map((f) => f.path)).toEqual(['a.txt']);
+    expect((await allFiles(join(dir, 'blobs'))).length).toBe(1);
+  });
+
   it('says which snapshot is missing', async () => {
     const store = new BlobSnapshotStore(join(await temp(), 'snapshots'));
     await expect(store.get('f'.repeat(64))).rejects.toThrow(/snapshot f{64} is not in/);
@@ -129,6 +149,64 @@ describe('workspaceDiff', () => {
     expect(patch).toContain('diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n');
     expect(patch).not.toContain('keep.txt');
     expect(workspaceDiff(after, after)).toBe('');
+  });
+});
+
+describe('workspaceDiff of large files', () => {
+  const bytes = (size: number, fill: string) => ({
+    path: 'data.csv',
+    mode: 0o644,
+    data: Buffer.alloc(size, fill),
+  });
+
+  it('names files over 1 MiB with their sizes instead of diffing them line by line', () => {
+    const patch = workspaceDiff([bytes(2 * 1024 * 1024, 'a\n')], [bytes(3 * 1024 * 1024, 'b\n')]);
+    expect(patch).toBe(
+      'diff --git a/data.csv b/data.csv\nLarge files a/data.csv (2.0 MiB) and b/data.csv (3.0 MiB) differ\n',
+    );
+    expect(workspaceDiff([bytes(2 * 1024 * 1024, 'a\n')], [bytes(2 * 1024 * 1024, 'a\n')])).toBe('');
+  });
+
+  it('summarizes files that differ in too many lines instead of computing an edit script for hours', () => {
+    const lines = (prefix: string) => Array.from({ length: 30_000 }, (_, i) => `${prefix}${i}\n`).join('');
+    const before = [file('table.txt', lines('a'))];
+    const after = [file('table.txt', lines('b'))];
+    expect(before[0]!.data.length).toBeLessThan(1024 * 1024);
+    expect(workspaceDiff(before, after)).toBe(
+      'diff --git a/table.txt b/table.txt\nFiles a/table.txt and b/table.txt differ in too many lines to show\n',
+    );
+    // A new file needs no edit search: it is shown whole, however many lines it has.
+    expect(workspaceDiff([], after)).toContain('@@ -0,0 +1,30000 @@\n+b0\n');
+  });
+
+  it('names files the snapshots skipped: new, grown past the limit, shrunk under it, deleted', () => {
+    const patch = workspaceDiff(
+      [file('grew.txt', 'small\n'), file('stays.txt', 'x\n')],
+      [file('shrank.txt', 'now small\n'), file('stays.txt', 'x\n')],
+      {
+        before: [
+          { path: 'shrank.txt', size: 50_000_000 },
+          { path: 'gone.bin', size: 4096 },
+          { path: 'same.bin', size: 7 },
+        ],
+        after: [
+          { path: 'grew.txt', size: 2 ** 30 },
+          { path: 'new.bin', size: 2 ** 31 },
+          { path: 'same.bin', size: 7 },
+        ],
+      },
+    );
+    const note = 'over maxFileSize: not in the snapshot';
+    expect(patch).toContain(`Large files a/gone.bin (4.0 KiB, ${note}) and /dev/null differ`);
+    expect(patch).toContain(`Large files a/grew.txt (6 bytes) and b/grew.txt (1.0 GiB, ${note}) differ`);
+    expect(patch).toContain(
+      `diff --git a/new.bin b/new.bin\nLarge files /dev/null and b/new.bin (2.0 GiB, ${note}) differ`,
+    );
+    expect(patch).toContain(
+      `Large files a/shrank.txt (47.7 MiB, ${note}) and b/shrank.txt (10 bytes) differ`,
+    );
+    expect(patch).not.toContain('same.bin');
+    expect(patch).not.toContain('stays.txt');
   });
 });
 

@@ -3,7 +3,15 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Environment, Sandbox, SandboxSpec, WorkspaceFile } from '@longhaul/core';
+import {
+  defaultMaxFileSize,
+  type Environment,
+  parseSize,
+  type Sandbox,
+  type SandboxSpec,
+  type SkippedFile,
+  type WorkspaceFile,
+} from '@longhaul/core';
 import { expect } from 'vitest';
 import { type Check, describeChecks, expectClassified } from './checks.js';
 
@@ -11,6 +19,8 @@ export interface EnvironmentContext {
   environment: Environment;
   /** A spec whose task seed holds `seed.txt`, `bin/run.sh` (mode 755) and `sub/dir/nested.txt`. */
   spec: SandboxSpec;
+  /** The environment's `maxFileSize` in bytes: pulls leave out larger files. */
+  maxFileBytes: number;
 }
 
 const text = (data: Uint8Array) => Buffer.from(data).toString('utf8');
@@ -274,6 +284,37 @@ export const environmentChecks: Check<EnvironmentContext>[] = [
       }),
   },
   {
+    name: 'pull leaves out files over maxFileSize unread and reports them; files up to it round-trip byte for byte',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const limit = context.maxFileBytes;
+        // Every byte value, so that text decoding anywhere on the way would show.
+        const atLimit = new Uint8Array(limit);
+        for (let i = 0; i < limit; i++) atLimit[i] = (i * 7 + (i >> 8)) & 0xff;
+        await sandbox.writeFile('big/at-limit.bin', atLimit);
+        // The agent makes the large file inside the sandbox, as it would.
+        const made = await sandbox.exec(['sh', '-c', `head -c ${limit + 1} /dev/zero > big/over.bin`]);
+        expect(made.exitCode).toBe(0);
+        const skipped: SkippedFile[] = [];
+        const files = await sandbox.pull({ onSkipped: (file) => skipped.push(file) });
+        expect(skipped).toEqual([{ path: 'big/over.bin', size: limit + 1 }]);
+        expect(files.map((f) => f.path)).not.toContain('big/over.bin');
+        const pulled = files.find((f) => f.path === 'big/at-limit.bin');
+        expect(pulled && Buffer.from(pulled.data).equals(Buffer.from(atLimit))).toBe(true);
+        const ref = await sandbox.snapshot();
+        await withSandbox(
+          context,
+          async (second) => {
+            expect(Buffer.from(await second.readFile('big/at-limit.bin')).equals(Buffer.from(atLimit))).toBe(
+              true,
+            );
+            await expect(second.readFile('big/over.bin')).rejects.toThrow();
+          },
+          { from: ref, purpose: 'scorer' },
+        );
+      }),
+  },
+  {
     name: 'expose gives an http URL',
     run: (context) =>
       withSandbox(context, async (sandbox) => {
@@ -378,6 +419,7 @@ export const containmentChecks: Check<EnvironmentContext>[] = [
 export async function environmentContext(
   environment: Environment,
   spec: Partial<SandboxSpec> = {},
+  maxFileBytes = parseSize(defaultMaxFileSize),
 ): Promise<EnvironmentContext & { dispose(): Promise<void> }> {
   const root = await mkdtemp(join(tmpdir(), 'longhaul-conformance-'));
   const seed = join(root, 'seed');
@@ -389,6 +431,7 @@ export async function environmentContext(
   await writeFile(join(seed, 'sub', 'dir', 'nested.txt'), 'nested\n');
   return {
     environment,
+    maxFileBytes,
     spec: {
       runId: 'conformance',
       trialId: 'conformance.trial.r1',
@@ -404,6 +447,8 @@ export async function environmentContext(
 export interface DescribeEnvironmentOptions {
   /** Fields merged into the spec every check opens (needs, purpose...). */
   spec?: Partial<SandboxSpec>;
+  /** The `maxFileSize` the factory's environment has, in bytes (default: the default, 32m). */
+  maxFileBytes?: number;
   timeoutMs?: number;
   /** Also run `containmentChecks` (detached processes end with their command; `sweep()`). */
   containment?: boolean;
@@ -421,7 +466,7 @@ export function describeEnvironment(
   describeChecks<EnvironmentContext & { dispose(): Promise<void> }>(
     `environment conformance: ${name}`,
     options.containment ? [...environmentChecks, ...containmentChecks] : environmentChecks,
-    async () => environmentContext(await factory(), options.spec),
+    async () => environmentContext(await factory(), options.spec, options.maxFileBytes),
     (context) => context.dispose(),
     options.timeoutMs,
   );

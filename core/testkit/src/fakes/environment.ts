@@ -4,12 +4,14 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  type PullOptions,
   readDirectoryFiles,
   type Sandbox,
   type SandboxProcess,
   type SandboxSpec,
   type SnapshotRef,
   type SnapshotStore,
+  snapshotWorkspace,
   type WorkspaceFile,
 } from '@longhaul/core';
 import { FakeSnapshotStore } from './snapshot-store.js';
@@ -37,6 +39,8 @@ export interface FakeEnvironmentOptions {
   failSweep?: Error;
   /** What `reclaim()` reports as removed. */
   reclaimed?: string[];
+  /** Files larger than this are left out of pulls and snapshots (the environments' `maxFileSize`). */
+  maxFileBytes?: number;
 }
 
 const workspace = '/workspace';
@@ -173,11 +177,15 @@ export class FakeSandbox implements Sandbox {
     return [...entries.values()].sort((a, b) => a.path.localeCompare(b.path));
   }
 
-  async pull(): Promise<WorkspaceFile[]> {
+  async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.check();
-    return [...this.files]
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([path, file]) => ({ path, mode: file.mode, data: new Uint8Array(file.data) }));
+    const limit = this.environment.options.maxFileBytes ?? Number.POSITIVE_INFINITY;
+    const files: WorkspaceFile[] = [];
+    for (const [path, file] of [...this.files].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (file.data.length > limit) options.onSkipped?.({ path, size: file.data.length });
+      else files.push({ path, mode: file.mode, data: new Uint8Array(file.data) });
+    }
+    return files;
   }
 
   async push(files: WorkspaceFile[]): Promise<void> {
@@ -189,7 +197,7 @@ export class FakeSandbox implements Sandbox {
   async snapshot(): Promise<SnapshotRef> {
     this.check();
     if (this.environment.options.failSnapshot) throw this.environment.options.failSnapshot;
-    return this.environment.snapshots.put(await this.pull());
+    return snapshotWorkspace(this.environment.snapshots, (options) => this.pull(options));
   }
 
   async restore(ref: SnapshotRef): Promise<void> {

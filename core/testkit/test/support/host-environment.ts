@@ -9,10 +9,12 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  type PullOptions,
   readDirectoryFiles,
   type Sandbox,
   type SandboxProcess,
   type SandboxSpec,
+  snapshotWorkspace,
   type WorkspaceFile,
 } from '@longhaul/core';
 import { FakeSnapshotStore } from '../../src/index.js';
@@ -36,7 +38,8 @@ export type EnvironmentFlaw =
   | 'exposes-bare-address'
   | 'plain-error-after-close'
   | 'leaves-detached'
-  | 'sweep-does-nothing';
+  | 'sweep-does-nothing'
+  | 'pulls-large-files';
 
 /** Kills, a few rounds over, every process of this user whose environment matches. */
 async function killMarked(matches: (environ: string[]) => boolean): Promise<void> {
@@ -55,6 +58,9 @@ async function killMarked(matches: (environ: string[]) => boolean): Promise<void
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** The per-file limit of HostEnvironment's pulls (environments call it `maxFileSize`). */
+export const hostMaxFileBytes = 64 * 1024;
 
 /**
  * A small host-directory environment that meets the environment suite, unless told to break
@@ -233,9 +239,10 @@ class HostSandbox implements Sandbox {
     return entries.sort((a, b) => a.path.localeCompare(b.path));
   }
 
-  async pull(): Promise<WorkspaceFile[]> {
+  async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.alive();
-    return readDirectoryFiles(this.workspace);
+    const limit = this.env.flaw === 'pulls-large-files' ? undefined : hostMaxFileBytes;
+    return readDirectoryFiles(this.workspace, { ...options, maxFileBytes: limit });
   }
 
   async push(files: WorkspaceFile[], keepOthers = false): Promise<void> {
@@ -252,7 +259,7 @@ class HostSandbox implements Sandbox {
 
   async snapshot(): Promise<string> {
     this.alive();
-    return this.env.snapshots().put(await this.pull());
+    return snapshotWorkspace(this.env.snapshots(), (options) => this.pull(options));
   }
 
   async restore(ref: string): Promise<void> {

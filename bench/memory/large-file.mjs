@@ -1,0 +1,156 @@
+// The runner's memory when the agent leaves a large file in the workspace: a real `longhaul run`
+// of a one-step task where the `ide` harness, driven by a scripted model through the gateway,
+// writes a file of --size bytes with a shell command, then the small program the step asks for.
+// The step is snapshotted, diffed and scored (hidden tests in a sandbox opened from the snapshot,
+// code quality from the snapshot), as in any run. Prints the runner's peak RSS (VmHWM, polled from
+// /proc) and the step's wall time, per environment.
+//
+//   npx turbo run build          # the CLI runs dist
+//   longhaul images build        # for docker, once per host
+//   node bench/memory/large-file.mjs [--size 1g] [--environments local,docker] [--max-file-size 32m]
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { formatSize, parseSize } from '@longhaul/core';
+
+const { values } = parseArgs({
+  options: {
+    size: { type: 'string', default: '1g' },
+    environments: { type: 'string', default: 'local,docker' },
+    'max-file-size': { type: 'string', default: '32m' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const size = parseSize(values.size);
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = join(repo, 'core', 'cli', 'bin', 'longhaul.js');
+
+/** A one-step task: print "hello". Its hidden test runs the program in the scorer's sandbox. */
+async function writeProblem(dir) {
+  const step = join(dir, 'problems', 'bigfile', 'steps', '01-hello');
+  await mkdir(join(step, 'cases', 'core'), { recursive: true });
+  await writeFile(
+    join(dir, 'problems', 'bigfile', 'task.yaml'),
+    [
+      'id: bigfile',
+      'title: a program beside a large file',
+      'description: Prints hello; the agent also leaves a large log in the workspace.',
+      'entrypoint: python3 main.py',
+      'language: python',
+      'environment: { network: none }',
+      'timeouts: { caseMs: 20000 }',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(join(step, 'spec.md'), 'Write `{{entrypoint}}`: it prints `hello`.\n');
+  await writeFile(
+    join(step, 'cases', 'core', 'hello.yaml'),
+    'argv: []\nexpect:\n  exitCode: 0\n  stdout: { text: "hello\\n" }\n',
+  );
+}
+
+/** The scripted agent: a shell command that writes the large file, then the program. */
+function replies() {
+  const lines = `yes 'a line of a large log that the agent left behind' | head -c ${size} > big.log`;
+  return [
+    { toolCalls: [{ name: 'run_terminal_cmd', input: { command: lines, timeout_seconds: 1800 } }] },
+    { toolCalls: [{ name: 'write_file', input: { file_path: 'main.py', content: 'print("hello")\n' } }] },
+    { text: 'main.py prints hello.' },
+  ];
+}
+
+async function writeExperiment(dir, environment) {
+  const file = join(dir, `${environment}.yaml`);
+  const experiment = {
+    name: `large-file-${environment}`,
+    source: { id: 'longhaul', options: { path: join(dir, 'problems') } },
+    tasks: ['bigfile'],
+    models: { scripted: { backend: 'scripted', replies: replies() } },
+    harness: { id: 'ide', options: { model: 'scripted', explanation: 'optional' } },
+    environment: { id: environment, options: { maxFileSize: values['max-file-size'] } },
+    script: 'checkpoints',
+    memory: 'none',
+    scorers: ['tests', 'quality'],
+    reporters: ['summary'],
+    repeats: 1,
+    concurrency: 1,
+    limits: { turnSeconds: 3600, stepSeconds: 3600, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
+  };
+  // JSON is YAML.
+  await writeFile(file, `${JSON.stringify(experiment, null, 2)}\n`);
+  return file;
+}
+
+/** Runs the CLI and polls its VmHWM (the kernel's own peak RSS counter) until it exits. */
+function runMeasured(args) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    let peakKb = 0;
+    const poll = async () => {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
+      const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      peakKb = Math.max(peakKb, kb);
+    };
+    const timer = setInterval(poll, 100);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      resolve({ code, output, peakKb, wallMs: performance.now() - started });
+    });
+  });
+}
+
+async function stepFacts(runDir) {
+  const trials = join(runDir, 'trials');
+  const { readdir } = await import('node:fs/promises');
+  const [trial] = await readdir(trials);
+  const stepDir = join(trials, trial, 'steps', '01-hello');
+  const scores = JSON.parse(await readFile(join(stepDir, 'scores.json'), 'utf8'));
+  return { scores, diff: await readFile(join(stepDir, 'diff.patch'), 'utf8') };
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'longhaul-bench-large-file-'));
+await writeProblem(dir);
+const rows = [];
+try {
+  for (const environment of values.environments.split(',')) {
+    const experiment = await writeExperiment(dir, environment);
+    const runDir = join(dir, `run-${environment}`);
+    const result = await runMeasured(['run', experiment, '--run-dir', runDir]);
+    if (result.code !== 0) {
+      console.error(result.output);
+      throw new Error(`longhaul run (${environment}) exited with ${result.code}`);
+    }
+    const { scores, diff } = await stepFacts(runDir);
+    const skipped = scores.details?.snapshot?.skipped ?? [];
+    // A run in which the agent did not do its part measures nothing.
+    if (scores.scores['tests.strict'] !== 1)
+      throw new Error(`${environment}: the step did not pass its test`);
+    if (size > parseSize(values['max-file-size']) && !skipped.some((f) => f.path === 'big.log')) {
+      throw new Error(`${environment}: big.log is not recorded as skipped`);
+    }
+    rows.push({
+      environment,
+      peak: formatSize(result.peakKb * 1024),
+      step: `${(scores.durationMs / 1000).toFixed(1)} s`,
+      run: `${(result.wallMs / 1000).toFixed(1)} s`,
+      status: scores.status,
+      tests: scores.scores['tests.strict'],
+      skipped: skipped.map((f) => `${f.path} ${formatSize(f.size)}`).join(', ') || 'none',
+      diffBytes: diff.length,
+    });
+  }
+} finally {
+  if (values.keep) console.log(`kept ${dir}`);
+  else await rm(dir, { recursive: true, force: true });
+}
+
+console.log(`file left in the workspace: ${formatSize(size)}; maxFileSize ${values['max-file-size']}`);
+console.table(rows);
