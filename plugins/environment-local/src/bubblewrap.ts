@@ -89,6 +89,17 @@ function systemMounts(): string[] {
 
 let system: string[] | undefined;
 
+/**
+ * Mounts for a helper process (the network relay, the capability probe) that runs node and a
+ * script: the system allow-list plus read-only `paths`. Never the whole host root: a recursive
+ * bind of / also takes every container overlay the Docker daemon mounts, and one that goes away
+ * meanwhile makes bwrap fail.
+ */
+export function helperMounts(paths: readonly string[]): string[] {
+  system ??= systemMounts();
+  return [...system, ...paths.flatMap((path) => ['--ro-bind', path, path]), '--dev', '/dev'];
+}
+
 /** The files a hardened sandbox sees as /etc/passwd and /etc/group, naming its users. */
 export function identityFiles(home: string): { passwd: string; group: string } {
   return {
@@ -179,7 +190,7 @@ export async function hardeningProblem(): Promise<string | undefined> {
   } catch (error) {
     return (error as Error).message;
   }
-  const result = await execa(bwrap, ['--unshare-user', '--unshare-net', '--dev-bind', '/', '/', 'true'], {
+  const result = await execa(bwrap, ['--unshare-user', '--unshare-net', ...helperMounts([]), 'true'], {
     reject: false,
     extendEnv: false,
     env: { PATH: hardenedPath },

@@ -3,10 +3,11 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { endianness } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClassifiedError } from '@longhaul/core';
 import { readPortHeader, splice } from '../relay/socket-pipe.mjs';
+import { helperMounts } from './bubblewrap.js';
 
 const relayScript = fileURLToPath(new URL('../relay/relay.mjs', import.meta.url));
 /** Generous: on a busy machine starting node in new namespaces can take seconds. */
@@ -78,11 +79,16 @@ export class SandboxNetwork {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const relay = spawn(
       bwrap,
-      ['--unshare-user', '--unshare-net', '--die-with-parent', '--dev-bind', '/', '/', '--'].concat(
-        process.execPath,
-        relayScript,
+      [
+        '--unshare-user',
+        '--unshare-net',
+        '--die-with-parent',
+        ...helperMounts([dirname(process.execPath), dirname(relayScript)]),
+        '--bind',
         dir,
-      ),
+        dir,
+        '--',
+      ].concat(process.execPath, relayScript, dir),
       { env: { PATH: '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let stderr = '';
