@@ -27,7 +27,7 @@ export interface HardenedPaths {
 }
 
 async function onPath(program: string): Promise<string | undefined> {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+  const dirs = (process.env.PATH ?? hardenedPath).split(delimiter);
   for (const dir of dirs.filter(Boolean)) {
     const candidate = join(dir, program);
     try {

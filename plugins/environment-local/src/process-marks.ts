@@ -28,19 +28,48 @@ function markIn(environ: Buffer, prefix: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Pids known to carry no mark at all, so later scans skip them: reading every process's environ
+ * costs a few hundred milliseconds on a loaded machine, and most processes of a host are never
+ * ours. A mark is only ever inherited, so an unmarked process stays unmarked; the exception is a
+ * child of the runner between its fork and its exec (it still has the runner's environment),
+ * which is why the runner's children are never remembered. A pid that disappears is forgotten.
+ * Processes of other users (their environ cannot be read) are remembered too: they cannot be ours.
+ */
+const unmarked = new Set<number>();
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Processes of this host, readable by the runner's user, whose mark starts with `prefix`. */
 export async function markedProcesses(prefix: string): Promise<MarkedProcess[]> {
   const names = await readdir('/proc').catch(() => [] as string[]);
+  const pids = new Set(names.filter((name) => /^\d+$/.test(name)).map(Number));
+  for (const pid of unmarked) if (!pids.has(pid)) unmarked.delete(pid);
+  const anyMark = Buffer.from(`${markVariable}=`);
   const found = await Promise.all(
-    names
-      .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
-      .map(async (name) => {
+    [...pids]
+      .filter((pid) => pid !== process.pid && !unmarked.has(pid))
+      .map(async (pid) => {
+        let environ: Buffer;
         try {
-          const mark = markIn(await readFile(`/proc/${name}/environ`), prefix);
-          return mark === undefined ? undefined : { pid: Number(name), mark };
-        } catch {
-          return undefined; // exited while the table was read, or another user's
+          environ = await readFile(`/proc/${pid}/environ`);
+        } catch (error) {
+          // Another user's (never ours to kill), or it exited while the table was read.
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') unmarked.add(pid);
+          return undefined;
         }
+        const mark = markIn(environ, prefix);
+        if (mark !== undefined) return { pid, mark };
+        // Empty: a kernel thread or a zombie.
+        if (!environ.includes(anyMark) && parentOf(pid) !== process.pid) unmarked.add(pid);
+        return undefined;
       }),
   );
   return found.filter((entry): entry is MarkedProcess => entry !== undefined);

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Sandbox, SandboxSpec } from '@longhaul/core';
 import { describeEnvironment, FakeSnapshotStore } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +118,32 @@ if (!skipWithoutHardening()) {
           expect(result.exitCode, `${path} is visible in the sandbox`).not.toBe(0);
         }
       });
+    });
+
+    it("cannot see another sandbox's workspace, or the relay's sockets in its own folder", async () => {
+      const other = await environment().open(spec());
+      try {
+        await other.writeFile('secret.txt', 'the other trial');
+        await withSandbox(async (sandbox) => {
+          const own = dirname(sandbox.workspace);
+          for (const path of [
+            join(other.workspace, 'secret.txt'),
+            dirname(other.workspace),
+            join(own, 'relay'),
+          ]) {
+            const result = await sandbox.exec(['ls', '-d', path]);
+            expect(result.exitCode, `${path} is visible in the sandbox`).not.toBe(0);
+          }
+          const search = await sandbox.exec([
+            'sh',
+            '-c',
+            'find /tmp "$HOME" . /dev /etc -name "*.sock" 2>/dev/null; true',
+          ]);
+          expect(search.stdout).not.toContain('.sock');
+        });
+      } finally {
+        await other.close();
+      }
     });
 
     it('can write only its workspace, its HOME and its own /tmp', async () => {

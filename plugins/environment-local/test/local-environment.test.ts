@@ -241,6 +241,31 @@ describe('local environment', () => {
     await sandbox.close();
   });
 
+  it('fails to open in hardened mode, naming what is missing, when bwrap is not installed', async () => {
+    const root = join(base, 'no-bwrap');
+    const env = new LocalEnvironment(localOptions.parse({ root, isolation: 'bubblewrap' }));
+    const path = process.env.PATH;
+    process.env.PATH = join(base, 'empty-bin');
+    try {
+      await expect(env.open(spec())).rejects.toMatchObject({
+        errorClass: 'sandbox',
+        message: expect.stringMatching(
+          /isolation: bubblewrap needs bwrap \(Debian: apt-get install bubblewrap\)/,
+        ),
+      });
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it('warns that plain mode isolates nothing, and not in hardened mode', () => {
+    expect(local.warnings?.(localOptions.parse({}))).toEqual([
+      expect.stringMatching(/^environment 'local' has no isolation: the agent can read and write everything/),
+    ]);
+    expect(local.warnings?.(localOptions.parse({ isolation: 'bubblewrap' }))).toEqual([]);
+  });
+
   it('rejects unknown options', () => {
     expect(() => localOptions.parse({ exclude: [] })).toThrow(/exclude/);
   });
