@@ -18,6 +18,7 @@ import { dockerName, labels, ownerLabel } from './labels.js';
 import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';
 import { type DockerOptions, parseSize } from './options.js';
 import { ContainerCgroup, runsInContainer } from './proc.js';
+import { prune, removedNames } from './prune.js';
 import { DockerSandbox } from './sandbox.js';
 
 /** Makes the agent user and the workspace in images that were not built by `longhaul images build`. */
@@ -241,6 +242,14 @@ export class DockerEnvironment implements Environment {
         `${what} failed (exit ${result.exitCode}${result.timedOut ? ', timed out' : ''}):\n${output}`,
       );
     }
+  }
+
+  /**
+   * Removes the containers, volumes, networks and firewall chains of runs whose process is dead
+   * (with `runId`, only that run's): what a killed run left behind.
+   */
+  async reclaim(options: { runId?: string }): Promise<{ removed: string[] }> {
+    return { removed: removedNames(await prune(await this.connect(), { runId: options.runId })) };
   }
 
   /** Docker's version and the id of every image this environment used (or would use): for lock.json. */

@@ -15,7 +15,7 @@ export { connectDocker, DockerEnvironment } from './environment.js';
 export type { DockerExecResult } from './exec.js';
 export { labels } from './labels.js';
 export { type DockerOptions, dockerOptions, parseSize } from './options.js';
-export { type PruneOptions, type PruneReport, prune } from './prune.js';
+export { type PruneOptions, type PruneReport, prune, removedNames } from './prune.js';
 export { DockerSandbox } from './sandbox.js';
 
 export default definePlugin({

@@ -65,3 +65,13 @@ export async function prune(docker: Docker, options: PruneOptions = {}): Promise
   }
   return report;
 }
+
+/** One name per object a prune removed, e.g. `container longhaul-…`, `firewall chain LONGHAUL-…`. */
+export function removedNames(report: PruneReport): string[] {
+  return [
+    ...report.containers.map((name) => `container ${name}`),
+    ...report.volumes.map((name) => `volume ${name}`),
+    ...report.networks.map((name) => `network ${name}`),
+    ...report.chains.map((name) => `firewall chain ${name}`),
+  ];
+}

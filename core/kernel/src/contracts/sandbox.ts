@@ -103,8 +103,9 @@ export interface Sandbox {
   /**
    * Ends every process of the sandbox that is not part of a call still running (the sandbox's
    * own init or keeper process excepted), background processes from `start()` included. The
-   * kernel calls it at the end of every step, so nothing an agent left running reaches the next
-   * step. The sandbox stays usable. `close()` ends everything anyway.
+   * kernel calls it at the end of every step, before the step's snapshot, so nothing an agent
+   * left running changes the snapshot or reaches the next step. The sandbox stays usable.
+   * `close()` ends everything anyway.
    */
   sweep?(): Promise<void>;
   close(): Promise<void>;

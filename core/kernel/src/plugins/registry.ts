@@ -202,6 +202,14 @@ export class PluginRegistry {
   }
 }
 
+/**
+ * Builds the plugin `id` with its default options outside any run, for commands such as `prune`:
+ * it gets no run, trial or snapshot store.
+ */
+export function standalonePlugin<T>(registry: PluginRegistry, kind: PluginKind, id: string): T {
+  return registry.instantiate<T>(new Container(), kind, { id });
+}
+
 function keyOf(definition: Pick<PluginDefinition, 'kind' | 'id'>): string {
   return `${definition.kind}:${definition.id}`;
 }

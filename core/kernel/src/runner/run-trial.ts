@@ -108,6 +108,8 @@ class TrialRun {
   private stepScorers: NamedScorer<StepScorer>[] = [];
   private trialScorers: NamedScorer<Scorer & { scope: 'trial' }>[] = [];
   private sandbox?: Sandbox;
+  /** The current sandbox could not be swept: it is closed once the turn's steps are recorded. */
+  private unswept = false;
   /** Whether a turn ran in the current sandbox (a turn asking for a fresh one then gets it). */
   private sandboxUsed = false;
   private session?: Session;
@@ -398,7 +400,7 @@ class TrialRun {
     if (turn.scores.length > 0) {
       outcomes ??= await this.scoreTurn(turn, status);
       for (const i of turn.scores) await this.closeStep(i, outcomes.get(i)!);
-      await this.sweepSandbox();
+      if (this.unswept) await this.retireSandbox();
     }
     const imposed = [status, ...[...(outcomes?.values() ?? [])].map((o) => o.status)].find(
       (s) => !isAgentOutcome(s),
@@ -412,9 +414,10 @@ class TrialRun {
   }
 
   /**
-   * Ends what the step left running in the sandbox (background processes, detached daemons), so
-   * nothing of it reaches the next step. A sandbox that cannot be swept is not used again: the
-   * next turn gets a fresh one on the last snapshot.
+   * Ends what the turn left running in the sandbox (background processes, detached daemons)
+   * before its steps are snapshotted: the snapshot is what the step left, and nothing of it runs
+   * on into a feedback cycle or the next step. A sandbox that cannot be swept is retired once
+   * its steps are recorded.
    */
   private async sweepSandbox(): Promise<void> {
     const sandbox = this.sandbox;
@@ -426,10 +429,17 @@ class TrialRun {
         'error',
         `ending the step's processes in sandbox ${sandbox.id} failed: ${errorMessage(error)}`,
       );
-      this.sandbox = undefined;
-      this.carried = undefined;
-      await settleWithin(sandbox.close(), closeMs);
+      this.unswept = true;
     }
+  }
+
+  /** Closes the sandbox; the next turn gets a fresh one on the last snapshot. */
+  private async retireSandbox(): Promise<void> {
+    const sandbox = this.sandbox;
+    this.unswept = false;
+    this.sandbox = undefined;
+    this.carried = undefined;
+    if (sandbox) await settleWithin(sandbox.close(), closeMs);
   }
 
   private async applyWorkspaceAction(turn: TurnPlan): Promise<void> {
@@ -550,6 +560,7 @@ class TrialRun {
 
   /** Snapshot, diff and step scorers for the steps a turn closes. */
   private async scoreTurn(turn: TurnPlan, status: StepStatus): Promise<Map<number, StepOutcome>> {
+    await this.sweepSandbox();
     const outcomes = new Map<number, StepOutcome>();
     let ref: string;
     try {

@@ -17,7 +17,7 @@ const partWriter = {
 };
 
 describe('the sandbox sweep at the end of a step', () => {
-  it('runs once per step, after the step is recorded and before the next step starts', async () => {
+  it('runs once per step, before the step is snapshotted and recorded', async () => {
     let fixture: Fixture | undefined;
     const atTurnStart: number[] = [];
     const atStepEnd: number[] = [];
@@ -32,7 +32,7 @@ describe('the sandbox sweep at the end of a step', () => {
     expect(agentSandboxes(fixture)).toHaveLength(1);
     expect(sweeps(fixture)).toBe(3);
     expect(atTurnStart).toEqual([0, 1, 2]);
-    expect(atStepEnd).toEqual([0, 1, 2]);
+    expect(atStepEnd).toEqual([1, 2, 3]);
   });
 
   it('runs once when one turn closes every step', async () => {
