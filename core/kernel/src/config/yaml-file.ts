@@ -106,7 +106,8 @@ export function parseYaml(text: string, file: string): YamlFile {
     value,
     locate,
     issue(path, message, suggestion) {
-      const pos = locate(path);
+      // An empty document has no node to point at: its problems sit at its start.
+      const pos = locate(path) ?? { line: 1, column: 1 };
       return { file, ...pos, key: formatKeyPath(path) || undefined, message, suggestion };
     },
   };
