@@ -80,9 +80,12 @@ describe('longhaul resume after a run was killed with SIGKILL mid-trial', () => 
     expect(await trialRecords(runDir)).toEqual(await trialRecords(reference));
   });
 
-  it('says what is wrong with a directory that holds no run', async () => {
-    const result = await spawnCli(['resume', join(work(), 'nothing-here')], work()).done;
+  it('says "no such run" for a directory that was never made', async () => {
+    const dir = join(work(), 'nothing-here');
+    const result = await spawnCli(['resume', dir], work()).done;
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('not a run directory (it has no experiment.yaml)');
+    expect(result.stderr).toBe(
+      `${dir}: no such run: the directory does not exist; check the path (runs are made under runs/ by default)\n1 problem found\n`,
+    );
   });
 });

@@ -59,7 +59,7 @@ describe('longhaul validate', () => {
     const result = await runCli(['validate', 'nowhere.yaml'], cwd);
     expect(result).toMatchObject({
       code: 2,
-      stderr: 'nowhere.yaml: cannot read file: ENOENT\n1 problem found\n',
+      stderr: 'nowhere.yaml: cannot read file: no such file or directory (ENOENT)\n1 problem found\n',
     });
   });
 

@@ -6,5 +6,6 @@ export * from './contracts/index.js';
 export * from './plugins/index.js';
 export * from './runner/index.js';
 export * from './store/index.js';
+export * from './text/fs-reason.js';
 export * from './text/table.js';
 export * from './workspace/index.js';

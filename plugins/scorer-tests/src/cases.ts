@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { type AnyCase, type CaseCategory, caseCategories, readCase, type Step } from '@longhaul/core';
 
@@ -20,6 +20,13 @@ export type LoadedCase = StepCase & { scoredAs: ScoredCategory };
 /** The cases of one step, in category order (core, functionality, error) and then by name. */
 export async function stepCases(step: Step): Promise<StepCase[]> {
   if (!step.cases) return [];
+  // A source checks this at load; a step whose cases are not a folder must not pass with no tests.
+  const info = await stat(step.cases).catch(() => undefined);
+  if (!info?.isDirectory()) {
+    throw new Error(
+      `the cases of step '${step.id}' are not a folder: ${step.cases} ${info ? 'is a file' : 'does not exist'}`,
+    );
+  }
   const cases: StepCase[] = [];
   for (const category of caseCategories) {
     const dir = join(step.cases, category);

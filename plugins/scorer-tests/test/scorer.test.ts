@@ -13,6 +13,17 @@ beforeAll(async () => {
 });
 
 describe('scorer tests', () => {
+  it('refuses a step whose cases path is a file, rather than passing it with no tests', async () => {
+    const casesFile = join(fixture, 'task.yaml');
+    const broken: Task = {
+      ...task,
+      steps: task.steps.map((step, index) => (index === 0 ? { ...step, cases: casesFile } : step)),
+    };
+    await expect(scoreStep(broken, 0, join(fixture, 'steps/01-greet/solution'))).rejects.toThrow(
+      `the cases of step 'greet' are not a folder: ${casesFile} is a file`,
+    );
+  });
+
   it('is a versioned step scorer with defaults for its options', () => {
     expect(plugin).toMatchObject({ kind: 'scorer', id: 'tests' });
     expect(plugin.options.parse({})).toEqual({ regression: true, concurrency: 4, maxOutputBytes: 1_048_576 });

@@ -96,6 +96,14 @@ async function loadStep(
   });
   const casesDir = join(dir, 'cases');
   const hasCases = await isDir(casesDir);
+  for (const name of ['cases', 'solution']) {
+    if (entries.includes(name) && !(await isDir(join(dir, name)))) {
+      ctx.issues.add({
+        file: join(dir, name),
+        message: `${name} must be a directory (${name === 'cases' ? 'cases/<category>/<case>.yaml' : 'the reference workspace after this step'}), not a file`,
+      });
+    }
+  }
   const caseCounts = hasCases ? await checkCases(casesDir, ctx.issues) : {};
   if (spec === undefined) return undefined;
   return {

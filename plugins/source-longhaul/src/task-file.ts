@@ -1,3 +1,4 @@
+import { timerMs } from '@longhaul/core';
 import { z } from 'zod';
 
 const idPattern = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -17,9 +18,7 @@ export const taskFileSchema = z.strictObject({
       network: z.enum(['none', 'open']).optional(),
     })
     .default({}),
-  timeouts: z
-    .strictObject({ caseMs: z.number().int().positive().default(10_000) })
-    .default({ caseMs: 10_000 }),
+  timeouts: z.strictObject({ caseMs: timerMs().default(10_000) }).default({ caseMs: 10_000 }),
   metadata: z.record(z.string(), z.unknown()).default({}),
 });
 export type TaskFile = z.output<typeof taskFileSchema>;

@@ -137,6 +137,27 @@ describe('source longhaul: bad task files are ConfigErrors that say where', () =
     );
   });
 
+  it('cases or a solution that is a file, not a folder, is an error (not a step with no tests)', async () => {
+    const withoutCases = Object.fromEntries(
+      Object.entries(validTask).filter(([path]) => !path.startsWith('steps/01-echo/cases/')),
+    );
+    const issues = await issuesOf({
+      ...withoutCases,
+      'steps/01-echo/cases': 'core/x.yaml\n',
+      'steps/02-upper/solution': 'main.py\n',
+    });
+    expect(issues.map(formatIssue).map((line) => line.replace(/^.*\/steps\//, 'steps/'))).toEqual([
+      'steps/01-echo/cases: cases must be a directory (cases/<category>/<case>.yaml), not a file',
+      'steps/02-upper/solution: solution must be a directory (the reference workspace after this step), not a file',
+    ]);
+  });
+
+  it('a task.yaml that is a directory', async () => {
+    const { 'task.yaml': _, ...rest } = validTask;
+    const issues = await issuesOf({ ...rest, 'task.yaml/x': '' });
+    expect(issues.map(formatIssue)[0]).toMatch(/task\.yaml: is a directory; give the path of a YAML file$/);
+  });
+
   it('a case in an unknown category, with a suggestion', async () => {
     const [issue] = await issuesOf({
       ...validTask,

@@ -1,3 +1,4 @@
+import { timerSeconds } from '@longhaul/core';
 import { z } from 'zod';
 
 const groups = {
@@ -19,7 +20,7 @@ export const configFileSchema = z.looseObject({
     .string()
     .min(1)
     .describe('The file the solution is run from (".py" added when it has no extension)'),
-  timeout: z.number().positive().default(10).describe('Seconds a single test may take'),
+  timeout: timerSeconds().default(10).describe('Seconds a single test may take'),
   tags: z.array(z.string()).default([]),
   static_assets: z
     .record(z.string(), z.strictObject({ path: z.string().min(1) }))

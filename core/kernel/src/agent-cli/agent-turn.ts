@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { clampTimerMs } from '../config/timer-limit.js';
 import type { Sandbox, SandboxProcess } from '../contracts/sandbox.js';
 import { ClassifiedError, errorStatus, type Status } from '../contracts/status.js';
 import type { TrajectoryEvent, TurnResult } from '../contracts/trajectory.js';
@@ -148,7 +149,7 @@ export async function* runAgentTurn(
       ? undefined
       : setTimeout(
           () => stop('timeout', `${options.agent} ran past ${options.timeoutMs} ms`),
-          options.timeoutMs,
+          clampTimerMs(options.timeoutMs),
         );
 
   const lines = new LineBuffer();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error.js';
+import { timerMs } from '../config/timer-limit.js';
 import { readYaml } from '../config/yaml-file.js';
 import { checkYaml } from './yaml-schema.js';
 
@@ -86,7 +87,7 @@ export const cliCaseSchema = z.strictObject({
     .array(invocationSchema)
     .optional()
     .describe('Invocations run first, in order; each must end with its exitCode (default 0)'),
-  timeoutMs: z.number().int().positive().optional().describe("Overrides the task's timeouts.caseMs"),
+  timeoutMs: timerMs().optional().describe("Overrides the task's timeouts.caseMs"),
   expect: z.strictObject({
     exitCode: z.number().int().default(0),
     stdout: outputExpectationSchema.optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error.js';
+import { timerMs } from '../config/timer-limit.js';
 import { readYaml } from '../config/yaml-file.js';
 import { relativePath } from './cli-case.js';
 import { checkYaml } from './yaml-schema.js';
@@ -109,7 +110,7 @@ export const httpCaseSchema = z.strictObject({
       ready: z
         .strictObject({
           path: z.string().startsWith('/').optional().describe('Poll this path until it answers below 500'),
-          timeoutMs: z.number().int().positive().default(10_000),
+          timeoutMs: timerMs().default(10_000),
         })
         .default({ timeoutMs: 10_000 })
         .describe('Readiness: the port accepts connections (and `path` answers, when given)'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timerMs } from '../config/timer-limit.js';
 
 /**
  * A task whose hidden tests are a pytest suite (SlopCodeBench's format) instead of case files. The
@@ -30,6 +31,6 @@ export const pytestSuiteSchema = z.strictObject({
   /** Custom markers and the category each puts a test in. */
   markers: z.record(z.string(), z.enum(pytestCategories)),
   /** Wall clock for one pytest run. */
-  timeoutMs: z.number().int().positive(),
+  timeoutMs: timerMs(),
 });
 export type PytestSuite = z.output<typeof pytestSuiteSchema>;

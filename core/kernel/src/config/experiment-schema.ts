@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PluginRef } from '../contracts/trial.js';
+import { timerSeconds } from './timer-limit.js';
 
 /** Fields of an experiment that name plugins, with the kind each names and whether it is a matrix axis. */
 export const refFields = [
@@ -49,12 +50,8 @@ const list = (description: string) =>
 
 export const limitsSchema = z
   .strictObject({
-    turnSeconds: z.number().positive().default(1800).describe('Wall clock per turn, in seconds'),
-    stepSeconds: z
-      .number()
-      .positive()
-      .default(3600)
-      .describe('Wall clock per step over all its turns, in seconds'),
+    turnSeconds: timerSeconds().default(1800).describe('Wall clock per turn, in seconds'),
+    stepSeconds: timerSeconds().default(3600).describe('Wall clock per step over all its turns, in seconds'),
     turnsPerStep: z.int().min(1).default(1).describe('Turns per step, counting feedback cycles'),
     trialUsd: z.number().min(0).default(0).describe('Spend per trial in USD; 0 means no cap'),
     onError: z

@@ -27,7 +27,18 @@ export interface LoadExperimentOptions {
   cwd?: string;
   /** Plugins to use instead of discovering them. */
   registry?: PluginRegistry;
+  /** Most trials the experiment may expand to (default: `defaultMaxTrials`). */
+  maxTrials?: number;
 }
+
+/**
+ * The most trials an experiment may expand to unless `maxTrials` says otherwise: far above any
+ * real study, far below what would take minutes and gigabytes to expand and plan.
+ */
+export const defaultMaxTrials = 100_000;
+
+/** Experiment files larger than this are refused before they are parsed. */
+export const maxExperimentBytes = 1024 * 1024;
 
 export interface LoadedExperiment {
   /** Absolute path of the experiment file. */
@@ -55,7 +66,7 @@ export async function loadExperiment(
 ): Promise<LoadedExperiment> {
   const cwd = resolve(opts.cwd ?? process.cwd());
   const path = resolve(cwd, file);
-  const yaml = await readYaml(path, file);
+  const yaml = await readYaml(path, file, maxExperimentBytes);
   if (!isMapping(yaml.value)) {
     throw new ConfigError([
       {
@@ -126,6 +137,12 @@ export async function loadExperiment(
     refs[key] = result.refs;
   }
 
+  issues.push(
+    ...unmatchedPrices(raw.models, raw.prices).map((key) =>
+      issueAt(['prices', key], unmatchedPriceMessage(key, raw.models)),
+    ),
+  );
+
   const taskPatterns = toList(field('tasks'));
   const tasks = await loadTasks(refs.source ?? [], registry, baseDir, issueAt, issues);
   const selected = tasks && filterTasks(tasks, taskPatterns, raw.tasks, issueAt, issues);
@@ -156,6 +173,8 @@ export async function loadExperiment(
     ...(models === undefined ? {} : { models }),
     ...(prices === undefined ? {} : { prices }),
   };
+  const tooMany = trialCountIssue(config, selected.length, opts.maxTrials ?? defaultMaxTrials);
+  if (tooMany) throw new ConfigError([issueAt(['repeats'], tooMany)]);
   const conditions = expandConditions(config);
   const trials = expandTrials(config, selected, conditions);
   const ids = new Set<string>();
@@ -180,6 +199,51 @@ export async function loadExperiment(
     trials,
     warnings: pluginWarnings(config, registry),
   };
+}
+
+/**
+ * Why the experiment expands to more than `max` trials, naming each axis and the count; the count
+ * is a product of lengths, so nothing is expanded to find it.
+ */
+function trialCountIssue(config: ExperimentConfig, tasks: number, max: number): string | undefined {
+  const factors: [string, number][] = [
+    ['task', tasks],
+    ['harness', config.harness.length],
+    ['script', config.script.length],
+    ['memory', config.memory.length],
+    ['environment', config.environment.length],
+    ['repeat', config.repeats],
+  ];
+  const count = factors.reduce((product, [, n]) => product * n, 1);
+  if (count <= max) return undefined;
+  const shown = factors.map(
+    ([axis, n]) => `${n} ${axis}${n === 1 || axis === 'memory' ? '' : axis === 'harness' ? 'es' : 's'}`,
+  );
+  return `the experiment expands to ${shown.join(' × ')} = ${count.toLocaleString('en-US')} trials, above the limit of ${max.toLocaleString('en-US')}; lower repeats, narrow tasks or an axis, or split the experiment`;
+}
+
+/**
+ * Keys of `prices:` that can price no model: neither a model name under `models:`, nor a model's
+ * provider id (`model:`), nor a prefix a dated provider id extends (`claude-sonnet-4-5` prices
+ * `claude-sonnet-4-5-20250929`). With a `replay` model any key may match a recorded model id, so
+ * none is refused. Malformed sections are left to the gateway's own checks.
+ */
+function unmatchedPrices(models: unknown, prices: unknown): string[] {
+  if (!isMapping(prices) || (models !== undefined && !isMapping(models))) return [];
+  const entries = Object.values(models ?? {}).filter(isMapping);
+  if (entries.some((model) => model.backend === 'replay')) return [];
+  const names = [
+    ...Object.keys(models ?? {}),
+    ...entries.map((model) => model.model).filter((id): id is string => typeof id === 'string'),
+  ];
+  return Object.keys(prices).filter(
+    (key) => !names.some((name) => name === key || name.startsWith(`${key}-`)),
+  );
+}
+
+function unmatchedPriceMessage(key: string, models: unknown): string {
+  const names = isMapping(models) ? Object.keys(models).join(', ') : '';
+  return `prices '${key}', but no model under models: is named '${key}' or has it as its provider model id (models: ${names || 'none'}); fix the name or remove the entry`;
 }
 
 /** Issues grouped by file (in order of first appearance), then by position. */

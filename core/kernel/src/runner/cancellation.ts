@@ -1,3 +1,4 @@
+import { clampTimerMs } from '../config/timer-limit.js';
 /**
  * How a user stops a run (the CLI wires it to SIGINT). `stop` stops scheduling trials and
  * turns and gives running turns `graceMs` to finish before they are aborted; `abort` aborts them
@@ -25,7 +26,7 @@ export class RunCancellation {
   stop(graceMs = 30_000): void {
     if (this.stopRequested) return;
     this.stopController.abort('cancelled');
-    this.timer = setTimeout(() => this.abort(), graceMs);
+    this.timer = setTimeout(() => this.abort(), clampTimerMs(graceMs));
     this.timer.unref();
   }
 

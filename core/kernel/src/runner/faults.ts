@@ -1,3 +1,4 @@
+import { clampTimerMs } from '../config/timer-limit.js';
 import { ClassifiedError, type ErrorClass, errorStatus, type Status } from '../contracts/index.js';
 
 /**
@@ -20,7 +21,7 @@ export function errorMessage(error: unknown): string {
 
 /** Resolves after `ms`, without keeping the process alive for it. */
 export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => setTimeout(resolve, clampTimerMs(ms)).unref());
 }
 
 /**
@@ -67,7 +68,7 @@ export function bounded<T>(
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new LimitExceeded('timeout', `${what} did not finish within ${ms} ms`)),
-      ms,
+      clampTimerMs(ms),
     );
     const onAbort = () => reject(new LimitExceeded('cancelled', `${what} was cancelled`));
     if (cancel?.aborted) onAbort();

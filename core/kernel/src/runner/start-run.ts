@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Container } from 'inversify';
 import { ConfigError, type ConfigIssue } from '../config/config-error.js';
@@ -21,15 +21,16 @@ import {
   type TrialSpec,
   tokens,
 } from '../contracts/index.js';
-import { writeFileAtomic } from '../store/atomic.js';
 import { type LockFile, taskLock } from '../store/lock.js';
 import { RunStore, readJsonFile } from '../store/run-store.js';
+import { fsReason } from '../text/fs-reason.js';
 import { RunCancellation } from './cancellation.js';
 import { type Executor, LocalExecutor } from './executor.js';
 import type { RunnableExperiment } from './experiment.js';
 import { errorMessage } from './faults.js';
 import { LockWriter } from './lock-writer.js';
 import { planProblems } from './plan.js';
+import { createRunDir, notARun, runDirState } from './run-dir.js';
 import { runTrial } from './run-trial.js';
 
 export interface RunOptions {
@@ -91,7 +92,8 @@ export async function startRun(experiment: RunnableExperiment, options: RunOptio
   const runDir = options.runDir
     ? resolve(options.cwd ?? process.cwd(), options.runDir)
     : await freshRunDir(experiment.name, options.cwd ?? process.cwd());
-  if (options.runDir && !(await isEmptyOrMissing(runDir))) {
+  const found = await runDirState(runDir);
+  if (found.state === 'occupied') {
     const saved = await readFile(join(runDir, 'experiment.yaml'), 'utf8').catch(() => undefined);
     if (saved !== experiment.resolved) {
       throw new ConfigError([
@@ -108,8 +110,15 @@ export async function startRun(experiment: RunnableExperiment, options: RunOptio
   }
   const run = new Run(experiment, new RunStore(runDir), false, options);
   await run.validate();
-  await mkdir(runDir, { recursive: true });
-  await writeFileAtomic(run.store.experimentFile, experiment.resolved);
+  try {
+    await createRunDir(run.store, found, {
+      experiment: experiment.resolved,
+      writeLock: () => run.lockWriter.write(),
+    });
+  } catch (error) {
+    await run.discard();
+    throw error;
+  }
   return run.execute();
 }
 
@@ -134,10 +143,12 @@ export async function resumeExperiment(
 export async function resumeRun(runDir: string, options: RunOptions = {}): Promise<RunResult> {
   const dir = resolve(options.cwd ?? process.cwd(), runDir);
   const store = new RunStore(dir);
-  const saved = await readFile(store.experimentFile, 'utf8').catch(() => undefined);
-  if (saved === undefined) {
-    throw new ConfigError([{ file: dir, message: 'not a run directory (it has no experiment.yaml)' }]);
-  }
+  const found = await runDirState(dir);
+  const saved =
+    found.state === 'occupied'
+      ? await readFile(store.experimentFile, 'utf8').catch(() => undefined)
+      : undefined;
+  if (saved === undefined) throw new ConfigError([{ file: dir, message: notARun(found) }]);
   const experiment = await loadExperiment(store.experimentFile, { cwd: options.cwd });
   return resumeExperiment(experiment, dir, options);
 }
@@ -204,6 +215,16 @@ class Run {
       await this.closeGateway();
       throw error;
     }
+  }
+
+  /** Gives up a validated run that will not execute (its directory could not be made). */
+  async discard(): Promise<void> {
+    await this.closeGateway();
+  }
+
+  /** The lock file as built by `validate` (written again when the run executes). */
+  get lockWriter(): LockWriter {
+    return this.lock;
   }
 
   private async closeGateway(): Promise<void> {
@@ -347,7 +368,17 @@ class Run {
   }
 
   async execute(): Promise<RunResult> {
-    await this.lock.write();
+    try {
+      await this.lock.write();
+    } catch (error) {
+      await this.closeGateway();
+      throw new ConfigError([
+        {
+          file: this.store.lockFile,
+          message: `cannot write: ${fsReason(error)}; free some space or fix the run directory, then resume`,
+        },
+      ]);
+    }
     const specs = this.specs;
     const records = new Map<string, TrialRecord>();
     for (const spec of specs) {
@@ -499,21 +530,12 @@ function pendingRecord(spec: TrialSpec): TrialRecord {
   };
 }
 
-async function isEmptyOrMissing(dir: string): Promise<boolean> {
-  try {
-    return (await readdir(dir)).length === 0;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
-    throw error;
-  }
-}
-
 /** `<cwd>/runs/<name>-<yyyymmdd-hhmmss>` (UTC), with `-2`, `-3`… when that exists already. */
 async function freshRunDir(name: string, cwd: string): Promise<string> {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   const base = join(resolve(cwd), 'runs', `${name.replace(/[^A-Za-z0-9._-]/g, '-')}-${stamp}`);
   for (let n = 1; ; n++) {
     const dir = n === 1 ? base : `${base}-${n}`;
-    if (await isEmptyOrMissing(dir)) return dir;
+    if ((await runDirState(dir)).state !== 'occupied') return dir;
   }
 }

@@ -1,3 +1,4 @@
+import { clampTimerMs } from '../config/timer-limit.js';
 import {
   addUsage,
   type ClassifiedError,
@@ -75,12 +76,12 @@ export async function runTurn(options: TurnRunOptions): Promise<TurnRun> {
   const onCancel = () => abort('cancelled');
   if (options.cancel.aborted) abort('cancelled');
   options.cancel.addEventListener('abort', onCancel);
-  const timer = setTimeout(() => abort('timeout'), Math.max(0, options.timeoutMs));
+  const timer = setTimeout(() => abort('timeout'), clampTimerMs(options.timeoutMs));
   const poller = options.takeGatewayUsage ? setInterval(pollGateway, gatewayPollMs) : undefined;
   let abandonTimer: NodeJS.Timeout | undefined;
   const abandoned = new Promise<'abandoned'>((resolve) => {
     const arm = () => {
-      abandonTimer = setTimeout(() => resolve('abandoned'), options.abandonMs);
+      abandonTimer = setTimeout(() => resolve('abandoned'), clampTimerMs(options.abandonMs));
     };
     if (controller.signal.aborted) arm();
     else controller.signal.addEventListener('abort', arm, { once: true });

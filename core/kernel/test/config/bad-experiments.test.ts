@@ -216,7 +216,10 @@ describe('a bad experiment file is rejected with file, line, column and key', ()
 
   it('a file that does not exist', async () => {
     expect(await issuesOf('no-such-experiment.yaml')).toEqual([
-      { file: join(experiments, 'no-such-experiment.yaml'), message: 'cannot read file: ENOENT' },
+      {
+        file: join(experiments, 'no-such-experiment.yaml'),
+        message: 'cannot read file: no such file or directory (ENOENT)',
+      },
     ]);
   });
 });

@@ -36,6 +36,22 @@ describe('limits the kernel enforces', () => {
     expect(statuses(result)).toEqual(['timeout']);
   });
 
+  it('a limit past what a Node timer can wait is clamped, not fired at once', async () => {
+    // Unclamped, setTimeout fires a 3e9 ms timer immediately and every turn would time out.
+    const fixture = await makeFixture({
+      steps: 2,
+      harness: {
+        turns: [
+          { writeSolution: true, sleepMs: 200 },
+          { writeSolution: true, sleepMs: 200 },
+        ],
+      },
+      limits: { turnMs: 3_000_000_000, stepMs: 3_000_000_000 },
+    });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    expect(statuses(result)).toEqual(['ok', 'ok']);
+  });
+
   it('stops a trial that spends more than trialUsd with status budget', async () => {
     const fixture = await makeFixture({
       harness: {
