@@ -1,5 +1,10 @@
 import { execa } from 'execa';
 
+/** A git command that failed; its message is git's own first complaint. */
+export class GitError extends Error {
+  override name = 'GitError';
+}
+
 /** The git CLI on one repository (a work tree or a bare clone), with a fixed, quiet environment. */
 export class Git {
   constructor(readonly dir: string) {}
@@ -13,7 +18,9 @@ export class Git {
       reject: false,
     });
     if (result.exitCode !== 0)
-      throw new Error(`git ${args.join(' ')} (in ${this.dir}) failed: ${String(result.stderr).trim()}`);
+      throw new GitError(
+        `git ${args[0]} (in ${this.dir}) failed: ${String(result.stderr).trim().split('\n')[0]}`,
+      );
     return String(result.stdout);
   }
 

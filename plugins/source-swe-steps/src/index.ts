@@ -15,6 +15,7 @@ export { type Outcome, parsePytestSummary } from './pytest-results.js';
 export { renderPrd, renderRequest, summarySentence } from './request.js';
 export { type Suite, SweStepsSource } from './swe-steps-source.js';
 export { classifyTests, defaultImage, runContainer } from './validate.js';
+export { MineInputError, windowBounds } from './window.js';
 
 export default definePlugin({
   kind: 'source',

@@ -17,8 +17,14 @@ import { Git } from './git.js';
 import { classifier, defaultPathRules, type FileKind, type PathRules } from './path-rules.js';
 import { detectPr } from './pr-detect.js';
 import { type PrText, readPrsFile } from './prs-file.js';
-import { defaultImage, type ValidationResult, type ValidationSettings, validatePr } from './validate.js';
-import { windowBounds } from './window.js';
+import {
+  checkImage,
+  defaultImage,
+  type ValidationResult,
+  type ValidationSettings,
+  validatePr,
+} from './validate.js';
+import { MineInputError, windowBounds } from './window.js';
 
 export interface MineOptions {
   /** A local git repository (work tree or bare) or a git bundle. */
@@ -153,6 +159,16 @@ export async function mine(options: MineOptions): Promise<Manifest> {
   const rules: PathRules = { ...defaultPathRules, ...options.rules };
   const kindOf = classifier(rules);
   const { start, end } = windowBounds(options.since, options.until);
+  if (!existsSync(resolve(options.repo)))
+    throw new MineInputError(`${options.repo}: no such repository or bundle`);
+  const chainOptions = {
+    minLength: options.minChain ?? mineDefaults.minChain,
+    maxLength: options.maxChain ?? mineDefaults.maxChain,
+  };
+  if (chainOptions.minLength < 1 || chainOptions.maxLength < chainOptions.minLength)
+    throw new MineInputError(
+      `chain lengths: need 1 <= --min-chain (${chainOptions.minLength}) <= --max-chain (${chainOptions.maxLength})`,
+    );
   const texts: Map<number, PrText> = options.prs ? await readPrsFile(options.prs) : new Map();
   const settings: ValidationSettings = {
     image: options.image ?? (await defaultImage()),
@@ -161,15 +177,7 @@ export async function mine(options: MineOptions): Promise<Manifest> {
     reruns: options.reruns ?? mineDefaults.reruns,
     timeoutSeconds: options.timeoutSeconds ?? mineDefaults.timeoutSeconds,
   };
-  const chainOptions = {
-    minLength: options.minChain ?? mineDefaults.minChain,
-    maxLength: options.maxChain ?? mineDefaults.maxChain,
-  };
-  if (chainOptions.minLength < 1 || chainOptions.maxLength < chainOptions.minLength)
-    throw new Error(
-      `chain lengths: need 1 <= --min-chain (${chainOptions.minLength}) <= --max-chain (${chainOptions.maxLength})`,
-    );
-
+  await checkImage(settings.image);
   const git = await mirror(resolve(options.repo), cacheDir);
   const branch = options.branch ?? (await defaultBranch(git));
   const history = (await firstParentHistory(git, branch)).filter((commit) => {

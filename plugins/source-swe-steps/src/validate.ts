@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import type { ExclusionReason } from './dataset.js';
 import type { Git } from './git.js';
 import { type Outcome, parsePytestSummary } from './pytest-results.js';
+import { MineInputError } from './window.js';
 
 export interface ValidationSettings {
   /** Docker image with git, Python and pytest; no network is given to it. */
@@ -43,11 +44,14 @@ export async function defaultImage(): Promise<string> {
     { reject: false },
   );
   if (result.exitCode !== 0)
-    throw new Error(`cannot list Docker images (${String(result.stderr).trim()}); is dockerd running?`);
+    throw new MineInputError(
+      `cannot list Docker images (${String(result.stderr).trim()}); is dockerd running?`,
+    );
   const image = String(result.stdout)
     .split('\n')
     .find((line) => line.trim() !== '' && !line.includes('<none>'));
-  if (!image) throw new Error('no longhaul base image: run `longhaul images build`, or pass --image');
+  if (!image)
+    throw new MineInputError('no longhaul base image: run `longhaul images build`, or pass --image');
   return image.trim();
 }
 
@@ -58,6 +62,18 @@ export function runContainer(image: string, volumes: string[], command: string[]
     reject: false,
     timeout: timeoutMs,
   });
+}
+
+/** Fails with a one-line reason unless Docker runs and has `image`. */
+export async function checkImage(image: string): Promise<void> {
+  const result = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', image], { reject: false });
+  if (result.exitCode === 0) return;
+  const reason = String(result.stderr).trim().split('\n')[0] ?? '';
+  throw new MineInputError(
+    /no such image/i.test(reason)
+      ? `the validation image ${image} is missing: run \`longhaul images build\`, or pass --image`
+      : `cannot use Docker (${reason}); is dockerd running?`,
+  );
 }
 
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;

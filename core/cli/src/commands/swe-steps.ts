@@ -207,6 +207,10 @@ export function register(program: Command): void {
         );
         if (flags.json) process.stdout.write(`${JSON.stringify(manifest.stats, null, 1)}\n`);
         else printSummary(manifest);
+      } catch (error) {
+        if (!(error instanceof Error) || !['MineInputError', 'GitError'].includes(error.name)) throw error;
+        process.stderr.write(`swe-steps mine: ${error.message}\n`);
+        process.exitCode = error.name === 'MineInputError' ? 2 : 1;
       } finally {
         await classify?.gateway.close();
         if (runDir) await rm(runDir, { recursive: true, force: true });
