@@ -10,21 +10,36 @@ export interface ChainInput {
   validated: boolean;
   /** Why a PR was excluded (absent for validated PRs and for commits that are not PRs). */
   reason?: ExclusionReason;
+  /** The commit changes only documentation, CI, build or configuration files. */
+  docsOrConfigOnly?: boolean;
 }
+
+/**
+ * Which commits between two validated PRs keep them in one chain (their changes become part of
+ * the next step's gold tree): only docs/config-only ones, also direct commits that are not PRs,
+ * or every commit (chains are then just the validated PRs in merge order).
+ */
+export const foldPolicies = ['docs-config', 'direct', 'all'] as const;
+export type FoldPolicy = (typeof foldPolicies)[number];
 
 export interface ChainOptions {
   minLength: number;
   maxLength: number;
+  fold?: FoldPolicy;
 }
 
-/** Excluded PRs whose changes can ride along with the next step without changing what it asks. */
-const foldable = new Set<ExclusionReason | undefined>(['docs-only', 'config-only']);
+function folds(commit: ChainInput, fold: FoldPolicy): boolean {
+  if (commit.docsOrConfigOnly) return true;
+  if (fold === 'all') return true;
+  return fold === 'direct' && commit.pr === undefined;
+}
 
 /**
  * Cuts the window's first-parent history into chains. Validated PRs form a run while each one
- * starts from the state the previous one left: only docs-only and CI/config-only PRs may sit
- * between two steps (their changes are part of the next step's gold tree). Any other commit (an
- * excluded PR, a direct commit that is not a PR) ends the run. A run shorter than `minLength`
+ * starts from the state the previous one left: by default only commits that change nothing but
+ * docs, CI or configuration (PRs or direct commits) may sit between two steps, their changes
+ * becoming part of the next step's gold tree; any other commit (an excluded PR, a direct commit
+ * changing code or tests) ends the run. `fold` relaxes this (see FoldPolicy). A run shorter than `minLength`
  * makes no chain; a run longer than `maxLength` is split into the fewest chains of at most
  * `maxLength`, with lengths as equal as possible (12 with a maximum of 11 gives 6 + 6). A chain is
  * named after its first and last PR: `pr12-pr18`.
@@ -37,7 +52,7 @@ export function buildChains(
   let current: ChainInput[] = [];
   for (const commit of history) {
     if (commit.validated) current.push(commit);
-    else if (!(commit.pr !== undefined && foldable.has(commit.reason))) {
+    else if (!folds(commit, options.fold ?? 'docs-config')) {
       if (current.length > 0) runs.push(current);
       current = [];
     }

@@ -112,9 +112,11 @@ function scriptDocstring(node: Node): string | undefined {
 function declarationOf(node: Node, body: Node | null, bytes: Buffer): string {
   const start = node.range().start.index;
   const end = body ? body.range().start.index : node.range().end.index;
-  return bytes
-    .subarray(start, end)
-    .toString('utf8')
+  const lines = bytes.subarray(start, end).toString('utf8').trimEnd().split('\n');
+  // Comments between the header and the first statement belong to the body, not the declaration.
+  while (lines.length > 1 && /^\s*(#|\/\/)/.test(lines[lines.length - 1]!)) lines.pop();
+  return lines
+    .join('\n')
     .trim()
     .replace(/\s*\{$/, '');
 }

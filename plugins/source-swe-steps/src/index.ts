@@ -2,7 +2,7 @@ import { definePlugin, tokens } from '@longhaul/core';
 import { sweStepsOptions } from './options.js';
 import { SweStepsSource } from './swe-steps-source.js';
 
-export { buildChains, type ChainInput, type ChainOptions } from './chains.js';
+export { buildChains, type ChainInput, type ChainOptions, type FoldPolicy, foldPolicies } from './chains.js';
 export { classifierPrompt, classifyPr } from './classify.js';
 export * from './dataset.js';
 export { type Definition, type DefinitionChanges, definitionsIn, diffDefinitions } from './definitions.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { type ModelGateway, sha256, writeJsonAtomic } from '@longhaul/core';
-import { buildChains, type ChainInput } from './chains.js';
+import { buildChains, type ChainInput, type FoldPolicy } from './chains.js';
 import { classifyPr } from './classify.js';
 import {
   bundleFile,
@@ -49,6 +49,8 @@ export interface MineOptions {
   timeoutSeconds?: number;
   minChain?: number;
   maxChain?: number;
+  /** Which commits between two validated PRs keep them in one chain (default `docs-config`). */
+  fold?: FoldPolicy;
   rules?: Partial<PathRules>;
   concurrency?: number;
   /** Where the repository mirror and the validation cache live; default `<out>/cache`. */
@@ -71,6 +73,7 @@ export const mineDefaults = {
   minChain: 3,
   maxChain: 11,
   concurrency: 2,
+  fold: 'docs-config' as FoldPolicy,
 };
 
 interface Commit {
@@ -164,6 +167,7 @@ export async function mine(options: MineOptions): Promise<Manifest> {
   const chainOptions = {
     minLength: options.minChain ?? mineDefaults.minChain,
     maxLength: options.maxChain ?? mineDefaults.maxChain,
+    fold: options.fold ?? mineDefaults.fold,
   };
   if (chainOptions.minLength < 1 || chainOptions.maxLength < chainOptions.minLength)
     throw new MineInputError(
@@ -191,14 +195,17 @@ export async function mine(options: MineOptions): Promise<Manifest> {
   const inputs: ChainInput[] = [];
   for (const commit of history) {
     const detected = detectPr(commit.message);
+    const changed = commit.parent
+      ? (await git.run(['diff', '--name-only', '--no-renames', '-z', commit.parent, commit.sha]))
+          .split('\0')
+          .filter(Boolean)
+      : [];
+    const kinds = new Map(changed.map((path) => [path, kindOf(path)] as const));
+    const docsOrConfigOnly = [...kinds.values()].every((kind) => kind === 'docs' || kind === 'config');
     if (!detected || !commit.parent) {
-      inputs.push({ commit: commit.sha, parent: commit.parent, validated: false });
+      inputs.push({ commit: commit.sha, parent: commit.parent, validated: false, docsOrConfigOnly });
       continue;
     }
-    const changed = (await git.run(['diff', '--name-only', '--no-renames', '-z', commit.parent, commit.sha]))
-      .split('\0')
-      .filter(Boolean);
-    const kinds = new Map(changed.map((path) => [path, kindOf(path)] as const));
     const filesOf = (wanted: (kind: FileKind) => boolean) =>
       changed.filter((path) => wanted(kinds.get(path)!));
     const testFiles = filesOf((kind) => kind === 'test');
@@ -252,7 +259,13 @@ export async function mine(options: MineOptions): Promise<Manifest> {
     else if (runnable.length === 0)
       record.excluded = { reason: 'no-test-change', detail: 'no test module is added or changed' };
     else pending.push({ record, runnable });
-    inputs.push({ commit: commit.sha, parent: commit.parent, pr: detected.number, validated: false });
+    inputs.push({
+      commit: commit.sha,
+      parent: commit.parent,
+      pr: detected.number,
+      validated: false,
+      docsOrConfigOnly,
+    });
   }
   options.progress?.({ phase: 'history', commits: history.length, prs: records.length });
 

@@ -4,9 +4,15 @@ import { buildChains, type ChainInput } from '../src/index.js';
 let n = 0;
 const sha = () => (n++).toString(16).padStart(40, '0');
 function pr(number: number, validated = true, reason?: ChainInput['reason']): ChainInput {
-  return { commit: sha(), parent: sha(), pr: number, validated, reason };
+  const docsOrConfigOnly = reason === 'docs-only' || reason === 'config-only';
+  return { commit: sha(), parent: sha(), pr: number, validated, reason, docsOrConfigOnly };
 }
-const direct = (): ChainInput => ({ commit: sha(), parent: sha(), validated: false });
+const direct = (docsOrConfigOnly = false): ChainInput => ({
+  commit: sha(),
+  parent: sha(),
+  validated: false,
+  docsOrConfigOnly,
+});
 const lengths = { minLength: 3, maxLength: 11 };
 
 describe('chains', () => {
@@ -36,6 +42,30 @@ describe('chains', () => {
     ]);
     expect(chains[0]!.base).toBe(history[0]!.parent);
     expect(orphans).toEqual([]);
+  });
+
+  it('folds direct docs/config commits by default, direct code commits with fold direct, anything with fold all', () => {
+    const history = [
+      pr(1),
+      direct(true),
+      pr(2),
+      direct(),
+      pr(3),
+      pr(4, false, 'no-test-change'),
+      pr(5),
+      pr(6),
+    ];
+    const ids = (fold: 'docs-config' | 'direct' | 'all') =>
+      buildChains(history, { minLength: 2, maxLength: 11, fold }).chains.map((chain) => chain.prs);
+    expect(ids('docs-config')).toEqual([
+      [1, 2],
+      [5, 6],
+    ]);
+    expect(ids('direct')).toEqual([
+      [1, 2, 3],
+      [5, 6],
+    ]);
+    expect(ids('all')).toEqual([[1, 2, 3, 5, 6]]);
   });
 
   it('drops runs shorter than the minimum and splits long runs evenly', () => {

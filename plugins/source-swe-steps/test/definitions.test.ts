@@ -56,6 +56,7 @@ class Square(
     """
 
     def area(self):
+        # the side squared
         def side():
             return self.side
         return side() ** 2

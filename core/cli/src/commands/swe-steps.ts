@@ -6,12 +6,14 @@ import { baseImageRef } from '@longhaul/environment-docker';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import {
   defaultPathRules,
+  type FoldPolicy,
+  foldPolicies,
   type Manifest,
   type MineProgress,
   mine,
   mineDefaults,
 } from '@longhaul/source-swe-steps';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { formatColumns } from '../columns.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 
@@ -29,6 +31,7 @@ interface MineFlags {
   timeout: number;
   minChain: number;
   maxChain: number;
+  fold: FoldPolicy;
   testGlob: string[];
   configGlob: string[];
   docsGlob: string[];
@@ -144,6 +147,14 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'time limit of one test run', integer, mineDefaults.timeoutSeconds)
     .option('--min-chain <n>', 'shortest chain', integer, mineDefaults.minChain)
     .option('--max-chain <n>', 'longest chain; longer runs are split evenly', integer, mineDefaults.maxChain)
+    .addOption(
+      new Option(
+        '--fold <policy>',
+        'commits between two validated PRs that keep them in one chain: docs-config (only docs/CI/config changes), direct (also direct commits that are not PRs), all (any commit)',
+      )
+        .choices([...foldPolicies])
+        .default(mineDefaults.fold),
+    )
     .option('--test-glob <glob>', 'test file glob, replaces the defaults (repeatable)', collect, [])
     .option(
       '--config-glob <glob>',
@@ -194,6 +205,7 @@ export function register(program: Command): void {
             timeoutSeconds: flags.timeout,
             minChain: flags.minChain,
             maxChain: flags.maxChain,
+            fold: flags.fold,
             rules: {
               tests: flags.testGlob.length > 0 ? flags.testGlob : defaultPathRules.tests,
               config: flags.configGlob.length > 0 ? flags.configGlob : defaultPathRules.config,
