@@ -7,6 +7,7 @@ import * as resume from './commands/resume.js';
 import * as run from './commands/run.js';
 import * as schema from './commands/schema.js';
 import * as slump from './commands/slump.js';
+import * as sweSteps from './commands/swe-steps.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
 
@@ -25,6 +26,7 @@ const commands: { register(program: Command): void }[] = [
   prune,
   metrics,
   slump,
+  sweSteps,
 ];
 
 /** Runs the CLI; resolves to the process exit code. */

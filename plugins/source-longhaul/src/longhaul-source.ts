@@ -59,14 +59,24 @@ async function isFile(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isFile() ?? false;
 }
 
-/** Sub-directories that are tasks; emergent-spec scripts (a script.yaml, no task.yaml) are source slump's. */
+async function anyFile(root: string, names: string[]): Promise<boolean> {
+  for (const name of names) if (await isFile(join(root, name))) return true;
+  return false;
+}
+
+/**
+ * Sub-directories that are tasks. Other sources' content without a task.yaml is skipped:
+ * emergent-spec scripts (a script.yaml) are source slump's, the SWE-STEPS demo repository builder
+ * (a prs.json) is mined into a dataset for source swe-steps.
+ */
 async function taskDirectories(path: string): Promise<string[]> {
   const entries = await readdir(path, { withFileTypes: true });
   const roots: string[] = [];
   for (const entry of entries) {
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
     const root = join(path, entry.name);
-    if (!(await isFile(join(root, 'task.yaml'))) && (await isFile(join(root, 'script.yaml')))) continue;
+    if (!(await isFile(join(root, 'task.yaml'))) && (await anyFile(root, ['script.yaml', 'prs.json'])))
+      continue;
     roots.push(root);
   }
   return roots.sort();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ConfigError, type ConfigIssue, formatIssue } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 import plugin, { LonghaulSource } from '../src/index.js';
-import { problemsWith, validTask } from './fixture.js';
+import { problemsWith, validTask, writeTree } from './fixture.js';
 
 async function load(root: string, options: { path?: string; tasks?: string[] } = {}) {
   return new LonghaulSource(plugin.options.parse({ path: '.', ...options })).load({ baseDir: root });
@@ -70,6 +70,13 @@ describe('source longhaul: a valid task', () => {
     const error = await load(root, { tasks: ['ecko'] }).catch((caught: ConfigError) => caught);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).issues[0]).toMatchObject({ key: 'tasks[0]', suggestion: 'echo' });
+  });
+
+  it("skips other sources' content: a script.yaml or a prs.json without task.yaml", async () => {
+    const root = await problemsWith(validTask);
+    await writeTree({ 'script.yaml': 'requests: []\n' }, join(root, 'emergent'));
+    await writeTree({ 'prs.json': '[]\n', 'build.mjs': '' }, join(root, 'swe-steps-demo'));
+    expect((await load(root)).map((task) => task.id)).toEqual(['echo']);
   });
 
   it('reads components.yaml, seed/ and what each step discloses', async () => {

@@ -1,0 +1,231 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { ConfigError, readYaml } from '@longhaul/core';
+import { baseImageRef } from '@longhaul/environment-docker';
+import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
+import {
+  defaultPathRules,
+  type FoldPolicy,
+  foldPolicies,
+  type Manifest,
+  type MineProgress,
+  mine,
+  mineDefaults,
+} from '@longhaul/source-swe-steps';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { formatColumns } from '../columns.js';
+import { collect, reportingConfigErrors } from '../print-error.js';
+
+interface MineFlags {
+  since: string;
+  until: string;
+  out: string;
+  prs?: string;
+  name?: string;
+  branch?: string;
+  image?: string;
+  setup: string[];
+  testCommand?: string;
+  reruns: number;
+  timeout: number;
+  minChain: number;
+  maxChain: number;
+  fold: FoldPolicy;
+  testGlob: string[];
+  configGlob: string[];
+  docsGlob: string[];
+  concurrency: number;
+  cacheDir?: string;
+  classify?: string;
+  models?: string;
+  json?: boolean;
+}
+
+function integer(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError('expected a whole number');
+  return number;
+}
+
+/** One live line on a terminal, plain lines otherwise. */
+function progressPrinter(): (event: MineProgress) => void {
+  const tty = process.stderr.isTTY === true;
+  return (event) => {
+    let line: string;
+    switch (event.phase) {
+      case 'history':
+        line = `${event.commits} first-parent commits in the window, ${event.prs} PRs`;
+        break;
+      case 'pr':
+        line = `[${event.done}/${event.total}] PR #${event.pr}: ${event.outcome}${event.cached ? ' (cached)' : ''}`;
+        if (tty) {
+          process.stderr.write(`\r\x1b[2K${line}`);
+          return;
+        }
+        break;
+      case 'chains':
+        line = `${event.chains} chains`;
+        break;
+      case 'written':
+        line = `dataset written to ${event.dir}`;
+        break;
+    }
+    process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${line}\n`);
+  };
+}
+
+function printSummary(manifest: Manifest): void {
+  const s = manifest.stats;
+  const reasons = Object.entries(s.excluded)
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ');
+  const rows = manifest.chains.map((chain) => {
+    const prs = chain.prs.map((number) => manifest.prs.find((pr) => pr.pr_number === number)!);
+    return [
+      `${manifest.repository.name}-${chain.id}`,
+      String(chain.prs.length),
+      String(prs.reduce((sum, pr) => sum + pr.fail_to_pass.length, 0)),
+      String(prs.reduce((sum, pr) => sum + pr.pass_to_pass.length, 0)),
+      chain.base.slice(0, 12),
+    ];
+  });
+  process.stdout.write(
+    `${manifest.repository.name} ${manifest.window.since}..${manifest.window.until}: ${s.prsSeen} PRs seen ` +
+      `(${s.commits} commits), ${s.prsSeen - s.validated} excluded (${reasons || 'none'}), ${s.validated} validated ` +
+      `(${s.validatedNow} now, ${s.fromCache} from the cache), ${s.testsDropped} tests dropped, ` +
+      `${s.chains} chains of ${s.prsInChains} PRs, ${s.wallSeconds} s\n` +
+      (rows.length > 0 ? `${formatColumns([['TASK', 'PRS', 'F2P', 'P2P', 'BASE'], ...rows])}\n` : ''),
+  );
+}
+
+async function modelsOf(file: string): Promise<unknown> {
+  const yaml = await readYaml(file);
+  const models = (yaml.value as { models?: unknown } | null)?.models;
+  if (!models) throw new ConfigError([yaml.issue([], 'has no models: mapping to classify with')]);
+  return models;
+}
+
+/** `longhaul swe-steps mine`: a SWE-STEPS dataset from a repository's history. */
+export function register(program: Command): void {
+  const sweSteps = program
+    .command('swe-steps')
+    .description('SWE-STEPS: chains of pull requests from git history');
+  sweSteps
+    .command('mine')
+    .description(
+      "Mine a repository's first-parent history in a window into a SWE-STEPS dataset: PRs, their tests validated in Docker, chains",
+    )
+    .argument('<repo>', 'a local git repository or a git bundle')
+    .requiredOption(
+      '--since <date>',
+      'start of the window (YYYY-MM-DD covers the whole day, UTC, or an ISO 8601 time)',
+    )
+    .requiredOption('--until <date>', 'end of the window, inclusive')
+    .requiredOption('--out <dir>', 'the dataset directory to write')
+    .option(
+      '--prs <file>',
+      'PR text exported from the forge: JSON list of number, title, body, linked issues',
+    )
+    .option('--name <name>', 'repository name in task ids (default: the directory or bundle name)')
+    .option(
+      '--branch <branch>',
+      "branch whose first-parent history is mined (default: the repository's HEAD)",
+    )
+    .option('--image <image>', `validation image with git, Python and pytest (default: ${baseImageRef()})`)
+    .option(
+      '--setup <command>',
+      'shell command run in the repository before its tests (repeatable)',
+      collect,
+      [],
+    )
+    .option(
+      '--test-command <command>',
+      `how the tests run; ids are appended (default: ${mineDefaults.command.join(' ')})`,
+    )
+    .option('--reruns <n>', 'extra runs of each state to find flaky tests', integer, mineDefaults.reruns)
+    .option('--timeout <seconds>', 'time limit of one test run', integer, mineDefaults.timeoutSeconds)
+    .option('--min-chain <n>', 'shortest chain', integer, mineDefaults.minChain)
+    .option('--max-chain <n>', 'longest chain; longer runs are split evenly', integer, mineDefaults.maxChain)
+    .addOption(
+      new Option(
+        '--fold <policy>',
+        'commits between two validated PRs that keep them in one chain: docs-config (only docs/CI/config changes), direct (also direct commits that are not PRs), all (any commit)',
+      )
+        .choices([...foldPolicies])
+        .default(mineDefaults.fold),
+    )
+    .option('--test-glob <glob>', 'test file glob, replaces the defaults (repeatable)', collect, [])
+    .option(
+      '--config-glob <glob>',
+      'build/CI/config file glob, replaces the defaults (repeatable)',
+      collect,
+      [],
+    )
+    .option('--docs-glob <glob>', 'documentation glob, replaces the defaults (repeatable)', collect, [])
+    .option('--concurrency <n>', 'PRs validated at once', integer, mineDefaults.concurrency)
+    .option('--cache-dir <dir>', 'repository mirror and validation cache (default: <out>/cache)')
+    .option('--classify <model>', 'categorise each PR with this model (from --models)')
+    .option('--models <file>', "YAML file with a models: mapping (an experiment's works) for --classify")
+    .option('--json', 'print the manifest stats as JSON')
+    .action(async (repo: string, flags: MineFlags) => {
+      let classify: { gateway: Awaited<ReturnType<typeof createGateway>>; model: string } | undefined;
+      let runDir: string | undefined;
+      if (flags.classify) {
+        if (!flags.models) {
+          process.stderr.write('--classify needs --models FILE naming the model\n');
+          process.exitCode = 2;
+          return;
+        }
+        const models = await reportingConfigErrors(() => modelsOf(flags.models!));
+        runDir = await mkdtemp(join(tmpdir(), 'longhaul-swe-steps-classify-'));
+        const gateway = await reportingConfigErrors(() =>
+          createGateway({ models } as GatewayConfigInput, {
+            runDir: runDir!,
+            baseDir: dirname(resolve(flags.models!)),
+          }),
+        );
+        classify = { gateway, model: flags.classify };
+      }
+      try {
+        const manifest = await reportingConfigErrors(() =>
+          mine({
+            repo,
+            since: flags.since,
+            until: flags.until,
+            out: flags.out,
+            prs: flags.prs,
+            name: flags.name,
+            branch: flags.branch,
+            image: flags.image ?? baseImageRef(),
+            environmentImage: flags.image,
+            setup: flags.setup,
+            command: flags.testCommand?.split(/\s+/).filter(Boolean),
+            reruns: flags.reruns,
+            timeoutSeconds: flags.timeout,
+            minChain: flags.minChain,
+            maxChain: flags.maxChain,
+            fold: flags.fold,
+            rules: {
+              tests: flags.testGlob.length > 0 ? flags.testGlob : defaultPathRules.tests,
+              config: flags.configGlob.length > 0 ? flags.configGlob : defaultPathRules.config,
+              docs: flags.docsGlob.length > 0 ? flags.docsGlob : defaultPathRules.docs,
+            },
+            concurrency: flags.concurrency,
+            cacheDir: flags.cacheDir,
+            classify,
+            progress: progressPrinter(),
+          }),
+        );
+        if (flags.json) process.stdout.write(`${JSON.stringify(manifest.stats, null, 1)}\n`);
+        else printSummary(manifest);
+      } catch (error) {
+        if (!(error instanceof Error) || !['MineInputError', 'GitError'].includes(error.name)) throw error;
+        process.stderr.write(`swe-steps mine: ${error.message}\n`);
+        process.exitCode = error.name === 'MineInputError' ? 2 : 1;
+      } finally {
+        await classify?.gateway.close();
+        if (runDir) await rm(runDir, { recursive: true, force: true });
+      }
+    });
+}

@@ -1,0 +1,195 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import {
+  ConfigError,
+  type ConfigIssue,
+  readYaml,
+  type Source,
+  type SourceContext,
+  type Step,
+  sha256,
+  type Task,
+} from '@longhaul/core';
+import { bundleFile, type Chain, type Manifest, manifest, manifestFile, type PrRecord } from './dataset.js';
+import { Git } from './git.js';
+import { locatedError } from './located.js';
+import type { SweStepsOptions } from './options.js';
+import { renderPrd, renderRequest } from './request.js';
+
+/** What a step's cases directory holds in suite.json. */
+export interface Suite {
+  pr: number;
+  testFiles: string[];
+  f2p: string[];
+  p2p: string[];
+  command: string[];
+}
+
+/** A step with the paths removed from the agent's workspace before its first turn. */
+type HiddenStep = Step & { hidden: string[] };
+
+/** Builds `dir` once: into a temporary sibling, then renamed into place (a concurrent load may win). */
+async function once(dir: string, build: (tmp: string) => Promise<void>): Promise<void> {
+  if (existsSync(dir)) return;
+  await mkdir(dirname(dir), { recursive: true });
+  const tmp = await mkdtemp(`${dir}.partial-`);
+  try {
+    await build(tmp);
+    await rename(tmp, dir).catch((error: NodeJS.ErrnoException) => {
+      if (!existsSync(dir)) throw error;
+    });
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * SWE-STEPS tasks from a dataset directory that `longhaul swe-steps mine` wrote: one task per
+ * chain, one step per PR. The seed is the chain's base tree without any git metadata, so no later
+ * commit is reachable from the workspace; each step's solution is the gold tree after its PR and
+ * its cases directory holds suite.json and the PR's test files, which the step hides from the
+ * agent's workspace.
+ */
+export class SweStepsSource implements Source {
+  constructor(private readonly options: SweStepsOptions) {}
+
+  async load(ctx: SourceContext): Promise<Task[]> {
+    const dataset = resolve(ctx.baseDir, this.options.path);
+    const file = join(dataset, manifestFile);
+    const text = await readFile(file, 'utf8').catch(() => {
+      throw new ConfigError([
+        {
+          file: dataset,
+          key: 'path',
+          message: `is not a SWE-STEPS dataset: it has no ${manifestFile} (make one with \`longhaul swe-steps mine\`)`,
+        },
+      ]);
+    });
+    const data = await this.read(file);
+    if (!existsSync(join(dataset, bundleFile)))
+      throw new ConfigError([
+        { file: join(dataset, bundleFile), message: 'missing: the dataset has no repository bundle' },
+      ]);
+    const hash = sha256(text);
+    const cache = join(resolve(ctx.baseDir, this.options.cacheDir), hash.slice(0, 16));
+    const repo = join(cache, 'repo.git');
+    await once(repo, async (tmp) => {
+      await rm(tmp, { recursive: true });
+      await new Git(dataset).run(['clone', '--quiet', '--bare', join(dataset, bundleFile), tmp]);
+    });
+    const git = new Git(repo);
+    const byNumber = new Map(data.prs.map((pr) => [pr.pr_number, pr]));
+    const tasks: Task[] = [];
+    for (const chain of data.chains) {
+      const prs = chain.prs.map((number) => byNumber.get(number)!);
+      tasks.push(await this.task(data, chain, prs, { dataset, cache, git, hash }));
+    }
+    return tasks;
+  }
+
+  private async read(file: string): Promise<Manifest> {
+    const yaml = await readYaml(file);
+    const parsed = manifest.safeParse(yaml.value);
+    if (!parsed.success) throw locatedError(yaml, parsed.error);
+    const data = parsed.data;
+    const issues: ConfigIssue[] = [];
+    const byNumber = new Map(data.prs.map((pr) => [pr.pr_number, pr]));
+    const seen = new Set<string>();
+    data.chains.forEach((chain, c) => {
+      if (seen.has(chain.id))
+        issues.push(yaml.issue(['chains', c, 'id'], `duplicate chain id '${chain.id}'`));
+      seen.add(chain.id);
+      chain.prs.forEach((number, p) => {
+        const pr = byNumber.get(number);
+        if (!pr) issues.push(yaml.issue(['chains', c, 'prs', p], `PR #${number} is not in prs`));
+        else if (pr.status !== 'validated')
+          issues.push(
+            yaml.issue(['chains', c, 'prs', p], `PR #${number} was not validated (${pr.excluded?.reason})`),
+          );
+      });
+      const first = byNumber.get(chain.prs[0]!);
+      if (first && first.parent_id !== chain.base)
+        issues.push(
+          yaml.issue(['chains', c, 'base'], `is not the parent of the chain's first PR #${first.pr_number}`),
+        );
+    });
+    if (issues.length > 0) throw new ConfigError(issues);
+    return data;
+  }
+
+  private async task(
+    data: Manifest,
+    chain: Chain,
+    prs: PrRecord[],
+    where: { dataset: string; cache: string; git: Git; hash: string },
+  ): Promise<Task> {
+    const { git, cache } = where;
+    const tree = (commit: string) => join(cache, 'trees', commit);
+    const extract = (commit: string) => once(tree(commit), (tmp) => git.extract(commit, tmp));
+    await extract(chain.base);
+    const request = { filepaths: this.options.filepaths };
+    const steps: HiddenStep[] = [];
+    for (const [index, pr] of prs.entries()) {
+      await extract(pr.commit_id);
+      const testFiles: string[] = [];
+      for (const path of pr.test_files) if (existsSync(join(tree(pr.commit_id), path))) testFiles.push(path);
+      const suite: Suite = {
+        pr: pr.pr_number,
+        testFiles,
+        f2p: pr.fail_to_pass,
+        p2p: pr.pass_to_pass,
+        command: data.tests.command,
+      };
+      const cases = join(cache, 'cases', pr.commit_id);
+      await once(cases, async (tmp) => {
+        await mkdir(join(tmp, 'files'));
+        if (testFiles.length > 0) await git.extract(pr.commit_id, join(tmp, 'files'), testFiles);
+        await writeFile(join(tmp, 'suite.json'), `${JSON.stringify(suite, null, 2)}\n`);
+      });
+      steps.push({
+        id: `pr-${pr.pr_number}`,
+        index,
+        title: pr.prs.title,
+        prompt: renderRequest(pr, request),
+        solution: tree(pr.commit_id),
+        cases,
+        hidden: testFiles,
+        metadata: {
+          sweSteps: {
+            pr: pr.pr_number,
+            title: pr.prs.title,
+            commit: pr.commit_id,
+            parent: pr.parent_id,
+            ...(pr.category ? { category: pr.category } : {}),
+            testFiles,
+            f2p: pr.fail_to_pass,
+            p2p: pr.pass_to_pass,
+          },
+        },
+      });
+    }
+    const name = data.repository.name;
+    const numbers = prs.map((pr) => pr.pr_number);
+    return {
+      id: `${name}-${chain.id}`,
+      title: `${name} ${chain.id}: ${prs.length} PRs (#${numbers.join(', #')})`,
+      description: prs.map((pr) => pr.prs.title).join('; '),
+      source: 'swe-steps',
+      root: where.dataset,
+      entrypoint: '',
+      language: 'python',
+      environment: {
+        ...(data.environment.image ? { image: data.environment.image } : {}),
+        setup: data.environment.setup,
+        toolchains: data.environment.toolchains,
+      },
+      seed: tree(chain.base),
+      steps,
+      fullSpec: renderPrd(prs, request),
+      timeouts: { caseMs: data.tests.timeoutSeconds * 1000 },
+      hash: sha256(`${where.hash}\0${chain.id}\0${JSON.stringify(request)}`),
+      metadata: { sweSteps: { repository: name, base: chain.base, chain: chain.id, prs: numbers } },
+    };
+  }
+}

@@ -1,0 +1,239 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { ExclusionReason } from './dataset.js';
+import type { Git } from './git.js';
+import { type Outcome, parsePytestSummary } from './pytest-results.js';
+import { MineInputError } from './window.js';
+
+export interface ValidationSettings {
+  /** Docker image with git, Python and pytest; no network is given to it. */
+  image: string;
+  /** Shell commands run in the repository before the tests (installs from local files only). */
+  setup: string[];
+  /** How the repository's tests run; test files are appended. */
+  command: string[];
+  /** Extra runs of each state after the first, to find flaky tests. */
+  reruns: number;
+  timeoutSeconds: number;
+}
+
+/** One PR ready to validate: its parent commit, its two patches and the test files to run. */
+export interface ValidationJob {
+  parent: string;
+  testPatch: string;
+  fixPatch: string;
+  testFiles: string[];
+  /** Test files as they were at the parent (a test whose function is named there is pre-existing). */
+  previousTests: Map<string, string | undefined>;
+}
+
+export interface ValidationResult {
+  f2p: string[];
+  p2p: string[];
+  dropped: { id: string; reason: string }[];
+  excluded?: { reason: ExclusionReason; detail: string };
+}
+
+/** The newest image `longhaul images build` made (labelled longhaul.image=base). */
+export async function defaultImage(): Promise<string> {
+  const result = await execa(
+    'docker',
+    ['images', '--filter', 'label=longhaul.image=base', '--format', '{{.Repository}}:{{.Tag}}'],
+    { reject: false },
+  );
+  if (result.exitCode !== 0)
+    throw new MineInputError(
+      `cannot list Docker images (${String(result.stderr).trim()}); is dockerd running?`,
+    );
+  const image = String(result.stdout)
+    .split('\n')
+    .find((line) => line.trim() !== '' && !line.includes('<none>'));
+  if (!image)
+    throw new MineInputError('no longhaul base image: run `longhaul images build`, or pass --image');
+  return image.trim();
+}
+
+/** `docker run --rm` without network, with `host:container[:ro]` volumes; never rejects. */
+export function runContainer(image: string, volumes: string[], command: string[], timeoutMs?: number) {
+  const mounts = volumes.flatMap((volume) => ['-v', volume]);
+  return execa('docker', ['run', '--rm', '--network', 'none', ...mounts, image, ...command], {
+    reject: false,
+    timeout: timeoutMs,
+  });
+}
+
+/** Fails with a one-line reason unless Docker runs and has `image`. */
+export async function checkImage(image: string): Promise<void> {
+  const result = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', image], { reject: false });
+  if (result.exitCode === 0) return;
+  const reason = String(result.stderr).trim().split('\n')[0] ?? '';
+  throw new MineInputError(
+    /no such image/i.test(reason)
+      ? `the validation image ${image} is missing: run \`longhaul images build\`, or pass --image`
+      : `cannot use Docker (${reason}); is dockerd running?`,
+  );
+}
+
+const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** The script the container runs: set up, apply the test patch, run, apply the fix, run. */
+function script(settings: ValidationSettings, testFiles: string[]): string {
+  const runs = settings.reruns + 1;
+  const pytest = [
+    ...settings.command,
+    '-rA',
+    '-p',
+    'no:cacheprovider',
+    '--continue-on-collection-errors',
+    ...testFiles,
+  ]
+    .map(quote)
+    .join(' ');
+  const state = (name: string) =>
+    `for i in $(seq 1 ${runs}); do timeout ${settings.timeoutSeconds} ${pytest} > /out/${name}-$i.txt 2>&1; echo $? > /out/${name}-$i.rc; done`;
+  return [
+    'cp -a /job/tree /tmp/repo && cd /tmp/repo || { echo copy > /out/status; exit 0; }',
+    ...settings.setup.map(
+      (command) => `sh -c ${quote(command)} >> /out/setup.log 2>&1 || { echo setup > /out/status; exit 0; }`,
+    ),
+    'if [ -s /job/test.patch ]; then git apply --whitespace=nowarn /job/test.patch 2> /out/apply.log || { echo test-patch > /out/status; exit 0; }; fi',
+    state('before'),
+    'if [ -s /job/fix.patch ]; then git apply --whitespace=nowarn /job/fix.patch 2> /out/apply.log || { echo fix-patch > /out/status; exit 0; }; fi',
+    state('after'),
+    'echo ok > /out/status',
+    '',
+  ].join('\n');
+}
+
+async function runs(out: string, name: string, count: number): Promise<Map<string, Outcome>[]> {
+  const results: Map<string, Outcome>[] = [];
+  for (let i = 1; i <= count; i++) {
+    const rc = (await readFile(join(out, `${name}-${i}.rc`), 'utf8')).trim();
+    if (rc === '124')
+      throw Object.assign(new Error(`the tests ran out of time (${name} run ${i})`), { timeout: true });
+    results.push(parsePytestSummary(await readFile(join(out, `${name}-${i}.txt`), 'utf8')));
+  }
+  return results;
+}
+
+/** Whether a test function of this node id is defined in the file's earlier version. */
+function preExisting(id: string, previous: Map<string, string | undefined>): boolean {
+  const [file = '', ...rest] = id.split('::');
+  const source = previous.get(file);
+  const name = (rest[rest.length - 1] ?? '').replace(/\[.*$/, '');
+  return source !== undefined && new RegExp(`def ${name.replace(/[^\w]/g, '')}\\s*\\(`).test(source);
+}
+
+/**
+ * Sorts a PR's tests by what they did. Every test must pass in every run with the fix (else
+ * dropped: "fails with the fix" or "flaky with the fix"). Without the fix, a new test must fail
+ * in every run (F2P; passing is "passes without the fix", mixed is "flaky without the fix"); a
+ * pre-existing test that passes in every run is P2P, one that fails in every run was changed to
+ * test the new behaviour and is F2P, mixed is dropped as flaky.
+ */
+export function classifyTests(
+  before: Map<string, Outcome>[],
+  after: Map<string, Outcome>[],
+  previous: Map<string, string | undefined>,
+): Omit<ValidationResult, 'excluded'> {
+  const ids = [...new Set(after.flatMap((run) => [...run.keys()]))].sort();
+  const result: Omit<ValidationResult, 'excluded'> = { f2p: [], p2p: [], dropped: [] };
+  for (const id of ids) {
+    const passedAfter = after.filter((run) => run.get(id) === 'passed').length;
+    if (passedAfter < after.length) {
+      result.dropped.push({ id, reason: passedAfter === 0 ? 'fails with the fix' : 'flaky with the fix' });
+      continue;
+    }
+    const passedBefore = before.filter((run) => run.get(id) === 'passed').length;
+    if (passedBefore > 0 && passedBefore < before.length) {
+      result.dropped.push({ id, reason: 'flaky without the fix' });
+    } else if (passedBefore === 0) {
+      result.f2p.push(id);
+    } else if (preExisting(id, previous)) {
+      result.p2p.push(id);
+    } else {
+      result.dropped.push({ id, reason: 'passes without the fix' });
+    }
+  }
+  return result;
+}
+
+/**
+ * Validates one PR in a fresh container without network: the parent tree, the test patch alone
+ * (P2P must pass, F2P must fail), then the fix patch too (both must pass), each state run
+ * 1 + reruns times.
+ */
+export async function validatePr(
+  git: Git,
+  job: ValidationJob,
+  settings: ValidationSettings,
+): Promise<ValidationResult> {
+  const work = await mkdtemp(join(tmpdir(), 'longhaul-swe-steps-validate-'));
+  const none = { f2p: [], p2p: [], dropped: [] };
+  try {
+    const jobDir = join(work, 'job');
+    const out = join(work, 'out');
+    await mkdir(join(jobDir, 'tree'), { recursive: true });
+    await mkdir(out);
+    await git.extract(job.parent, join(jobDir, 'tree'));
+    await writeFile(join(jobDir, 'test.patch'), job.testPatch);
+    await writeFile(join(jobDir, 'fix.patch'), job.fixPatch);
+    await writeFile(join(jobDir, 'run.sh'), script(settings, job.testFiles));
+    const limit = (settings.timeoutSeconds * 2 * (settings.reruns + 1) + 120) * 1000;
+    const docker = await runContainer(
+      settings.image,
+      [`${jobDir}:/job:ro`, `${out}:/out`],
+      ['bash', '/job/run.sh'],
+      limit,
+    );
+    if (docker.timedOut)
+      return {
+        ...none,
+        excluded: { reason: 'timeout', detail: `the container ran longer than ${limit / 1000} s` },
+      };
+    const status = (await readFile(join(out, 'status'), 'utf8').catch(() => '')).trim();
+    if (docker.exitCode !== 0 || status === '')
+      return {
+        ...none,
+        excluded: {
+          reason: 'validation-error',
+          detail: `docker run failed: ${String(docker.stderr).trim().split('\n')[0]}`,
+        },
+      };
+    const log = async (file: string) =>
+      (await readFile(join(out, file), 'utf8').catch(() => '')).trim().split('\n').slice(-3).join(' ');
+    if (status === 'setup')
+      return { ...none, excluded: { reason: 'setup-failed', detail: await log('setup.log') } };
+    if (status === 'test-patch' || status === 'fix-patch')
+      return {
+        ...none,
+        excluded: { reason: 'patch-does-not-apply', detail: `${status}: ${await log('apply.log')}` },
+      };
+    if (status !== 'ok')
+      return {
+        ...none,
+        excluded: { reason: 'validation-error', detail: `the container stopped at ${status}` },
+      };
+    let before: Map<string, Outcome>[];
+    let after: Map<string, Outcome>[];
+    try {
+      before = await runs(out, 'before', settings.reruns + 1);
+      after = await runs(out, 'after', settings.reruns + 1);
+    } catch (error) {
+      if ((error as { timeout?: boolean }).timeout)
+        return { ...none, excluded: { reason: 'timeout', detail: (error as Error).message } };
+      throw error;
+    }
+    const result = classifyTests(before, after, job.previousTests);
+    if (result.f2p.length === 0)
+      return {
+        ...result,
+        excluded: { reason: 'no-fail-to-pass', detail: 'no test fails without the fix and passes with it' },
+      };
+    return result;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
