@@ -40,7 +40,7 @@ async function fakeClaude(sandbox: HostSandbox, body: string): Promise<string> {
 }
 
 // Claude Code refuses a bare `sleep 60`; a program that waits is allowed.
-const longCommand = `python3 -c 'import time; time.sleep(60)'`;
+const longCommand = `python3 -c 'import time; time.sleep(120)'`;
 
 describe('claude-code faults', () => {
   it('refuses to prepare without a gateway and says the experiment needs models:', async () => {
@@ -96,10 +96,11 @@ describe('claude-code faults', () => {
       events.push(event);
       if (event.type === 'tool.call') setTimeout(() => controller.abort('cancelled'), 500);
     }
-    expect(Date.now() - begun).toBeLessThan(20_000);
+    // Far less than the command's 120 s: the abort ended it, even on a busy machine.
+    expect(Date.now() - begun).toBeLessThan(60_000);
     expect(events.at(-1)).toMatchObject({ type: 'turn.end', result: { status: 'cancelled' } });
     expect(ofType(events, 'tool.call')).toEqual([expect.objectContaining({ name: 'Bash' })]);
-    const sleeping = await sandbox.exec(['pgrep', '-f', 'time.sleep[(]60']);
+    const sleeping = await sandbox.exec(['pgrep', '-f', 'time.sleep[(]120']);
     expect(sleeping.stdout.trim()).toBe('');
   });
 

@@ -2,7 +2,7 @@ import { ClaudeCode, claudeCodeOptions } from '../src/index.js';
 import { describeScriptedHarness } from './support/scripted-conformance.js';
 
 // A slow turn runs a command that waits; Claude Code refuses a bare `sleep`.
-const wait = `python3 -c 'import time; time.sleep(30)'`;
+const wait = `python3 -c 'import time; time.sleep(120)'`;
 
 describeScriptedHarness(
   'claude-code',

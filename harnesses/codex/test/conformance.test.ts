@@ -7,7 +7,7 @@ describeScriptedHarness(
   (pace) =>
     pace === 'slow'
       ? [
-          { toolCalls: [{ name: 'exec_command', input: { cmd: 'sleep 30', yield_time_ms: 30_000 } }] },
+          { toolCalls: [{ name: 'exec_command', input: { cmd: 'sleep 120', yield_time_ms: 120_000 } }] },
           { text: 'waited' },
         ]
       : [{ text: 'first turn done' }, { text: 'second turn done' }],

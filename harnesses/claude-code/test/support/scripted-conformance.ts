@@ -33,6 +33,8 @@ export function describeScriptedHarness(
         },
       };
     },
-    { abortWithinMs: 15_000 },
+    // The slow turn's command runs for 120 s: ending within 60 s of the abort proves the abort
+    // worked, with room for a busy machine that is slow to start and stop the CLI.
+    { abortWithinMs: 60_000, timeoutMs: 240_000 },
   );
 }
