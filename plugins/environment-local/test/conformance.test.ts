@@ -4,5 +4,5 @@ import { LocalEnvironment, localOptions } from '../src/index.js';
 describeEnvironment(
   'local',
   () => new LocalEnvironment(localOptions.parse({ maxFileSize: '64k' }), new FakeSnapshotStore()),
-  { maxFileBytes: 64 * 1024 },
+  { maxFileBytes: 64 * 1024, containment: true },
 );

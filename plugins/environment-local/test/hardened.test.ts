@@ -289,5 +289,6 @@ if (!skipWithoutHardening()) {
   describeEnvironment(
     'local (isolation: bubblewrap)',
     () => new LocalEnvironment(localOptions.parse({ isolation: 'bubblewrap' }), new FakeSnapshotStore()),
+    { containment: true },
   );
 }
