@@ -342,7 +342,9 @@ class TrialRun {
     const owner = this.openStep(steps[0]!);
     for (const step of steps.slice(1)) this.openStep(step);
     const deadline = owner.startMs + this.spec.limits.stepMs * steps.length;
-    const maxCycles = Math.max(0, Math.min(turn.feedbackCycles, this.spec.limits.turnsPerStep - 1));
+    // A turn over several steps (single-shot) pools their turn allowance, as it pools their wall clock.
+    const allowed = this.spec.limits.turnsPerStep * steps.length;
+    const maxCycles = Math.max(0, Math.min(turn.feedbackCycles, allowed - 1));
 
     let status: StepStatus = 'ok';
     let outcomes: Map<number, StepOutcome> | undefined;
@@ -350,6 +352,7 @@ class TrialRun {
       if (!this.sandbox || (turn.sandbox === 'fresh' && this.sandboxUsed)) await this.renewSandbox(t);
       this.sandboxUsed = true;
       await guard(() => this.applyWorkspaceAction(turn), 'sandbox', this.bound('the workspace reset'));
+      await guard(() => this.hideStepFiles(steps), 'sandbox', this.bound('hiding the step files'));
       let prompt = turn.prompt;
       for (let cycle = 0; ; cycle++) {
         outcomes = undefined;
@@ -413,6 +416,11 @@ class TrialRun {
     if (k >= 0 && !dir)
       throw new StepFault('error:internal', `step ${k + 1} has no reference solution to reset to`);
     await this.sandbox!.push(dir ? await readDirectoryFiles(dir) : []);
+  }
+
+  /** Removes what the steps hide from the agent (Step.hidden), after the workspace action. */
+  private async hideStepFiles(steps: Step[]): Promise<void> {
+    for (const path of steps.flatMap((step) => step.hidden ?? [])) await this.sandbox!.remove(path);
   }
 
   /** Memory, session and the turn itself; returns the turn's status. */
