@@ -461,8 +461,10 @@ class TrialRun {
     const text = [patch.prefix, prompt, patch.suffix].filter((part) => part).join('\n\n');
     for (const step of steps) {
       const file = this.store.stepFile(this.spec.id, step, 'prompt.md');
-      if (cycle === 0) await this.store.writePrompt(this.spec.id, step, text);
-      else await appendFile(file, `\n\n---\n\n<!-- feedback cycle ${cycle} -->\n\n${text}`);
+      // A step's later turns (after a planning turn, say) and feedback cycles append.
+      const mark = cycle > 0 ? `feedback cycle ${cycle}` : `turn ${owner.turns + 1}`;
+      if (cycle === 0 && owner.turns === 0) await this.store.writePrompt(this.spec.id, step, text);
+      else await appendFile(file, `\n\n---\n\n<!-- ${mark} -->\n\n${text}`);
     }
     fresh ||= patch.restartSession === true;
     await this.ensureSession(fresh, turn);

@@ -177,6 +177,41 @@ describe('memory around every turn', () => {
     ).toBe(harness.prompts[1]);
   });
 
+  it("keeps every turn's prompt of a step that takes several turns (planning first) in prompt.md", async () => {
+    const fixture = await makeFixture({
+      steps: 1,
+      script: {
+        plan: (): TurnPlan[] => [
+          {
+            prompt: 'Plan.',
+            session: 'fresh',
+            workspace: { action: 'carry' },
+            steps: [0],
+            scores: [],
+            feedbackCycles: 0,
+          },
+          {
+            prompt: 'Work.',
+            session: 'continue',
+            workspace: { action: 'carry' },
+            steps: [0],
+            scores: [0],
+            feedbackCycles: 0,
+          },
+        ],
+      },
+    });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    expect(result.trials[0]!.record.steps[0]!.turns).toBe(2);
+    const store = new RunStore(join(fixture.dir, 'run'));
+    const { readFile } = await import('node:fs/promises');
+    const prompt = await readFile(
+      store.stepFile(result.trials[0]!.spec.id, fixture.task.steps[0]!, 'prompt.md'),
+      'utf8',
+    );
+    expect(prompt).toBe('Plan.\n\n---\n\n<!-- turn 2 -->\n\nWork.');
+  });
+
   it('records a memory that throws as error:memory', async () => {
     const fixture = await makeFixture({
       memory: {
