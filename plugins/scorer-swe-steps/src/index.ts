@@ -1,4 +1,5 @@
-import { definePlugin, tokens } from '@longhaul/core';
+import { definePlugin, type ModelGateway, type Scorer, tokens } from '@longhaul/core';
+import type { z } from 'zod';
 import { SweStepsAttributionScorer } from './attribution-scorer.js';
 import { SweStepsHealthScorer } from './health-scorer.js';
 import { attributionOptions, healthOptions, ratesOptions, sweStepsOptions, taskOptions } from './options.js';
@@ -27,60 +28,59 @@ export { SweStepsScorer } from './swe-steps-scorer.js';
 export { SweStepsTaskScorer } from './task-scorer.js';
 export { feedbackText } from './verdict.js';
 
-export const sweSteps = definePlugin({
-  kind: 'scorer',
-  id: 'swe-steps',
-  description:
-    "SWE-STEPS: runs each PR's gold F2P and P2P tests (cascading over earlier PRs in the global setting) in a sandbox of its own; PR success, per-test outcomes, reflection feedback",
-  options: sweStepsOptions,
-  register(bind, options) {
-    bind(tokens.Scorer).toConstantValue(new SweStepsScorer(options));
-  },
-});
+/** A scorer plugin whose scorer is made from its options (and, for judges, the run's gateway). */
+function scorerPlugin<Options extends z.ZodType>(
+  id: string,
+  description: string,
+  options: Options,
+  make: (options: z.output<Options>, gateway: () => ModelGateway | undefined) => Scorer,
+) {
+  return definePlugin({
+    kind: 'scorer',
+    id,
+    description,
+    options,
+    register(bind, resolved) {
+      bind(tokens.Scorer).toDynamicValue((ctx) =>
+        make(resolved, () => ctx.get(tokens.Gateway, { optional: true })),
+      );
+    },
+  });
+}
 
-export const sweStepsTask = definePlugin({
-  kind: 'scorer',
-  id: 'swe-steps-task',
-  description: 'SWE-STEPS task success: every PR of the chain succeeds',
-  options: taskOptions,
-  register(bind, options) {
-    bind(tokens.Scorer).toConstantValue(new SweStepsTaskScorer(options));
-  },
-});
+export const sweSteps = scorerPlugin(
+  'swe-steps',
+  "SWE-STEPS: runs each PR's gold F2P and P2P tests (cascading over earlier PRs in the global setting) in a sandbox of its own; PR success, per-test outcomes, reflection feedback",
+  sweStepsOptions,
+  (options) => new SweStepsScorer(options),
+);
 
-export const sweStepsRates = definePlugin({
-  kind: 'scorer',
-  id: 'swe-steps-rates',
-  description:
-    'SWE-STEPS Tables 3 and 8 per condition: PR success, tasks completed, $ per task, pooled and per-repository P2P/F2P, setting inflation, success against chain length and suite size',
-  options: ratesOptions,
-  register(bind, options) {
-    bind(tokens.Scorer).toConstantValue(new SweStepsRatesScorer(options));
-  },
-});
+export const sweStepsTask = scorerPlugin(
+  'swe-steps-task',
+  'SWE-STEPS task success: every PR of the chain succeeds',
+  taskOptions,
+  (options) => new SweStepsTaskScorer(options),
+);
 
-export const sweStepsHealth = definePlugin({
-  kind: 'scorer',
-  id: 'swe-steps-health',
-  description:
-    "SWE-STEPS repository health after each PR: cognitive complexity and technical-debt minutes of the agent's workspace and of the gold trace, Δ from the base commit",
-  options: healthOptions,
-  register(bind, options) {
-    bind(tokens.Scorer).toConstantValue(new SweStepsHealthScorer(options));
-  },
-});
+export const sweStepsRates = scorerPlugin(
+  'swe-steps-rates',
+  'SWE-STEPS Tables 3 and 8 per condition: PR success, tasks completed, $ per task, pooled and per-repository P2P/F2P, setting inflation, success against chain length and suite size, health bins',
+  ratesOptions,
+  (options) => new SweStepsRatesScorer(options),
+);
 
-export const sweStepsAttribution = definePlugin({
-  kind: 'scorer',
-  id: 'swe-steps-attribution',
-  description:
-    "SWE-STEPS failure attribution: an LLM judge labels each failed PR with SWE-agent's failure categories plus 'Solving Previous Issues'",
-  options: attributionOptions,
-  register(bind, options) {
-    bind(tokens.Scorer).toDynamicValue(
-      (ctx) => new SweStepsAttributionScorer(options, () => ctx.get(tokens.Gateway, { optional: true })),
-    );
-  },
-});
+export const sweStepsHealth = scorerPlugin(
+  'swe-steps-health',
+  "SWE-STEPS repository health after each PR: cognitive complexity and technical-debt minutes of the agent's workspace and of the gold trace, Δ from the base commit",
+  healthOptions,
+  (options) => new SweStepsHealthScorer(options),
+);
+
+export const sweStepsAttribution = scorerPlugin(
+  'swe-steps-attribution',
+  "SWE-STEPS failure attribution: an LLM judge labels each failed PR with SWE-agent's failure categories plus 'Solving Previous Issues'",
+  attributionOptions,
+  (options, gateway) => new SweStepsAttributionScorer(options, gateway),
+);
 
 export default [sweSteps, sweStepsTask, sweStepsRates, sweStepsHealth, sweStepsAttribution];
