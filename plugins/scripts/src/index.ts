@@ -1,30 +1,41 @@
 import { definePlugin, type Task, type TurnPlan, tokens } from '@longhaul/core';
 import { notes, type ScriptOptions, scriptOptions } from './options.js';
 import { planCheckpoints, planConversation, planIsolated, planSingleShot } from './plans.js';
-import { withPrompt } from './prompts.js';
+import { type ResolvedOptions, withPrompt } from './prompts.js';
+import type { SweStepsScript } from './swe-steps-prompts.js';
 
 export { defaultTemplate, notes, type ScriptOptions, scriptOptions } from './options.js';
 export { planCheckpoints, planConversation, planIsolated, planSingleShot } from './plans.js';
 export { placeholders } from './prompt.js';
-export { type PromptName, type PromptPreset, promptNames, prompts, withPrompt } from './prompts.js';
+export {
+  type PromptName,
+  type PromptPreset,
+  promptNames,
+  prompts,
+  type ResolvedOptions,
+  withPrompt,
+} from './prompts.js';
+export { sweStepsFeedbackCycles, sweStepsPrompts } from './swe-steps-prompts.js';
 
 interface ScriptEntry {
-  id: string;
+  id: SweStepsScript;
   description: string;
   continuationNote: string;
-  plan: (task: Task, options: ScriptOptions) => TurnPlan[];
+  plan: (task: Task, options: ResolvedOptions<ScriptOptions>) => TurnPlan[];
   /** Offers the `sandbox` option (scripts whose every turn starts a fresh session). */
   freshSandbox?: boolean;
+  /** Offers the `planningTurn` option. */
+  planning?: boolean;
 }
 
-function scriptPlugin({ id, description, continuationNote, plan, freshSandbox }: ScriptEntry) {
+function scriptPlugin({ id, description, continuationNote, plan, freshSandbox, planning }: ScriptEntry) {
   return definePlugin({
     kind: 'script',
     id,
     description,
-    options: scriptOptions({ firstNote: notes.first, continuationNote }, { sandbox: freshSandbox }),
+    options: scriptOptions({ firstNote: notes.first, continuationNote }, { sandbox: freshSandbox, planning }),
     register(bind, options) {
-      const resolved = withPrompt(options);
+      const resolved = withPrompt(options, id);
       bind(tokens.Script).toConstantValue({ plan: (task: Task) => plan(task, resolved) });
     },
   });
@@ -50,6 +61,7 @@ const entries: ScriptEntry[] = [
     description: 'Every step in one turn, every step scored at the end (SLUMP control, SWE-STEPS PRD)',
     continuationNote: notes.ownWork,
     plan: planSingleShot,
+    planning: true,
   },
   {
     id: 'isolated',

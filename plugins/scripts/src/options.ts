@@ -23,19 +23,19 @@ export const notes = {
     'It is run as `{{entrypoint}}`; list any new third-party packages in the manifest for its language.',
 };
 
+function placeholderText() {
+  return z.string().superRefine((text, ctx) => {
+    for (const name of unknownPlaceholders(text)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown placeholder {{${name}}}; known: ${placeholderList}`,
+      });
+    }
+  });
+}
+
 function templateText(description: string, fallback: string) {
-  return z
-    .string()
-    .superRefine((text, ctx) => {
-      for (const name of unknownPlaceholders(text)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `unknown placeholder {{${name}}}; known: ${placeholderList}`,
-        });
-      }
-    })
-    .default(fallback)
-    .describe(description);
+  return placeholderText().default(fallback).describe(description);
 }
 
 const sandboxOption = z
@@ -47,11 +47,12 @@ const sandboxOption = z
 
 /**
  * The options every built-in script takes; defaults of the notes differ per script. `sandbox`
- * only for scripts whose turns each start a fresh session (a fresh sandbox needs one).
+ * only for scripts whose turns each start a fresh session (a fresh sandbox needs one);
+ * `planningTurn` only for single-shot.
  */
 export function scriptOptions(
   defaults: { firstNote: string; continuationNote: string },
-  offers: { sandbox?: boolean } = {},
+  offers: { sandbox?: boolean; planning?: boolean } = {},
 ) {
   const defaultsByKey = { template: defaultTemplate, ...defaults };
   return z
@@ -78,11 +79,20 @@ export function scriptOptions(
         .number()
         .int()
         .nonnegative()
-        .default(0)
+        .optional()
         .describe(
-          'Extra turns a step may take when its scores show failures, each with the failures as feedback.',
+          'Extra turns a step may take when its scores show failures, each with the failures as feedback (default 0; 2 with prompt swe-steps, three reflection cycles in all). limits.turnsPerStep caps them.',
         ),
       ...(offers.sandbox ? { sandbox: sandboxOption } : {}),
+      ...(offers.planning
+        ? {
+            planningTurn: placeholderText()
+              .optional()
+              .describe(
+                'Prompt of a turn before the work that scores nothing (e.g. "write PLAN.md first"); the work turn then continues its session. Same placeholders as template. Default: none (prompt swe-steps sets one).',
+              ),
+          }
+        : {}),
     })
     .strict()
     .superRefine((value, ctx) => {

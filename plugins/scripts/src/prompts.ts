@@ -1,3 +1,5 @@
+import { type SweStepsScript, sweStepsFeedbackCycles, sweStepsPrompts } from './swe-steps-prompts.js';
+
 /**
  * Prompt strategies of SlopCodeBench's prompt study (the paper's Appendix B), in our own words:
  * `just-solve` asks only for a working program; `anti-slop` adds coding guidelines against
@@ -5,7 +7,7 @@
  * a correctness pass and a refactor. Each is a template plus the two notes that say whether the
  * turn starts the work or continues it.
  */
-export const promptNames = ['just-solve', 'anti-slop', 'plan-first'] as const;
+export const promptNames = ['just-solve', 'anti-slop', 'plan-first', 'swe-steps'] as const;
 export type PromptName = (typeof promptNames)[number];
 
 export interface PromptPreset {
@@ -32,7 +34,7 @@ const keepEnvironment =
 const startEnvironment =
   'Work in a virtual environment, and keep a requirements.txt that lists every dependency you use.';
 
-export const prompts: Record<PromptName, PromptPreset> = {
+export const prompts: Record<Exclude<PromptName, 'swe-steps'>, PromptPreset> = {
   'just-solve': {
     template:
       'Implement a program that satisfies the specification below completely. Nothing else is asked of you.\n\n{{continuation}}\n\nThe specification:\n\n{{spec}}\n',
@@ -91,7 +93,31 @@ export const prompts: Record<PromptName, PromptPreset> = {
   },
 };
 
-/** Options with the chosen preset's template and notes in place (unchanged without `prompt`). */
-export function withPrompt<T extends PromptPreset & { prompt?: PromptName }>(options: T): T {
-  return options.prompt ? { ...options, ...prompts[options.prompt] } : options;
+/** Options as plans read them: the preset's texts in place and every default resolved. */
+export type ResolvedOptions<T> = Omit<T, 'feedbackCycles' | 'planningTurn'> & {
+  feedbackCycles: number;
+  /** Template of a turn before the work that scores nothing (single-shot only). */
+  planningTurn?: string;
+};
+
+/**
+ * Options with the chosen preset's template and notes in place (unchanged without `prompt`).
+ * `swe-steps` picks the text of the SWE-STEPS setting the script runs and defaults the
+ * feedback cycles to the paper's reflection budget.
+ */
+export function withPrompt<
+  T extends PromptPreset & { prompt?: PromptName; feedbackCycles?: number; planningTurn?: unknown },
+>(options: T, script: SweStepsScript): ResolvedOptions<T> {
+  const planningTurn = typeof options.planningTurn === 'string' ? options.planningTurn : undefined;
+  if (options.prompt === 'swe-steps') {
+    const { planningTemplate, ...preset } = sweStepsPrompts[script];
+    return {
+      ...options,
+      ...preset,
+      feedbackCycles: options.feedbackCycles ?? sweStepsFeedbackCycles,
+      planningTurn: planningTurn ?? planningTemplate,
+    };
+  }
+  const preset = options.prompt ? prompts[options.prompt] : {};
+  return { ...options, ...preset, feedbackCycles: options.feedbackCycles ?? 0, planningTurn };
 }

@@ -105,8 +105,10 @@ describe('single-shot', () => {
     expect(prompt).not.toContain('## Part');
   });
 
-  it('pools feedback cycles over the steps', () => {
-    expect(plan(singleShot, { feedbackCycles: 3 })[0]!.feedbackCycles).toBe(9);
+  it('pools feedback cycles over the steps so the turns match the per-step scripts', () => {
+    // 3 steps of 1 + 3 turns each: one turn plus 11 cycles.
+    expect(plan(singleShot, { feedbackCycles: 3 })[0]!.feedbackCycles).toBe(11);
+    expect(plan(singleShot, { feedbackCycles: 0 })[0]!.feedbackCycles).toBe(0);
     expect(plan(checkpoints, { feedbackCycles: 3 }).map((t) => t.feedbackCycles)).toEqual([3, 3, 3]);
   });
 });

@@ -52,7 +52,13 @@ export const limitsSchema = z
   .strictObject({
     turnSeconds: timerSeconds().default(1800).describe('Wall clock per turn, in seconds'),
     stepSeconds: timerSeconds().default(3600).describe('Wall clock per step over all its turns, in seconds'),
-    turnsPerStep: z.int().min(1).default(1).describe('Turns per step, counting feedback cycles'),
+    turnsPerStep: z
+      .int()
+      .min(1)
+      .default(1)
+      .describe(
+        'Turns per step, counting feedback cycles; a turn that covers several steps (single-shot) may take this many per step',
+      ),
     trialUsd: z.number().min(0).default(0).describe('Spend per trial in USD; 0 means no cap'),
     onError: z
       .enum(['stop', 'continue'])

@@ -47,6 +47,12 @@ export interface Step {
   solution?: string;
   /** Host directory with this step's hidden cases; only scorers read it. */
   cases?: string;
+  /**
+   * Workspace-relative paths the agent must not see while it works on this step (e.g. the tests a
+   * PR adds): the runner removes them from the agent's sandbox before each turn that works on the
+   * step, whatever the turn's workspace action. Scorers bring back what they need in their own sandbox.
+   */
+  hidden?: string[];
   /** Ids of the components this step discloses, with how explicitly (0-4). */
   discloses?: { component: string; explicitness: number }[];
   phase?: string;

@@ -348,7 +348,9 @@ class TrialRun {
     const owner = this.openStep(steps[0]!);
     for (const step of steps.slice(1)) this.openStep(step);
     const deadline = owner.startMs + this.spec.limits.stepMs * steps.length;
-    const maxCycles = Math.max(0, Math.min(turn.feedbackCycles, this.spec.limits.turnsPerStep - 1));
+    // A turn over several steps (single-shot) pools their turn allowance, as it pools their wall clock.
+    const allowed = this.spec.limits.turnsPerStep * steps.length;
+    const maxCycles = Math.max(0, Math.min(turn.feedbackCycles, allowed - 1));
 
     let status: StepStatus = 'ok';
     let outcomes: Map<number, StepOutcome> | undefined;
@@ -356,6 +358,7 @@ class TrialRun {
       if (!this.sandbox || (turn.sandbox === 'fresh' && this.sandboxUsed)) await this.renewSandbox(t);
       this.sandboxUsed = true;
       await guard(() => this.applyWorkspaceAction(turn), 'sandbox', this.bound('the workspace reset'));
+      await guard(() => this.hideStepFiles(steps), 'sandbox', this.bound('hiding the step files'));
       let prompt = turn.prompt;
       for (let cycle = 0; ; cycle++) {
         outcomes = undefined;
@@ -451,6 +454,11 @@ class TrialRun {
     await this.sandbox!.push(dir ? await readDirectoryFiles(dir) : []);
   }
 
+  /** Removes what the steps hide from the agent (Step.hidden), after the workspace action. */
+  private async hideStepFiles(steps: Step[]): Promise<void> {
+    for (const path of steps.flatMap((step) => step.hidden ?? [])) await this.sandbox!.remove(path);
+  }
+
   /** Memory, session and the turn itself; returns the turn's status. */
   private async deliverTurn(
     t: number,
@@ -489,8 +497,10 @@ class TrialRun {
     const text = [patch.prefix, prompt, patch.suffix].filter((part) => part).join('\n\n');
     for (const step of steps) {
       const file = this.store.stepFile(this.spec.id, step, 'prompt.md');
-      if (cycle === 0) await this.store.writePrompt(this.spec.id, step, text);
-      else await appendFile(file, `\n\n---\n\n<!-- feedback cycle ${cycle} -->\n\n${text}`);
+      // A step's later turns (after a planning turn, say) and feedback cycles append.
+      const mark = cycle > 0 ? `feedback cycle ${cycle}` : `turn ${owner.turns + 1}`;
+      if (cycle === 0 && owner.turns === 0) await this.store.writePrompt(this.spec.id, step, text);
+      else await appendFile(file, `\n\n---\n\n<!-- ${mark} -->\n\n${text}`);
     }
     fresh ||= patch.restartSession === true;
     await this.ensureSession(fresh, turn);

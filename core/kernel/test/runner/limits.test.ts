@@ -92,6 +92,28 @@ describe('limits the kernel enforces', () => {
     expect(harness.sessions).toHaveLength(2);
   });
 
+  it('pools turnsPerStep over the steps of a turn that covers several', async () => {
+    const fixture = await makeFixture({
+      steps: 2,
+      script: {
+        plan: (task) => [
+          {
+            prompt: 'all',
+            session: 'fresh',
+            workspace: { action: 'carry' },
+            steps: task.steps.map((s) => s.index),
+            scores: task.steps.map((s) => s.index),
+            feedbackCycles: 10,
+          },
+        ],
+      },
+      harness: { turns: () => ({ edits: { 'wrong.txt': 'no' } }) },
+      limits: { turnsPerStep: 2 },
+    });
+    await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    expect(fixture.harnesses.at(-1)!.prompts).toHaveLength(4);
+  });
+
   it('stops feedback cycles as soon as the scores pass', async () => {
     const fixture = await makeFixture({
       steps: 1,

@@ -3,27 +3,32 @@ import {
   type Memory,
   type MemoryContext,
   RunStore,
+  type Script,
   startRun,
   type TurnPlan,
   type TurnResult,
+  type WorkspaceAction,
 } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 import { makeFixture, oneTurnScript, stepScript } from './fixture.js';
 
+/** One turn per step, each in a fresh session, with the given workspace action. */
+const freshPerStep = (workspace: (index: number) => WorkspaceAction): Script => ({
+  plan: (task): TurnPlan[] =>
+    task.steps.map((step) => ({
+      prompt: step.prompt,
+      session: 'fresh',
+      workspace: workspace(step.index),
+      steps: [step.index],
+      scores: [step.index],
+      feedbackCycles: 0,
+    })),
+});
+
 describe('what a plan asks of a turn', () => {
   it('resets the workspace to the reference of the step before, or to the seed', async () => {
     const fixture = await makeFixture({
-      script: {
-        plan: (task): TurnPlan[] =>
-          task.steps.map((step) => ({
-            prompt: step.prompt,
-            session: 'fresh',
-            workspace: { action: 'reset', afterStep: step.index - 1 },
-            steps: [step.index],
-            scores: [step.index],
-            feedbackCycles: 0,
-          })),
-      },
+      script: freshPerStep((index) => ({ action: 'reset', afterStep: index - 1 })),
       // The agent only adds its own file: whatever else is there came from the reset.
       harness: { turns: ({ turn }) => ({ edits: { [`agent${turn + 1}.txt`]: 'mine\n' } }) },
     });
@@ -34,6 +39,27 @@ describe('what a plan asks of a turn', () => {
     expect(await files(step1!.snapshot)).toEqual(['README.md', 'agent1.txt']);
     expect(await files(step2!.snapshot)).toEqual(['README.md', 'agent2.txt', 'part1.txt']);
     expect(await files(step3!.snapshot)).toEqual(['README.md', 'agent3.txt', 'part1.txt', 'part2.txt']);
+  });
+
+  it('removes the paths a step hides before its turns, whatever the workspace action', async () => {
+    const fixture = await makeFixture({
+      script: freshPerStep((index) =>
+        index === 2 ? { action: 'carry' } : { action: 'reset', afterStep: index - 1 },
+      ),
+      harness: { turns: ({ turn }) => ({ edits: { [`agent${turn + 1}.txt`]: 'mine\n' } }) },
+    });
+    // Step 1 hides a seed file, step 2 one the reset brings back, step 3 (carry) a missing one.
+    fixture.task.steps[0]!.hidden = ['README.md'];
+    fixture.task.steps[1]!.hidden = ['part1.txt'];
+    fixture.task.steps[2]!.hidden = ['agent2.txt', 'no/such/file.txt'];
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    const [step1, step2, step3] = result.trials[0]!.record.steps;
+    expect([step1, step2, step3].map((s) => s!.status)).toEqual(['ok', 'ok', 'ok']);
+    const store = new RunStore(join(fixture.dir, 'run'));
+    const files = async (ref: string | undefined) => (await store.snapshots.get(ref!)).map((f) => f.path);
+    expect(await files(step1!.snapshot)).toEqual(['agent1.txt']);
+    expect(await files(step2!.snapshot)).toEqual(['README.md', 'agent2.txt']);
+    expect(await files(step3!.snapshot)).toEqual(['README.md', 'agent3.txt']);
   });
 
   it('scores every step after one turn that covers them all', async () => {
@@ -136,6 +162,41 @@ describe('memory around every turn', () => {
     expect(
       await readFile(store.stepFile(result.trials[0]!.spec.id, fixture.task.steps[1]!, 'prompt.md'), 'utf8'),
     ).toBe(harness.prompts[1]);
+  });
+
+  it("keeps every turn's prompt of a step that takes several turns (planning first) in prompt.md", async () => {
+    const fixture = await makeFixture({
+      steps: 1,
+      script: {
+        plan: (): TurnPlan[] => [
+          {
+            prompt: 'Plan.',
+            session: 'fresh',
+            workspace: { action: 'carry' },
+            steps: [0],
+            scores: [],
+            feedbackCycles: 0,
+          },
+          {
+            prompt: 'Work.',
+            session: 'continue',
+            workspace: { action: 'carry' },
+            steps: [0],
+            scores: [0],
+            feedbackCycles: 0,
+          },
+        ],
+      },
+    });
+    const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    expect(result.trials[0]!.record.steps[0]!.turns).toBe(2);
+    const store = new RunStore(join(fixture.dir, 'run'));
+    const { readFile } = await import('node:fs/promises');
+    const prompt = await readFile(
+      store.stepFile(result.trials[0]!.spec.id, fixture.task.steps[0]!, 'prompt.md'),
+      'utf8',
+    );
+    expect(prompt).toBe('Plan.\n\n---\n\n<!-- turn 2 -->\n\nWork.');
   });
 
   it('records a memory that throws as error:memory', async () => {

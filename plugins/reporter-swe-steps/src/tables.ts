@@ -1,0 +1,121 @@
+import { formatTable, type ScoreValue } from '@longhaul/core';
+import type { ConditionRow, Curves } from './rows.js';
+
+const fixed = (value: ScoreValue | undefined, digits = 2) =>
+  typeof value === 'number' ? value.toFixed(digits) : '-';
+const signed = (value: ScoreValue | undefined) =>
+  typeof value === 'number' ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : '-';
+
+const repositoriesOf = (rows: ConditionRow[]) =>
+  [...new Set(rows.flatMap((row) => Object.keys(row.repositories)))].sort();
+
+/** Table 3: PRs passed, PR success %, tasks completed and $ per task, then the per-repository cells. */
+export function successTable(rows: ConditionRow[]): string {
+  const repositories = repositoriesOf(rows);
+  return formatTable(
+    ['condition', 'setting', ...repositories, 'PRs passed', 'PR success %', 'tasks completed', '$/task'],
+    rows.map((row) => [
+      row.condition,
+      row.setting,
+      ...repositories.map((repo) => {
+        const cell = row.repositories[repo];
+        return cell ? `${cell.prs_passed}/${cell.prs},${cell.tasks_completed}/${cell.tasks}` : '-';
+      }),
+      `${row.values.prs_passed ?? 0}/${row.values.prs ?? 0}`,
+      fixed(row.values.pr_success),
+      `${row.values.tasks_completed ?? 0}/${row.values.tasks ?? 0}`,
+      fixed(row.values.usd_per_task),
+    ]),
+  );
+}
+
+/** Table 8: P2P % / F2P % per repository, and the averages pooled over tests. */
+export function testsTable(rows: ConditionRow[]): string {
+  const repositories = repositoriesOf(rows);
+  return formatTable(
+    ['condition', ...repositories, 'P2P avg', 'F2P avg'],
+    rows.map((row) => [
+      row.condition,
+      ...repositories.map((repo) => {
+        const cell = row.repositories[repo];
+        return cell ? `${fixed(cell.p2p)}/${fixed(cell.f2p)}` : '-';
+      }),
+      fixed(row.values.p2p),
+      fixed(row.values.f2p),
+    ]),
+  );
+}
+
+/** How much the individual setting overstates PR success, in points. */
+export function inflationTable(rows: ConditionRow[]): string | undefined {
+  const individual = rows.filter((row) => 'inflation_global' in row.values || 'inflation_prd' in row.values);
+  if (individual.length === 0) return undefined;
+  return formatTable(
+    ['condition', 'individual − global', 'individual − PRD'],
+    individual.map((row) => [
+      row.condition,
+      signed(row.values.inflation_global),
+      signed(row.values.inflation_prd),
+    ]),
+  );
+}
+
+/** Success by chain length and by active suite size. */
+export function binTable(rows: ConditionRow[], key: 'chainLength' | 'suiteSize'): string {
+  const bins = [...new Set(rows.flatMap((row) => Object.keys(row[key])))].sort(
+    (a, b) =>
+      Number.parseInt(a.replace(/^>/, ''), 10) - Number.parseInt(b.replace(/^>/, ''), 10) ||
+      a.length - b.length,
+  );
+  return formatTable(
+    ['condition', ...bins],
+    rows.map((row) => [
+      row.condition,
+      ...bins.map((bin) => {
+        const cell = row[key][bin];
+        return cell ? `${fixed(cell.pr_success, 1)} (${cell.passed}/${cell.prs})` : '-';
+      }),
+    ]),
+  );
+}
+
+/** Δ per progress bin for the agent and the gold trace, per repository and overall, and the slopes. */
+export function healthTable(rows: ConditionRow[], measure: 'cognitive' | 'debt'): string | undefined {
+  const withHealth = rows.filter((row) => row.health);
+  if (withHealth.length === 0) return undefined;
+  const bins = withHealth[0]!.health![measure].agent.length;
+  const lines: string[][] = [];
+  const slope = (series: (number | null)[]) =>
+    series[0] == null || series.at(-1) == null ? null : series.at(-1)! - series[0]!;
+  const add = (condition: string, repository: string, curves: Curves) => {
+    for (const [series, values] of [
+      ['agent', curves.agent],
+      ['gold trace', curves.gold],
+      ['agent − gold', curves.gap],
+    ] as const) {
+      lines.push([
+        condition,
+        repository,
+        series,
+        ...values.map((v) => fixed(v, 1)),
+        fixed(slope([...values]), 1),
+      ]);
+    }
+  };
+  for (const row of withHealth) {
+    const health = row.health!;
+    for (const [repository, curves] of Object.entries(health.repositories))
+      add(row.condition, repository, curves[measure]);
+    add(row.condition, 'all', health[measure]);
+  }
+  return formatTable(
+    [
+      'condition',
+      'repository',
+      'series',
+      ...Array.from({ length: bins }, (_, b) => `bin ${b + 1}`),
+      'bin 1→5',
+    ],
+    lines,
+  );
+}

@@ -1,0 +1,101 @@
+import type { ScoreValue, TrialRecord, TrialSpec } from '@longhaul/core';
+
+/** The paper's name of the setting a script runs. */
+export const settingOfScript: Record<string, string> = {
+  isolated: 'individual',
+  conversation: 'global',
+  'single-shot': 'prd',
+  checkpoints: 'local',
+};
+
+export interface Counts {
+  prs: number;
+  prsPassed: number;
+  tasks: number;
+  tasksCompleted: number;
+  f2pPassed: number;
+  f2pTotal: number;
+  p2pPassed: number;
+  p2pTotal: number;
+  usd: number;
+}
+
+export const emptyCounts = (): Counts => ({
+  prs: 0,
+  prsPassed: 0,
+  tasks: 0,
+  tasksCompleted: 0,
+  f2pPassed: 0,
+  f2pTotal: 0,
+  p2pPassed: 0,
+  p2pTotal: 0,
+  usd: 0,
+});
+
+export const ratio = (part: number, whole: number) => (whole === 0 ? null : (100 * part) / whole);
+
+/** The repository a task comes from (metadata.sweSteps.repository), or the task id. */
+export function repositoryOf(spec: TrialSpec): string {
+  const meta = spec.task.metadata.sweSteps as { repository?: unknown } | undefined;
+  return typeof meta?.repository === 'string' ? meta.repository : spec.task.id;
+}
+
+const num = (value: ScoreValue | undefined) => (typeof value === 'number' ? value : 0);
+
+/** One trial's PRs: success and test counts per PR, in chain order. */
+export function prsOf(record: TrialRecord, spec: TrialSpec, label: string) {
+  return spec.task.steps.map((step) => {
+    const scores = record.steps.find((s) => s.index === step.index)?.scores ?? {};
+    return {
+      passed: scores[`${label}.success`] === 1,
+      f2pPassed: num(scores[`${label}.f2p_passed`]),
+      f2pTotal: num(scores[`${label}.f2p_total`]),
+      p2pPassed: num(scores[`${label}.p2p_passed`]),
+      p2pTotal: num(scores[`${label}.p2p_total`]),
+      suiteSize: scores[`${label}.suite_size`],
+    };
+  });
+}
+
+/** Adds one trial to counts. Per-test figures are pooled: Σ passed / Σ total over each PR's own lists. */
+export function addTrial(counts: Counts, prs: ReturnType<typeof prsOf>, usd: number): void {
+  counts.tasks += 1;
+  counts.usd += usd;
+  if (prs.length > 0 && prs.every((pr) => pr.passed)) counts.tasksCompleted += 1;
+  for (const pr of prs) {
+    counts.prs += 1;
+    if (pr.passed) counts.prsPassed += 1;
+    counts.f2pPassed += pr.f2pPassed;
+    counts.f2pTotal += pr.f2pTotal;
+    counts.p2pPassed += pr.p2pPassed;
+    counts.p2pTotal += pr.p2pTotal;
+  }
+}
+
+/** The table row of counts: PR success, pooled F2P and P2P, $ per task. */
+export function rowOf(counts: Counts) {
+  return {
+    prs: counts.prs,
+    prs_passed: counts.prsPassed,
+    pr_success: ratio(counts.prsPassed, counts.prs),
+    tasks: counts.tasks,
+    tasks_completed: counts.tasksCompleted,
+    f2p: ratio(counts.f2pPassed, counts.f2pTotal),
+    f2p_passed: counts.f2pPassed,
+    f2p_total: counts.f2pTotal,
+    p2p: ratio(counts.p2pPassed, counts.p2pTotal),
+    p2p_passed: counts.p2pPassed,
+    p2p_total: counts.p2pTotal,
+    usd_per_task: counts.tasks === 0 ? null : counts.usd / counts.tasks,
+  };
+}
+
+/** The label of the bin `size` falls in, for bins closed above at each edge (`1-10`, `11-50`, `>500`). */
+export function sizeBin(size: number, edges: readonly number[]): string {
+  let low = 1;
+  for (const edge of edges) {
+    if (size <= edge) return `${low}-${edge}`;
+    low = edge + 1;
+  }
+  return `>${edges.at(-1) ?? 0}`;
+}

@@ -1,0 +1,45 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ClassifiedError, type Step } from '@longhaul/core';
+import { z } from 'zod';
+
+/** A PR's hidden tests as the swe-steps source writes them: `<cases>/suite.json`, `<cases>/files/`. */
+export const suiteSchema = z.strictObject({
+  pr: z.number().int(),
+  /** Repository-relative test files of the PR, as they are after it; hidden from the agent. */
+  testFiles: z.array(z.string().min(1)),
+  /** pytest node ids that the PR makes pass. */
+  f2p: z.array(z.string().min(1)),
+  /** pytest node ids that pass before and after the PR. */
+  p2p: z.array(z.string().min(1)),
+  /** How the repository's tests run; test files are appended as arguments. */
+  command: z.array(z.string().min(1)).min(1),
+});
+export type Suite = z.output<typeof suiteSchema>;
+
+export interface StepSuite extends Suite {
+  step: Step;
+  /** Host directory holding the gold test files (`files/` of the step's cases). */
+  filesDir: string;
+}
+
+/** Reads a step's suite.json; a missing or malformed one is a scorer fault naming the file. */
+export async function readSuite(step: Step): Promise<StepSuite> {
+  if (!step.cases) throw new ClassifiedError('scorer', `step ${step.id} has no cases directory (suite.json)`);
+  const file = join(step.cases, 'suite.json');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new ClassifiedError('scorer', `${file}: ${(error as Error).message}`);
+  }
+  const parsed = suiteSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ClassifiedError('scorer', `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return { ...parsed.data, step, filesDir: join(step.cases, 'files') };
+}
+
+/** The file part of a pytest node id (`tests/test_x.py::Class::test_y[1]` → `tests/test_x.py`). */
+export const fileOf = (id: string) => id.split('::')[0]!;

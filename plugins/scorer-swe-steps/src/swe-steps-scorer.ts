@@ -1,0 +1,96 @@
+import type { Score, Scorer, StepScoreContext } from '@longhaul/core';
+import { activeSuite } from './cascade.js';
+import type { SweStepsOptions } from './options.js';
+import { runSuite } from './run-suite.js';
+import { readSuite } from './suite.js';
+import { failing, feedbackText, percent, tally } from './verdict.js';
+
+export const version = '1';
+
+/** Scripts whose workspace carries the agent's own work from PR to PR: their suite cascades. */
+const carryingScripts = ['conversation', 'checkpoints'];
+
+/**
+ * Step scorer `swe-steps`: runs the PR's gold tests (and, cascading, every earlier PR's) in a
+ * sandbox of its own over the step's snapshot and scores F2P, P2P and PR success (every F2P and
+ * P2P passes). The feedback of a reflection cycle comes from the suite the setting runs.
+ */
+export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
+  readonly scope = 'step';
+  readonly version = version;
+
+  constructor(private readonly options: SweStepsOptions) {}
+
+  private cascades(ctx: StepScoreContext): boolean {
+    if (this.options.cascade === 'auto') return carryingScripts.includes(ctx.trial.condition.script.id);
+    return this.options.cascade === 'always';
+  }
+
+  async score(ctx: StepScoreContext): Promise<Score[]> {
+    const own = await readSuite(ctx.step);
+    const cascading = this.cascades(ctx) && ctx.step.index > 0;
+    const chain = cascading
+      ? await Promise.all(ctx.task.steps.slice(0, ctx.step.index + 1).map((step) => readSuite(step)))
+      : [own];
+    const active = activeSuite(chain);
+    const timeoutMs = this.options.timeoutSeconds * 1000;
+    const run = await runSuite(ctx, active, {
+      command: this.options.command ?? own.command,
+      extraArgs: this.options.args,
+      timeoutMs,
+      name: 'swe-steps',
+    });
+    const f2p = tally(own.f2p, run.outcomes);
+    const p2p = tally(own.p2p, run.outcomes);
+    const success = f2p.passed === f2p.total && p2p.passed === p2p.total;
+    const allIds = [...active.ids.keys()];
+    const cascaded = tally(allIds, run.outcomes);
+    const decisive = cascading ? allIds : [...own.f2p, ...own.p2p];
+    const failed = failing(decisive, run.outcomes);
+    const feedback =
+      failed.length > 0
+        ? feedbackText({
+            pr: own.pr,
+            earlier: cascading ? chain.slice(0, -1).map((s) => s.pr) : [],
+            failed,
+            total: decisive.length,
+            output: run.output,
+            timedOut: run.timedOut,
+            timeoutMs,
+            maxChars: this.options.feedbackChars,
+            maxIds: this.options.feedbackIds,
+          })
+        : undefined;
+    const ownIds = new Set([...own.f2p, ...own.p2p]);
+    const detail = {
+      pr: own.pr,
+      f2p: Object.fromEntries(own.f2p.map((id) => [id, run.outcomes[id]])),
+      p2p: Object.fromEntries(own.p2p.map((id) => [id, run.outcomes[id]])),
+      ...(cascading
+        ? {
+            cascaded: Object.fromEntries(
+              allIds
+                .filter((id) => !ownIds.has(id))
+                .map((id) => [id, { pr: active.ids.get(id), outcome: run.outcomes[id] }]),
+            ),
+          }
+        : {}),
+      exitCode: run.exitCode,
+      timedOut: run.timedOut,
+      collectErrors: run.collectErrors,
+    };
+    return [
+      { metric: 'success', value: success ? 1 : 0, detail, ...(feedback ? { feedback } : {}) },
+      { metric: 'f2p_passed', value: f2p.passed },
+      { metric: 'f2p_total', value: f2p.total },
+      { metric: 'p2p_passed', value: p2p.passed },
+      { metric: 'p2p_total', value: p2p.total },
+      { metric: 'f2p', value: percent(f2p) },
+      { metric: 'p2p', value: percent(p2p) },
+      { metric: 'cascaded_success', value: cascading ? (cascaded.passed === cascaded.total ? 1 : 0) : null },
+      { metric: 'cascaded_passed', value: cascading ? cascaded.passed : null },
+      { metric: 'cascaded_total', value: cascading ? cascaded.total : null },
+      { metric: 'suite_size', value: decisive.length },
+    ];
+  }
+}

@@ -1,0 +1,56 @@
+import type { Step } from '@longhaul/core';
+import { describe, expect, it } from 'vitest';
+import { activeSuite, feedbackText } from '../src/index.js';
+import type { StepSuite } from '../src/suite.js';
+
+const suite = (pr: number, testFiles: string[], f2p: string[], p2p: string[]): StepSuite => ({
+  pr,
+  testFiles,
+  f2p,
+  p2p,
+  command: ['pytest'],
+  step: {} as Step,
+  filesDir: `/cases/${pr}/files`,
+});
+
+describe('the cascading suite', () => {
+  it("holds every PR's F2P and P2P, the latest version of each file, and drops tests a later PR removed", () => {
+    const one = suite(1, ['t/a.py'], ['t/a.py::new1', 't/a.py::gone'], ['t/a.py::old']);
+    const two = suite(2, ['t/a.py', 't/b.py'], ['t/b.py::new2'], ['t/a.py::old', 't/a.py::new1']);
+    const three = suite(3, ['t/c.py'], ['t/c.py::new3'], []);
+    const active = activeSuite([one, two, three]);
+    expect([...active.files].map(([file, owner]) => [file, owner.pr])).toEqual([
+      ['t/a.py', 2],
+      ['t/b.py', 2],
+      ['t/c.py', 3],
+    ]);
+    // `gone` is in a file PR 2 rewrote without listing it: PR 2 removed it.
+    expect(Object.fromEntries(active.ids)).toEqual({
+      't/a.py::new1': 2,
+      't/a.py::old': 2,
+      't/b.py::new2': 2,
+      't/c.py::new3': 3,
+    });
+  });
+
+  it('feedback names the failing tests, the PRs cascaded over, and the tail of the output', () => {
+    const text = feedbackText({
+      pr: 3,
+      earlier: [1, 2],
+      failed: [
+        ['t/a.py::x', 'failed'],
+        ['t/a.py::y', 'missing'],
+        ['t/a.py::z', 'error'],
+      ],
+      total: 9,
+      output: `${'x'.repeat(100)}THE END`,
+      timedOut: false,
+      timeoutMs: 1000,
+      maxChars: 10,
+      maxIds: 2,
+    });
+    expect(text).toContain('Tests of PR #3 and of the PRs before it (#1, #2): 3 of 9 did not pass.');
+    expect(text).toContain('- t/a.py::x (failed)\n- t/a.py::y (missing)\n- … and 1 more');
+    expect(text).toMatch(/Output of the test run:\n…xxxTHE END$/);
+  });
+});
