@@ -129,7 +129,9 @@ describe('scorer tests', () => {
   it('kills a case that runs past its timeout and moves on', async () => {
     const started = Date.now();
     const { scores, list } = await scoreStep(task, 0, join(fixture, 'broken/hang'));
-    expect(Date.now() - started).toBeLessThan(20_000);
+    // The fixture's cases have 10 s each (a busy machine starts Python slowly); the hanging one
+    // never ends by itself, so finishing at all shows it was killed.
+    expect(Date.now() - started).toBeLessThan(50_000);
     expect(scores).toMatchObject({
       strict: 0,
       iso: 0,
@@ -139,7 +141,7 @@ describe('scorer tests', () => {
     });
     const cases = (list[0]!.detail as { cases: { id: string; reason?: string }[] }).cases;
     expect(cases.find((item) => item.id === 'greet/functionality/from-file')?.reason).toBe(
-      'run: timed out after 2000 ms',
+      'run: timed out after 10000 ms',
     );
   });
 
