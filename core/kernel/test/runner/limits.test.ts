@@ -138,7 +138,8 @@ describe('plugin calls outside a turn are bounded too', () => {
     const fixture = await makeFixture({
       steps: 2,
       scorer: { scope: 'step', version: '1', score: () => new Promise(() => {}) },
-      limits: { stepMs: 150, onError: 'continue' },
+      // Room for the step's own snapshot on a busy machine; the scorer alone never returns.
+      limits: { stepMs: 2000, onError: 'continue' },
     });
     const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
     expect(statuses(result)).toEqual(['error:scorer', 'error:scorer']);
@@ -147,7 +148,7 @@ describe('plugin calls outside a turn are bounded too', () => {
       fixture.task.steps[0]!,
     );
     expect(scores?.details).toEqual({
-      match: { error: 'scorer match did not finish within 150 ms', status: 'error:scorer' },
+      match: { error: 'scorer match did not finish within 2000 ms', status: 'error:scorer' },
     });
   });
 
@@ -163,7 +164,8 @@ describe('plugin calls outside a turn are bounded too', () => {
       },
     });
     const result = await run;
-    expect(Date.now() - started).toBeLessThan(3000);
+    // The environment never opens by itself: ending at all, well within a test's time, shows the abort.
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.status).toBe('cancelled');
     expect(statuses(result)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   });

@@ -124,7 +124,8 @@ describe('resume', () => {
       runDir: join(fixture.dir, 'run'),
       ...stopAt(1, (c) => c.stop(150)),
     });
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Far less than the turn's 20 s: the grace period ran out and the turn was aborted.
+    expect(Date.now() - started).toBeLessThan(12_000);
     expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok', 'cancelled', 'cancelled']);
   });
 
