@@ -33,7 +33,9 @@ describe('problems/linkshelf', () => {
   });
 
   for (const index of [0, 1, 2, 3]) {
-    it(`step ${index + 1}: the reference solution passes every case, regression included`, async () => {
+    it(`step ${index + 1}: the reference solution passes every case, regression included`, {
+      timeout: 300_000,
+    }, async () => {
       const { scores, list } = await scoreStep(task, index, task.steps[index]!.solution!);
       expect(failures(list[0]!.detail)).toEqual([]);
       expect(scores).toMatchObject({ strict: 1, iso: 1, core: 1, pass_rate: 1 });
@@ -46,7 +48,10 @@ describe('problems/linkshelf', () => {
     });
   }
 
-  it('asks for new behaviour at every step: an earlier solution fails the next step but keeps its regression', async () => {
+  // Three steps of HTTP cases, each starting servers: minutes on a busy machine.
+  it('asks for new behaviour at every step: an earlier solution fails the next step but keeps its regression', {
+    timeout: 600_000,
+  }, async () => {
     for (const index of [1, 2, 3]) {
       const { scores } = await scoreStep(task, index, task.steps[index - 1]!.solution!);
       expect(scores.iso).toBe(0);
