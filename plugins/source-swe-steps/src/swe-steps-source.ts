@@ -26,9 +26,6 @@ export interface Suite {
   command: string[];
 }
 
-/** A step with the paths removed from the agent's workspace before its first turn. */
-type HiddenStep = Step & { hidden: string[] };
-
 /** Builds `dir` once: into a temporary sibling, then renamed into place (a concurrent load may win). */
 async function once(dir: string, build: (tmp: string) => Promise<void>): Promise<void> {
   if (existsSync(dir)) return;
@@ -129,7 +126,7 @@ export class SweStepsSource implements Source {
     const extract = (commit: string) => once(tree(commit), (tmp) => git.extract(commit, tmp));
     await extract(chain.base);
     const request = { filepaths: this.options.filepaths };
-    const steps: HiddenStep[] = [];
+    const steps: Step[] = [];
     for (const [index, pr] of prs.entries()) {
       await extract(pr.commit_id);
       const testFiles: string[] = [];

@@ -252,8 +252,8 @@ describe('source swe-steps on the mined demo (Docker)', () => {
       expect(result.exitCode).toBe(0);
       expect(String(result.stdout).trim()).toBe('test_money.py');
       // Each step's hidden test files: absent at the base, or only in their earlier version.
-      for (const step of task!.steps as (Task['steps'][number] & { hidden: string[] })[]) {
-        for (const path of step.hidden) {
+      for (const step of task!.steps) {
+        for (const path of step.hidden ?? []) {
           const gold = await readFile(join(step.cases!, 'files', path), 'utf8');
           const seed = await readFile(join(task!.seed!, path), 'utf8').catch(() => undefined);
           expect(seed, `${step.id}: ${path}`).not.toBe(gold);
