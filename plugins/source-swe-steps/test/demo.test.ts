@@ -1,7 +1,6 @@
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Task } from '@longhaul/core';
 import { describeSource } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 import plugin, {
@@ -185,7 +184,7 @@ describe('source swe-steps on the mined demo (Docker)', () => {
       },
     });
     expect(task.steps.map((step) => step.id)).toEqual(['pr-1', 'pr-2', 'pr-4', 'pr-6', 'pr-7', 'pr-8']);
-    const step = task.steps[5]! as Task['steps'][number] & { hidden?: string[] };
+    const step = task.steps[5]!;
     expect(step.hidden).toEqual(['tests/test_money.py']);
     expect(step.metadata.sweSteps).toEqual({
       pr: 8,
