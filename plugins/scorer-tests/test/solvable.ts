@@ -16,10 +16,12 @@ function failures(detail: unknown): string[] {
     .map((item) => `${item.id}: ${item.reason}`);
 }
 
-// Cases spend most of their time waiting for the interpreter to start, not on the CPU.
-const concurrency = 16;
-// A step scores a hundred or more processes; a busy machine must not turn that into a failure.
-const timeout = 240_000;
+export interface SolvableOptions {
+  /** Cases scored at once. */
+  concurrency?: number;
+  /** Time limit of each test. */
+  timeout?: number;
+}
 
 /** How many cases a step has of its own, from its case files. */
 async function caseCount(casesDir: string): Promise<number> {
@@ -36,7 +38,16 @@ async function caseCount(casesDir: string): Promise<number> {
  * split roughly 60 / 30 / 10 over core / functionality / error, and each solution fails the next
  * step, so every step asks for something new.
  */
-export function describeSolvable(id: string, stepIds: string[]): void {
+/**
+ * CLI cases spend most of their time waiting for the interpreter to start, not on the CPU: 16 at
+ * once by default. A step scores a hundred or more processes; a busy machine must not turn that
+ * into a failure, hence the generous time limit.
+ */
+export function describeSolvable(
+  id: string,
+  stepIds: string[],
+  { concurrency = 16, timeout = 240_000 }: SolvableOptions = {},
+): void {
   const problem = join(import.meta.dirname, '../../../problems', id);
   let task: Task;
   const own: number[] = [];
