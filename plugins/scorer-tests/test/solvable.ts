@@ -39,14 +39,14 @@ async function caseCount(casesDir: string): Promise<number> {
  * step, so every step asks for something new.
  */
 /**
- * CLI cases spend most of their time waiting for the interpreter to start, not on the CPU: 16 at
- * once by default. A step scores a hundred or more processes; a busy machine must not turn that
- * into a failure, hence the generous time limit.
+ * Four cases at a time (the scorer's default): more at once on a 2-core machine makes each
+ * interpreter start so slowly that cases hit their own time limits. A step scores a hundred or
+ * more processes; a busy machine must not turn that into a failure, hence the generous limit.
  */
 export function describeSolvable(
   id: string,
   stepIds: string[],
-  { concurrency = 16, timeout = 240_000 }: SolvableOptions = {},
+  { concurrency = 4, timeout = 900_000 }: SolvableOptions = {},
 ): void {
   const problem = join(import.meta.dirname, '../../../problems', id);
   let task: Task;
