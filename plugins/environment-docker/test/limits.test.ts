@@ -20,7 +20,9 @@ if (!skipWithoutDocker()) {
       await withSandbox(environment({ pids: 64 }), spec('limit-pids'), async (sandbox) => {
         const idle = Number((await sandbox.exec(countProcesses)).stdout.trim());
         const started = Date.now();
-        const bomb = await sandbox.exec(['bash', '-c', 'bomb() { bomb | bomb & }; bomb; wait'], {
+        // A foreground pipeline: every level waits for the two below it, so the command cannot
+        // return (and have its tree ended) before the forks reach the limit.
+        const bomb = await sandbox.exec(['bash', '-c', 'bomb() { bomb | bomb; }; bomb'], {
           timeoutMs: 5_000,
         });
         expect(Date.now() - started).toBeLessThan(30_000);
