@@ -7,7 +7,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@longhaul/source'] } },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
   },
 });

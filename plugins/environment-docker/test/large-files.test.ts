@@ -37,7 +37,7 @@ describe.skipIf(skipWithoutDocker())('docker sandbox files of many megabytes', (
         },
       );
     });
-  }, 180_000);
+  }, 300_000);
 
   it('lists names, types, sizes and modes from find, also odd names, and says when a path is missing', async () => {
     const env = new DockerEnvironment(dockerOptions.parse({}), new FakeSnapshotStore());
@@ -59,5 +59,5 @@ describe.skipIf(skipWithoutDocker())('docker sandbox files of many megabytes', (
       expect(await sandbox.list('d/a b/-x')).toEqual([]);
       await expect(sandbox.list('nowhere')).rejects.toMatchObject({ code: 'ENOENT' });
     });
-  }, 120_000);
+  }, 300_000);
 });

@@ -91,7 +91,7 @@ if (!skipWithoutDocker()) {
         });
         expect(await running(sandbox, '.log')).toEqual([]);
       });
-    }, 120_000);
+    }, 300_000);
 
     it('returns when its process exits, even when a detached child holds its output open', async () => {
       await withSandbox(env, spec(`procs-output-${process.pid}`), async (sandbox) => {
@@ -105,7 +105,7 @@ if (!skipWithoutDocker()) {
         // The writer may be ended before its first line (no file at all): either way it never grows.
         expect((await growthOver(sandbox, 2_000))['held.log'] ?? 0).toBe(0);
       });
-    }, 120_000);
+    }, 300_000);
 
     it('ends root commands the same way', async () => {
       await withSandbox(env, spec(`procs-root-${process.pid}`), async (sandbox) => {
@@ -118,7 +118,7 @@ if (!skipWithoutDocker()) {
         expect(result.exitCode).toBe(0);
         expect(await growthOver(sandbox, 2_000)).toEqual({ 'root.log': 0 });
       });
-    }, 120_000);
+    }, 300_000);
 
     it('keeps a started process running across other commands, and ends it at sweep()', async () => {
       await withSandbox(env, spec(`procs-sweep-${process.pid}`), async (sandbox) => {
@@ -139,7 +139,7 @@ if (!skipWithoutDocker()) {
         // The sandbox goes on working after the sweep.
         expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
       });
-    }, 120_000);
+    }, 300_000);
 
     it('keeps the tree of a command that is still running while another command ends', async () => {
       await withSandbox(env, spec(`procs-concurrent-${process.pid}`), async (sandbox) => {
@@ -149,6 +149,6 @@ if (!skipWithoutDocker()) {
         await untilGrowing(sandbox, 'child.log');
         expect(await long).toMatchObject({ exitCode: 0, stdout: 'done\n' });
       });
-    }, 120_000);
+    }, 300_000);
   });
 }

@@ -35,7 +35,7 @@ describe('problems/worklog', () => {
       expect(scores['functionality.total']).toBeGreaterThanOrEqual(5);
       expect(scores['error.total']).toBeGreaterThanOrEqual(2);
       expect(scores['regression.total']).toBe(21 * index);
-    }, 180_000);
+    }, 300_000);
   }
 
   // Each step asks for new behaviour: the solution of the step before fails it, while still
@@ -44,6 +44,6 @@ describe('problems/worklog', () => {
     it(`step ${index + 1}: the solution of step ${index} fails it`, async () => {
       const { scores } = await scoreStep(task, index, task.steps[index - 1]!.solution!);
       expect(scores).toMatchObject({ strict: 0, iso: 0, core: 0, 'regression.passed': 21 * index });
-    }, 180_000);
+    }, 300_000);
   }
 });

@@ -35,7 +35,7 @@ export function describeChecks<Context>(
   checks: readonly Check<Context>[],
   setup: () => Context | Promise<Context>,
   teardown?: (context: Context) => unknown,
-  timeoutMs = 30_000,
+  timeoutMs = 300_000,
 ): void {
   describe(title, () => {
     let context: Context | undefined;

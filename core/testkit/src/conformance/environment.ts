@@ -390,7 +390,7 @@ export const containmentChecks: Check<EnvironmentContext>[] = [
           `nohup sh -c '${writer('nohup.log')}' > /dev/null 2>&1 &`,
           'sleep 1',
         ].join('\n');
-        const result = await within(30_000, 'exec that detaches writers', sandbox.exec(['sh', '-c', script]));
+        const result = await within(120_000, 'exec that detaches writers', sandbox.exec(['sh', '-c', script]));
         expect(result.exitCode, result.stderr).toBe(0);
         const written = await sizes(sandbox);
         for (const file of ['setsid.log', 'fork.log', 'nohup.log'])
@@ -407,7 +407,7 @@ export const containmentChecks: Check<EnvironmentContext>[] = [
         await untilGrowing(sandbox, 'background.log');
         expect((await sandbox.exec(['true'])).exitCode).toBe(0);
         await untilGrowing(sandbox, 'background.log');
-        await within(30_000, 'sweep()', sandbox.sweep!());
+        await within(120_000, 'sweep()', sandbox.sweep!());
         await within(10_000, 'wait() of a swept process', background.wait());
         expect(await growthOver(sandbox, 2_500), 'the started process outlived sweep()').toEqual({});
         expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
