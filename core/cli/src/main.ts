@@ -10,6 +10,7 @@ import * as slump from './commands/slump.js';
 import * as sweSteps from './commands/swe-steps.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
+import * as worker from './commands/worker.js';
 
 /**
  * Each command lives in its own file under commands/ and exports `register(program)`. Add new
@@ -27,6 +28,7 @@ const commands: { register(program: Command): void }[] = [
   metrics,
   slump,
   sweSteps,
+  worker,
 ];
 
 /** Runs the CLI; resolves to the process exit code. */

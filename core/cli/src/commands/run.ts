@@ -48,13 +48,16 @@ export function register(program: Command): void {
     .option('--run-dir <dir>', 'write the run into exactly this directory (default: runs/<name>-<time>)')
     .option(...concurrencyOption)
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
+    .option('--executor <id>', 'where trials run: an executor plugin (same as --set executor=<id>)')
     .option(...graceOption)
     .action(
       async (
         file: string,
-        options: { runDir?: string; concurrency?: number; set: string[]; grace: number },
+        options: { runDir?: string; concurrency?: number; set: string[]; executor?: string; grace: number },
       ) => {
-        const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+        const set =
+          options.executor === undefined ? options.set : [`executor=${options.executor}`, ...options.set];
+        const experiment = await reportingConfigErrors(() => loadExperiment(file, { set }));
         printWarnings(experiment.warnings);
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(

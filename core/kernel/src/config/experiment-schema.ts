@@ -11,6 +11,7 @@ export const refFields = [
   { field: 'memory', kind: 'memory', shape: 'axis' },
   { field: 'scorers', kind: 'scorer', shape: 'list' },
   { field: 'reporters', kind: 'reporter', shape: 'list' },
+  { field: 'executor', kind: 'executor', shape: 'one' },
 ] as const;
 
 export type RefField = (typeof refFields)[number]['field'];
@@ -101,6 +102,9 @@ export const experimentSchema = z
     reporters: list('Reporters (default: [summary])').default(['summary']),
     repeats: z.int().min(1).default(1).describe('Trials per task and condition'),
     concurrency: z.int().min(1).default(1).describe('Trials run at once'),
+    executor: pluginRefSchema
+      .optional()
+      .describe('Where trials run: an executor plugin (default: an in-process pool of `concurrency` trials)'),
     limits: limitsSchema.default({
       turnSeconds: 1800,
       stepSeconds: 3600,
@@ -137,6 +141,8 @@ export interface ExperimentConfig {
   reporters: PluginRef[];
   repeats: number;
   concurrency: number;
+  /** The executor plugin, when one is chosen (at most one). */
+  executor: PluginRef[];
   limits: LimitsConfig;
   models?: unknown;
   prices?: unknown;

@@ -23,7 +23,7 @@ export function experimentJsonSchema(registry: PluginRegistry): JsonSchema {
     properties[field] = {
       ...(description === undefined ? {} : { description }),
       ...(fallback === undefined ? {} : { default: fallback }),
-      anyOf: [ref, list],
+      anyOf: shape === 'one' ? [ref] : [ref, list],
     };
   }
   return {

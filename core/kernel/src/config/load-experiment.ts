@@ -169,6 +169,7 @@ export async function loadExperiment(
     reporters: pick('reporters'),
     repeats: field('repeats')!,
     concurrency: field('concurrency')!,
+    executor: pick('executor'),
     limits: field('limits')!,
     ...(models === undefined ? {} : { models }),
     ...(prices === undefined ? {} : { prices }),
@@ -375,6 +376,7 @@ function resolvedYaml(config: ExperimentConfig, usedVariables: ReadonlyMap<strin
     reporters: rest.reporters.map(ref),
     repeats: rest.repeats,
     concurrency: rest.concurrency,
+    ...(rest.executor[0] ? { executor: ref(rest.executor[0]) } : {}),
     limits: rest.limits,
   };
   const stored = maskSecrets(escapeDollars(document), usedVariables) as object;

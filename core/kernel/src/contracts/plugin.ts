@@ -9,6 +9,7 @@ export const pluginKinds = [
   'memory',
   'source',
   'reporter',
+  'executor',
 ] as const;
 export type PluginKind = (typeof pluginKinds)[number];
 

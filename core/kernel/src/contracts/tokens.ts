@@ -1,4 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
+import type { Executor } from './executor.js';
 import type { ModelGateway } from './gateway.js';
 import type { Harness } from './harness.js';
 import type { Memory } from './memory.js';
@@ -35,6 +36,7 @@ export const tokens = {
   Scorer: token<Scorer>('Scorer'),
   Reporter: token<Reporter>('Reporter'),
   Source: token<Source>('Source'),
+  Executor: token<Executor>('Executor'),
   // Services the kernel provides to plugins.
   Run: token<RunInfo>('Run'),
   Trial: token<TrialSpec>('Trial'),

@@ -43,6 +43,7 @@ const kindTokens: Record<PluginKind, ServiceIdentifier<unknown>> = {
   scorer: tokens.Scorer,
   reporter: tokens.Reporter,
   source: tokens.Source,
+  executor: tokens.Executor,
 };
 
 /** The contract token a plugin of `kind` binds. */
@@ -203,11 +204,16 @@ export class PluginRegistry {
 }
 
 /**
- * Builds the plugin `id` with its default options outside any run, for commands such as `prune`:
- * it gets no run, trial or snapshot store.
+ * Builds the plugin `id` (with its default options, or `options`) outside any run, for commands
+ * such as `prune` and `worker`: it gets no run, trial or snapshot store.
  */
-export function standalonePlugin<T>(registry: PluginRegistry, kind: PluginKind, id: string): T {
-  return registry.instantiate<T>(new Container(), kind, { id });
+export function standalonePlugin<T>(
+  registry: PluginRegistry,
+  kind: PluginKind,
+  id: string,
+  options?: Record<string, unknown>,
+): T {
+  return registry.instantiate<T>(new Container(), kind, { id, options });
 }
 
 function keyOf(definition: Pick<PluginDefinition, 'kind' | 'id'>): string {

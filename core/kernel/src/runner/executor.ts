@@ -1,15 +1,4 @@
-import type { TrialRecord, TrialSpec } from '../contracts/index.js';
-
-/** Runs one trial spec to its record; where it runs is the executor's business. */
-export type TrialWorker = (spec: TrialSpec) => Promise<TrialRecord>;
-
-/**
- * Hands trial specs to workers. Specs are plain JSON, so an executor may ship them elsewhere;
- * results come back as records. Trials not started when `stop` aborts are left out of the result.
- */
-export interface Executor {
-  execute(specs: TrialSpec[], worker: TrialWorker, stop: AbortSignal): Promise<Map<string, TrialRecord>>;
-}
+import type { Executor, TrialRecord, TrialSpec, TrialWorker } from '../contracts/index.js';
 
 /** A bounded in-process pool: at most `concurrency` trials at once, in spec order. */
 export class LocalExecutor implements Executor {

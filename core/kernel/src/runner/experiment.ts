@@ -18,5 +18,12 @@ export interface RunnableExperiment {
   tasks: Task[];
   /** runId and runDir are empty until a run assigns them. */
   trials: TrialSpec[];
-  config: { concurrency?: number; reporters?: PluginRef[]; models?: unknown; prices?: unknown };
+  config: {
+    concurrency?: number;
+    reporters?: PluginRef[];
+    /** The executor plugin (at most one); none means an in-process pool. */
+    executor?: PluginRef[];
+    models?: unknown;
+    prices?: unknown;
+  };
 }

@@ -7,4 +7,5 @@ export * from './run-trial.js';
 export * from './services.js';
 export * from './start-run.js';
 export * from './step-scoring.js';
+export * from './trial-host.js';
 export * from './turn.js';

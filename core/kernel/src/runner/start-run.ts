@@ -6,6 +6,7 @@ import { loadExperiment } from '../config/load-experiment.js';
 import {
   type ConditionScore,
   type Environment,
+  type Executor,
   emptyUsage,
   type Logger,
   type ModelGateway,
@@ -25,7 +26,7 @@ import { type LockFile, taskLock } from '../store/lock.js';
 import { RunStore, readJsonFile } from '../store/run-store.js';
 import { fsReason } from '../text/fs-reason.js';
 import { RunCancellation } from './cancellation.js';
-import { type Executor, LocalExecutor } from './executor.js';
+import { LocalExecutor } from './executor.js';
 import type { RunnableExperiment } from './experiment.js';
 import { errorMessage } from './faults.js';
 import { LockWriter } from './lock-writer.js';
@@ -164,6 +165,7 @@ class Run {
   private readonly info: RunInfo;
   /** One instance per environment label the experiment uses. */
   private readonly environments = new Map<string, Environment>();
+  private executor?: Executor;
 
   constructor(
     readonly experiment: RunnableExperiment,
@@ -198,8 +200,10 @@ class Run {
    * ConfigError with all problems (after closing the gateway).
    */
   async validate(): Promise<void> {
+    this.executor = this.options.executor ?? this.chosenExecutor();
     const { models, prices } = this.experiment.config;
-    if (!this.options.gateway && this.options.openGateway && models !== undefined) {
+    // A remote executor's workers open their own gateways, with their own keys.
+    if (!this.executor?.remote && !this.options.gateway && this.options.openGateway && models !== undefined) {
       this.gateway = await this.options.openGateway({
         run: this.info,
         models,
@@ -214,6 +218,23 @@ class Run {
     } catch (error) {
       await this.closeGateway();
       throw error;
+    }
+  }
+
+  /** The experiment's `executor` plugin, if it names one. */
+  private chosenExecutor(): Executor | undefined {
+    const ref = this.experiment.config.executor?.[0];
+    if (!ref) return undefined;
+    try {
+      return this.instantiate<Executor>(this.container, 'executor', ref);
+    } catch (error) {
+      throw new ConfigError([
+        {
+          file: this.experiment.file,
+          key: 'executor',
+          message: `plugin executor '${ref.id}' failed to start: ${errorMessage(error)}`,
+        },
+      ]);
     }
   }
 
@@ -324,6 +345,7 @@ class Run {
       for (const ref of spec.scorers) note('scorer', ref.id);
     }
     for (const ref of this.experiment.config.reporters ?? []) note('reporter', ref.id);
+    for (const ref of this.experiment.config.executor ?? []) note('executor', ref.id);
     const described: LockFile['environments'] = {};
     for (const [label, environment] of environments) {
       try {
@@ -393,10 +415,9 @@ class Run {
       trials: specs.length,
       resumed: this.resumed,
     });
-    if (this.resumed) await this.reclaim();
+    if (this.resumed && !this.executor?.remote) await this.reclaim();
     const executor =
-      this.options.executor ??
-      new LocalExecutor(this.options.concurrency ?? this.experiment.config.concurrency ?? 1);
+      this.executor ?? new LocalExecutor(this.options.concurrency ?? this.experiment.config.concurrency ?? 1);
     const services = {
       container: this.container,
       plugins: this.experiment.registry,
@@ -411,6 +432,11 @@ class Run {
         pending,
         (spec) => runTrial(spec, services).catch((error) => this.crashedTrial(spec, error)),
         this.cancellation.stopSignal,
+        {
+          emit: (event) => this.emit(event),
+          readTrial: (id) => this.store.readTrial(id),
+          writeTrial: (record) => this.store.writeTrial(record),
+        },
       );
       for (const [id, record] of results) records.set(id, record);
     } finally {

@@ -1,4 +1,4 @@
-import { type PluginDefinition, tokens } from '@longhaul/core';
+import { type PluginDefinition, pluginToken, tokens } from '@longhaul/core';
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
 
 export type ServiceName = 'Run' | 'Trial' | 'SnapshotStore' | 'Gateway' | 'Logger';
@@ -19,14 +19,6 @@ export function instantiatePlugin<T>(
   }
   const parsed = definition.options.parse(options);
   container.load(new ContainerModule(({ bind }) => definition.register(bind, parsed)));
-  const token: ServiceIdentifier<unknown> = {
-    harness: tokens.Harness,
-    environment: tokens.Environment,
-    script: tokens.Script,
-    memory: tokens.Memory,
-    scorer: tokens.Scorer,
-    source: tokens.Source,
-    reporter: tokens.Reporter,
-  }[definition.kind];
+  const token = pluginToken<unknown>(definition.kind);
   return container.get(token) as T;
 }

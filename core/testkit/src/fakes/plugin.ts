@@ -10,6 +10,7 @@ const tokenOf: Record<PluginKind, symbol> = {
   memory: tokens.Memory as symbol,
   source: tokens.Source as symbol,
   reporter: tokens.Reporter as symbol,
+  executor: tokens.Executor as symbol,
 };
 
 /**

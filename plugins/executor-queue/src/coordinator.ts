@@ -1,0 +1,153 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type Executor,
+  type ExecutorContext,
+  emptyUsage,
+  isTrialComplete,
+  type RunEvent,
+  type TrialRecord,
+  type TrialSpec,
+  type WorkerHost,
+  type WorkerServeOptions,
+} from '@longhaul/core';
+import { type Job, Queue, QueueEvents } from 'bullmq';
+import { connectionOf, failureOf, jobIdOf, type QueueOptions } from './options.js';
+import { runWorker } from './worker.js';
+
+/**
+ * The coordinator's side: one BullMQ job per trial (keyed by run and trial id), then waits for
+ * each trial's trial.json to hold a final status. A job that vanished (Redis lost it, or a worker
+ * handed it back) is added again; one that failed every attempt is recorded with its fault class.
+ */
+export class QueueExecutor implements Executor {
+  readonly remote = true;
+
+  constructor(readonly options: QueueOptions) {}
+
+  async execute(
+    specs: TrialSpec[],
+    _worker: unknown,
+    stop: AbortSignal,
+    context: ExecutorContext,
+  ): Promise<Map<string, TrialRecord>> {
+    const results = new Map<string, TrialRecord>();
+    if (specs.length === 0) return results;
+    const connection = connectionOf(this.options);
+    const queue = new Queue<TrialSpec>(this.options.queue, { connection });
+    const events = new QueueEvents(this.options.queue, { connection });
+    const ours = new Set(specs.map(jobIdOf));
+    let unreachable = false;
+    const onError = (error: Error) => {
+      if (unreachable) return;
+      unreachable = true;
+      context.emit({
+        type: 'log',
+        level: 'warn',
+        message: `queue ${connection.url}: ${error.message}; waiting for it to come back`,
+      });
+    };
+    queue.on('error', onError);
+    events.on('error', onError);
+    events.on('progress', ({ jobId, data }) => {
+      if (ours.has(jobId) && isRunEvent(data)) context.emit(data);
+    });
+    const pending = new Set(specs);
+    try {
+      await queue.addBulk(specs.map((spec) => this.job(spec)));
+      while (pending.size > 0 && !stop.aborted) {
+        for (const spec of pending) {
+          const record = await context.readTrial(spec.id);
+          if (record && isTrialComplete(record)) {
+            results.set(spec.id, record);
+            pending.delete(spec);
+            continue;
+          }
+          const job = await queue.getJob(jobIdOf(spec));
+          if (!job) {
+            await queue.add(this.job(spec).name, spec, this.job(spec).opts);
+          } else if (await job.isFailed()) {
+            results.set(spec.id, await this.recordFault(spec, job, record, context));
+            pending.delete(spec);
+          }
+        }
+        unreachable = false;
+        if (pending.size > 0)
+          await sleep(this.options.pollSeconds * 1000, undefined, { signal: stop }).catch(() => {});
+      }
+      if (stop.aborted) await this.withdraw(queue, [...pending]);
+    } finally {
+      await events.close().catch(() => {});
+      await queue.close().catch(() => {});
+    }
+    return results;
+  }
+
+  /** Workers of this queue, in this process (`longhaul worker`). */
+  serve(host: WorkerHost, options: WorkerServeOptions): Promise<void> {
+    return runWorker({ ...this.options, ...options, host });
+  }
+
+  private job(spec: TrialSpec) {
+    return {
+      name: 'trial',
+      data: spec,
+      opts: {
+        jobId: jobIdOf(spec),
+        attempts: this.options.attempts,
+        backoff: { type: 'fixed', delay: 1000 },
+        removeOnComplete: true,
+        removeOnFail: false,
+      },
+    };
+  }
+
+  /** A trial no worker could run: its record keeps the steps that did run and names the fault. */
+  private async recordFault(
+    spec: TrialSpec,
+    job: Job,
+    prior: TrialRecord | undefined,
+    context: ExecutorContext,
+  ): Promise<TrialRecord> {
+    const { status, message } = failureOf(job.failedReason);
+    const error = `${message} (tried ${job.attemptsMade} time${job.attemptsMade === 1 ? '' : 's'})`;
+    const record: TrialRecord = {
+      id: spec.id,
+      task: spec.task.id,
+      condition: spec.condition.key,
+      repeat: spec.repeat,
+      durationMs: 0,
+      usage: emptyUsage(),
+      steps: [],
+      scores: {},
+      ...prior,
+      status,
+      error,
+      endedAt: new Date().toISOString(),
+    };
+    await context.writeTrial(record);
+    context.emit({ type: 'log', level: 'error', message: `trial ${spec.id}: ${error}`, trialId: spec.id });
+    context.emit({
+      type: 'trial.end',
+      trialId: spec.id,
+      status,
+      usage: record.usage,
+      durationMs: record.durationMs,
+    });
+    return record;
+  }
+
+  /** On stop: trials no worker took yet are taken off the queue (resume puts them back). */
+  private async withdraw(queue: Queue<TrialSpec>, specs: TrialSpec[]): Promise<void> {
+    for (const spec of specs) {
+      const job = await queue.getJob(jobIdOf(spec)).catch(() => undefined);
+      const state = await job?.getState().catch(() => undefined);
+      if (job && (state === 'waiting' || state === 'delayed' || state === 'prioritized')) {
+        await job.remove().catch(() => {});
+      }
+    }
+  }
+}
+
+function isRunEvent(data: unknown): data is RunEvent {
+  return typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string';
+}
