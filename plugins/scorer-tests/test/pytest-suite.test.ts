@@ -20,11 +20,13 @@ function scbenchTask(
     markers = { slow: 'functionality' },
     dir = 'problems',
     python = '/usr/bin/python3',
+    testTimeoutSeconds,
   } = {} as {
     staticAssets?: Record<string, string>;
     markers?: PytestSuite['markers'];
     dir?: string;
     python?: string;
+    testTimeoutSeconds?: number;
   },
 ): Task {
   const root = join(fixtures, dir, name);
@@ -37,6 +39,7 @@ function scbenchTask(
       name: `checkpoint_${index + 1}`,
       file: `test_checkpoint_${index + 1}.py`,
       includePrior: true,
+      testTimeoutSeconds,
     })),
     staticAssets,
     markers,
@@ -73,6 +76,13 @@ async function withStopwords(dir: string): Promise<string> {
 
 const wordfreq = () =>
   scbenchTask('wordfreq', 'wordfreq.py', 2, { staticAssets: { stopwords: 'stopwords' } });
+
+const glossary = () =>
+  scbenchTask('glossary', 'glossary.py', 2, {
+    dir: 'fidelity',
+    staticAssets: { terms: 'terms' },
+    testTimeoutSeconds: 5,
+  });
 
 // Its config maps `slow` to functionality, `smoke` to core and `contract` to error.
 const shout = () =>
@@ -251,6 +261,29 @@ describe('pytest suites (SlopCodeBench format)', { timeout: 600_000 }, () => {
     expect(failed.map((item) => item.id).sort()).toEqual([
       'checkpoint_3/regression/test_checkpoint_1.py::test_no_words',
       'checkpoint_3/regression/test_checkpoint_2.py::test_upper_without_words',
+    ]);
+  });
+
+  it('places static assets as upstream does: in the workspace for the solution, in tests/assets for the tests', async () => {
+    const task = glossary();
+    for (const index of [0, 1]) {
+      const workspace = await mkdtemp(join(tmpdir(), 'longhaul-scbench-ws-'));
+      await cp(task.steps[index]!.solution!, workspace, { recursive: true });
+      await cp(join(fixtures, 'fidelity/glossary/terms'), join(workspace, 'terms'), { recursive: true });
+      const { scores } = await scoreStep(task, index, workspace);
+      expect(scores).toMatchObject({ strict: 1, 'core.total': index === 0 ? 2 : 1 });
+    }
+  });
+
+  it("a test stopped by the config's per-test timeout fails with reason timeout", async () => {
+    const { scores, list } = await scoreStep(glossary(), 0, join(fixtures, 'broken/glossary-hangs'));
+    expect(scores).toMatchObject({ strict: 0, 'core.passed': 1, 'core.total': 2, 'error.passed': 0 });
+    const reasons = (list[0]!.detail as { cases: { id: string; reason?: string }[] }).cases
+      .filter((item) => item.reason !== undefined)
+      .map((item) => item.reason);
+    expect(reasons).toEqual([
+      expect.stringMatching(/^timeout: Timeout >5\.0s/),
+      expect.stringMatching(/^timeout: /),
     ]);
   });
 
