@@ -27,7 +27,15 @@ import { agentUser } from './archive.js';
 export const baseRecipe = {
   version: 1,
   suite: 'bookworm',
-  packages: ['python3', 'python3-pytest', 'python3-yaml', 'git', 'ca-certificates', 'procps'],
+  packages: [
+    'python3',
+    'python3-pytest',
+    'python3-pytest-timeout',
+    'python3-yaml',
+    'git',
+    'ca-certificates',
+    'procps',
+  ],
 } as const;
 
 export const baseRepository = 'longhaul/base';

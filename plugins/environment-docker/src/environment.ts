@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
+  assetExcludes,
   ClassifiedError,
   type Environment,
   excludeMatcher,
@@ -195,7 +196,7 @@ export class DockerEnvironment implements Environment {
       containment: await Containment.of(cgroup, info.State.Pid),
       options: this.options,
       store: this.store,
-      excluded: excludeMatcher(this.options.excludes),
+      excluded: excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
       beforeCommand: async () => network.firewall?.refresh(),
       dispose: async () => {
         if (disposed) return;
@@ -213,10 +214,17 @@ export class DockerEnvironment implements Environment {
       await this.rootScript(sandbox, agentSetup(this.options.workspace), 'creating the agent user');
     if (spec.from !== undefined) {
       await sandbox.restore(spec.from);
-    } else if (spec.task.seed !== undefined) {
-      await container.putArchive(packFiles(await readDirectoryFiles(spec.task.seed)), {
-        path: this.options.workspace,
-      });
+    }
+    // A snapshot never holds the task's assets: a sandbox opened on one gets them from the seed.
+    const seeded = spec.from === undefined ? undefined : (spec.needs.assets ?? []);
+    if (spec.task.seed !== undefined && seeded?.length !== 0) {
+      const files = await readDirectoryFiles(spec.task.seed);
+      const wanted = seeded
+        ? files.filter((file) =>
+            seeded.some((asset) => file.path === asset || file.path.startsWith(`${asset}/`)),
+          )
+        : files;
+      await container.putArchive(packFiles(wanted), { path: this.options.workspace });
     }
     const setup = spec.needs.setup ?? [];
     for (const command of setup) await this.rootScript(sandbox, command, `setup command "${command}"`);

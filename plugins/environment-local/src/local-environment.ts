@@ -3,6 +3,7 @@ import { cp, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { arch, platform, release, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import {
+  assetExcludes,
   ClassifiedError,
   type Environment,
   excludeMatcher,
@@ -67,7 +68,7 @@ export class LocalEnvironment implements Environment {
     await Promise.all([workspace, dirs.home, dirs.tmp, etc].map((dir) => mkdir(dir)));
     const files = new WorkspaceFiles(
       await realpath(workspace),
-      excludeMatcher(this.options.excludes),
+      excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
       parseSize(this.options.maxFileSize),
     );
     const id = basename(root);
@@ -90,6 +91,7 @@ export class LocalEnvironment implements Environment {
     try {
       if (spec.from !== undefined) {
         await sandbox.restore(spec.from);
+        await this.copyAssets(spec, files.root);
       } else if (spec.task.seed !== undefined) {
         await this.copySeed(spec, files.root);
       }
@@ -111,6 +113,15 @@ export class LocalEnvironment implements Environment {
       throw new ClassifiedError('sandbox', `seed directory ${seed} of task ${spec.task.id} does not exist`);
     }
     await cp(seed, workspace, { recursive: true, verbatimSymlinks: true });
+  }
+
+  /** The task's assets are never in a snapshot: a sandbox opened on one gets them from the seed. */
+  private async copyAssets(spec: SandboxSpec, workspace: string): Promise<void> {
+    const seed = spec.task.seed;
+    if (seed === undefined) return;
+    for (const asset of spec.needs.assets ?? []) {
+      await cp(join(seed, asset), join(workspace, asset), { recursive: true, verbatimSymlinks: true });
+    }
   }
 
   private async setup(spec: SandboxSpec, sandbox: LocalSandbox): Promise<void> {

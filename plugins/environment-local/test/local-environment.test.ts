@@ -151,6 +151,26 @@ describe('local environment', () => {
     await sandbox.close();
   });
 
+  it("leaves the task's assets out of snapshots and gives a sandbox opened on one the seed's copy", async () => {
+    const withAssets = join(base, 'seed-with-assets');
+    await mkdir(join(withAssets, 'data/terms'), { recursive: true });
+    await writeFile(join(withAssets, 'main.py'), 'print("hi")\n');
+    await writeFile(join(withAssets, 'data/terms/terms.json'), '{}\n');
+    const env = environment();
+    const task = { id: 'task', root: base, seed: withAssets };
+    const needs = { assets: ['data/terms'] };
+    const first = await env.open(spec({ task, needs }));
+    await first.writeFile('data/terms/terms.json', 'changed by the agent\n');
+    await first.writeFile('data/mine.txt', "the agent's\n");
+    expect((await first.pull()).map((f) => f.path)).toEqual(['data/mine.txt', 'main.py']);
+    const ref = await first.snapshot();
+    await first.close();
+    const next = await env.open(spec({ task, needs, from: ref }));
+    expect(text(await next.readFile('data/terms/terms.json'))).toBe('{}\n');
+    expect(text(await next.readFile('data/mine.txt'))).toBe("the agent's\n");
+    await next.close();
+  });
+
   it('carries symlinks through snapshots', async () => {
     const sandbox = await environment().open(spec());
     await sandbox.exec(['ln', '-s', 'main.py', 'link.py']);

@@ -43,6 +43,9 @@ export const configFileSchema = z.looseObject({
       order: z.number().int(),
       state: z.string().optional(),
       include_prior_tests: z.boolean().default(true),
+      timeout: timerSeconds()
+        .optional()
+        .describe("Seconds a single test may take here (default: the problem's)"),
     }),
   ),
 });

@@ -124,6 +124,7 @@ export async function loadProblem(
       name,
       file: `test_${name}.py`,
       includePrior: checkpoint.include_prior_tests,
+      testTimeoutSeconds: checkpoint.timeout ?? config.timeout,
     })),
     staticAssets: Object.fromEntries(
       Object.entries(config.static_assets).map(([name, asset]) => [name, asset.path]),
@@ -141,7 +142,8 @@ export async function loadProblem(
     root,
     entrypoint: entryCommand,
     language: 'python',
-    environment: { toolchains: ['python'], network: 'none' },
+    // The assets are the problem's: left out of snapshots (and so of quality metrics), as upstream does.
+    environment: { toolchains: ['python'], network: 'none', ...(assets.length > 0 ? { assets } : {}) },
     seed: assets.length > 0 ? await assemble(join(cache, 'seed'), root, assets) : undefined,
     steps: await Promise.all(
       steps.map(async (step, index) => {

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import plugin, { ScbenchSource } from '../src/index.js';
 
 const problems = join(import.meta.dirname, 'fixtures/problems');
+const fidelity = join(import.meta.dirname, 'fixtures/fidelity');
 const temps: string[] = [];
 
 afterEach(async () => {
@@ -52,11 +53,41 @@ describe('source scbench', () => {
       entrypoint: 'python3 wordfreq.py',
       staticAssets: { stopwords: 'stopwords' },
       checkpoints: [
-        { name: 'checkpoint_1', file: 'test_checkpoint_1.py', includePrior: true },
-        { name: 'checkpoint_2', file: 'test_checkpoint_2.py', includePrior: true },
+        { name: 'checkpoint_1', file: 'test_checkpoint_1.py', includePrior: true, testTimeoutSeconds: 10 },
+        { name: 'checkpoint_2', file: 'test_checkpoint_2.py', includePrior: true, testTimeoutSeconds: 10 },
       ],
     });
+    expect(wordfreq.environment.assets).toEqual(['stopwords']);
+    expect(tasks[0]!.environment.assets).toBeUndefined();
     expect((tasks[0]!.metadata.pytest as PytestSuite).markers).toEqual({ slow: 'functionality' });
+  });
+
+  it('leaves the canary comment out of every spec, as upstream does', async () => {
+    const [glossary, shout] = await load(fidelity);
+    for (const step of [...glossary!.steps, ...shout!.steps]) {
+      expect(step.prompt).not.toContain('BENCHMARK DATA');
+      expect(step.prompt).not.toContain('canary');
+      expect(step.prompt).not.toMatch(/^\s/);
+    }
+    expect(shout!.steps[0]!.prompt).toMatch(/^Write a command-line tool that prints its words back\./);
+    expect(glossary!.steps[1]!.prompt).toBe(
+      'Add `--list`: print every word of the glossary, one a line, in alphabetical order.\n',
+    );
+  });
+
+  it("passes the config's timeout per test, a checkpoint's own timeout first", async () => {
+    const root = join(await copyOf('wordfreq'), 'config.yaml');
+    await writeFile(
+      root,
+      (await readFile(root, 'utf8')).replace(
+        '    include_prior_tests: true',
+        '    include_prior_tests: true\n    timeout: 45',
+      ),
+    );
+    const [task] = await load(join(root, '..'));
+    expect((task!.metadata.pytest as PytestSuite).checkpoints.map((item) => item.testTimeoutSeconds)).toEqual(
+      [10, 45],
+    );
   });
 
   it('puts static assets in the seed and in every reference workspace, never tests or solutions', async () => {

@@ -24,9 +24,15 @@ export const pytestSuiteSchema = z.strictObject({
       file: z.string().min(1),
       /** Also run the test files of every earlier checkpoint, scored as regression. */
       includePrior: z.boolean(),
+      /** Seconds one test may take, passed as pytest-timeout's `--timeout` (SlopCodeBench's `timeout`). */
+      testTimeoutSeconds: z.number().positive().optional(),
     }),
   ),
-  /** Static assets: name → path inside the workspace, passed as --static-assets (JSON) when present. */
+  /**
+   * Static assets: name → path relative to the problem directory (the parent of `testsDir`), which
+   * is also where the workspace holds it. The scorer copies each to `tests/assets/<name>` and names
+   * it in `SCBENCH_ASSET_<NAME>`, as SlopCodeBench's runner does.
+   */
   staticAssets: z.record(z.string(), z.string()),
   /** Custom markers and the category each puts a test in. */
   markers: z.record(z.string(), z.enum(pytestCategories)),

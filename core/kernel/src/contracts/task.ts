@@ -34,6 +34,12 @@ export interface EnvironmentNeeds {
   /** Toolchains the task needs (python, node...), for environments that build images. */
   toolchains?: string[];
   network?: 'none' | 'open';
+  /**
+   * Workspace-relative paths the seed holds that belong to the task, not to the agent (a
+   * benchmark's static data files): every sandbox gets them from the seed, one opened on a
+   * snapshot too, and snapshots leave them out, so they are never scored as the agent's code.
+   */
+  assets?: string[];
 }
 
 export interface Step {

@@ -34,3 +34,8 @@ export function excludeMatcher(excludes: readonly string[]): ExcludeMatcher {
   const anchored = rooted.length > 0 ? picomatch(rooted, options) : never;
   return (relativePath) => anchored(relativePath) || relativePath.split('/').some((segment) => name(segment));
 }
+
+/** Exclude patterns for a task's assets (`EnvironmentNeeds.assets`), each anchored at the workspace root. */
+export function assetExcludes(needs: { assets?: readonly string[] }): string[] {
+  return (needs.assets ?? []).map((asset) => `/${asset.replace(/^\/+|\/+$/g, '')}`);
+}

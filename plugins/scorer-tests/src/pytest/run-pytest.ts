@@ -1,5 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import {
   ClassifiedError,
   type PytestSuite,
@@ -9,7 +9,7 @@ import {
 } from '@longhaul/core';
 import type { CaseResult } from '../tally.js';
 import { categorize } from './categorize.js';
-import { parseJunit } from './junit.js';
+import { type JunitTest, parseJunit } from './junit.js';
 import { markersPluginModule, markersPluginSource } from './markers-plugin.js';
 
 /** Where the suite goes in the scorer's sandbox: inside its own copy of the workspace, never the agent's. */
@@ -24,27 +24,61 @@ async function installSuite(sandbox: Sandbox, suite: PytestSuite): Promise<void>
     if (file.path.split('/').some((part) => part === '__pycache__' || part === '.pytest_cache')) continue;
     await sandbox.writeFile(`${suiteDir}/tests/${file.path}`, file.data, { mode: file.mode });
   }
+  // Static assets go where SlopCodeBench's runner puts them for the tests: tests/assets/<name>.
+  const problem = dirname(suite.testsDir);
+  for (const [name, path] of Object.entries(suite.staticAssets)) {
+    const source = join(problem, path);
+    if ((await stat(source)).isDirectory()) {
+      for (const file of await readDirectoryFiles(source))
+        await sandbox.writeFile(`${suiteDir}/tests/assets/${name}/${file.path}`, file.data, {
+          mode: file.mode,
+        });
+    } else {
+      await sandbox.writeFile(`${suiteDir}/tests/assets/${name}`, await readFile(source));
+    }
+  }
   await sandbox.writeFile(`${suiteDir}/${markersPluginModule}.py`, markersPluginSource);
 }
 
+/** The environment SlopCodeBench's runner gives pytest: the checkpoint and where each asset is. */
+export function pytestEnv(suite: PytestSuite, index: number, workspace: string): Record<string, string> {
+  const assets = join(workspace, suiteDir, 'tests', 'assets');
+  return {
+    PYTHONPATH: join(workspace, suiteDir),
+    PYTHONDONTWRITEBYTECODE: '1',
+    SCBENCH_CHECKPOINT: suite.checkpoints[index]!.name,
+    LONGHAUL_PYTEST_MARKERS: JSON.stringify(Object.keys(suite.markers)),
+    ...(Object.keys(suite.staticAssets).length > 0
+      ? {
+          SCBENCH_ASSETS_DIR: assets,
+          ...Object.fromEntries(
+            Object.keys(suite.staticAssets).map((name) => [
+              `SCBENCH_ASSET_${name.toUpperCase()}`,
+              join(assets, name),
+            ]),
+          ),
+        }
+      : {}),
+  };
+}
+
 /** The argv of one pytest run for the checkpoint at `index`. */
-export function pytestArgv(suite: PytestSuite, index: number, workspace: string): string[] {
+export function pytestArgv(suite: PytestSuite, index: number): string[] {
   const checkpoint = suite.checkpoints[index]!;
   const files = suite.checkpoints
     .slice(0, index + 1)
     .filter((_item, position) => position === index || checkpoint.includePrior)
     .map((item) => `${suiteDir}/tests/${item.file}`);
-  const assets = Object.fromEntries(
-    Object.entries(suite.staticAssets).map(([name, path]) => [name, join(workspace, path)]),
-  );
   return [
     suite.python,
     '-m',
     'pytest',
     ...files,
+    ...(checkpoint.testTimeoutSeconds !== undefined
+      ? [`--timeout=${Math.floor(checkpoint.testTimeoutSeconds)}`]
+      : []),
     `--entrypoint=${suite.entrypoint}`,
     `--checkpoint=${checkpoint.name}`,
-    ...(Object.keys(assets).length > 0 ? [`--static-assets=${JSON.stringify(assets)}`] : []),
     `--junitxml=${suiteDir}/junit.xml`,
     '-o',
     'junit_family=xunit1',
@@ -54,6 +88,17 @@ export function pytestArgv(suite: PytestSuite, index: number, workspace: string)
     'no:cacheprovider',
     '-q',
   ];
+}
+
+/** pytest-timeout's failure message, e.g. "Failed: Timeout >10.0s". */
+const testTimeout = /^Failed: Timeout >/;
+
+/** Why a test did not pass; a test stopped by the per-test time limit has a reason of its own. */
+function reasonOf(test: JunitTest): string {
+  if (test.message !== undefined && testTimeout.test(test.message)) {
+    return `timeout: ${test.message.replace(/^Failed: /, '')} (the problem's per-test timeout)`;
+  }
+  return `${test.outcome}: ${test.message ?? ''}`.trim();
 }
 
 /**
@@ -71,9 +116,9 @@ export async function runPytestStep(ctx: StepScoreContext, suite: PytestSuite): 
   const sandbox = await ctx.openSandbox(ctx.snapshot);
   try {
     await installSuite(sandbox, suite);
-    const argv = pytestArgv(suite, ctx.step.index, sandbox.workspace);
+    const argv = pytestArgv(suite, ctx.step.index);
     const result = await sandbox.exec(argv, {
-      env: { PYTHONPATH: join(sandbox.workspace, suiteDir), PYTHONDONTWRITEBYTECODE: '1' },
+      env: pytestEnv(suite, ctx.step.index, sandbox.workspace),
       timeoutMs: suite.timeoutMs,
       signal: ctx.signal,
       maxOutputBytes: 4 * 1_048_576,
@@ -109,7 +154,7 @@ export async function runPytestStep(ctx: StepScoreContext, suite: PytestSuite): 
           step: suite.checkpoints.find((item) => item.file === test.file)?.name ?? checkpoint.name,
           category,
           passed: test.outcome === 'passed',
-          ...(test.outcome === 'passed' ? {} : { reason: `${test.outcome}: ${test.message ?? ''}`.trim() }),
+          ...(test.outcome === 'passed' ? {} : { reason: reasonOf(test) }),
           durationMs: test.durationMs,
         };
       });
