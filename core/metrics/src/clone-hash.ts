@@ -43,6 +43,8 @@ function sharedId(value: string): number {
   return id;
 }
 
+const stringId = sharedId('$STR');
+
 const verbatim = 0;
 const name = 1;
 const newline = 2;
@@ -67,6 +69,8 @@ export class FileTokens {
   private seenIn = new Int32Array(0);
   private ordinal = new Int32Array(0);
   private block = 0;
+  /** Open brackets at the scan position: a Python line break inside brackets is layout, not a token. */
+  private brackets = 0;
 
   constructor(
     private readonly text: string,
@@ -94,6 +98,9 @@ export class FileTokens {
   }
 
   private push(start: number, value: string, kind: number): void {
+    // Adjacent string literals are one value (implicit concatenation): how the source splits it is layout.
+    const last = this.ids.length - 1;
+    if (value === '$STR' && last >= 0 && this.kinds[last] === verbatim && this.ids[last] === stringId) return;
     this.starts.push(start);
     this.ids.push(kind === name ? this.intern(value) : sharedId(value));
     this.kinds.push(kind);
@@ -115,7 +122,7 @@ export class FileTokens {
           else if (isSpace(d)) j++;
           else break;
         }
-        if (this.indentSensitive) {
+        if (this.indentSensitive && this.brackets === 0) {
           this.starts.push(i);
           this.ids.push(j - lineStart);
           this.kinds.push(newline);
@@ -148,7 +155,12 @@ export class FileTokens {
         const integer = radix || !float || suffix === 110 || suffix === 108 || suffix === 76;
         this.push(i, integer ? '$INT' : '$FLOAT', verbatim);
         i = j;
+      } else if (c === 92 && (text.charCodeAt(i + 1) === 10 || text.charCodeAt(i + 1) === 13)) {
+        // A backslash continuation joins two lines into one.
+        i = text.indexOf('\n', i) + 1 || to;
       } else {
+        if (c === 40 || c === 91 || c === 123) this.brackets++;
+        else if ((c === 41 || c === 93 || c === 125) && this.brackets > 0) this.brackets--;
         this.push(i, text[i]!, verbatim);
         i++;
       }

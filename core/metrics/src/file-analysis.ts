@@ -328,9 +328,13 @@ function lineOf(starts: number[], offset: number): number {
   return low;
 }
 
-/** Sorted spans without those inside another (a string in a comment, a docstring's string). */
+/**
+ * Sorted spans without those inside another (a string in a comment, a docstring's string). Of two
+ * spans with the same extent the dropped one comes first: a docstring is the same span as its
+ * string, and it must not hash as `$STR`.
+ */
 function outermostSpans(spans: LexicalSpan[]): LexicalSpan[] {
-  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  spans.sort((a, b) => a.start - b.start || b.end - a.end || a.replacement.length - b.replacement.length);
   const result: LexicalSpan[] = [];
   let reach = -1;
   for (const span of spans) {
