@@ -30,17 +30,30 @@ const declarationWords = new Set([
 ]);
 const qualifiers = new Set(['self', 'cls', 'this']);
 
-/** Keywords, punctuation and placeholders share ids across files, so hashes compare across files. */
+/**
+ * Keywords, punctuation and placeholders share ids across files. An id indexes the word; what a
+ * hash mixes in is the word's code, computed from its characters, so hashes compare across files,
+ * threads and processes whatever order the words were first seen in.
+ */
 const sharedIds = new Map<string, number>();
 const sharedWords: string[] = [];
+const sharedCodes: number[] = [];
 function sharedId(value: string): number {
   let id = sharedIds.get(value);
   if (id === undefined) {
     id = sharedWords.length;
     sharedIds.set(value, id);
     sharedWords.push(value);
+    sharedCodes.push(wordCode(value));
   }
   return id;
+}
+
+/** A positive 31-bit FNV-1a code of a word (names hash as negative ordinals, line breaks below them). */
+function wordCode(word: string): number {
+  let code = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) code = Math.imul(code ^ word.charCodeAt(i), 0x01000193);
+  return (code >>> 1) + 1;
 }
 
 const stringId = sharedId('$STR');
@@ -246,7 +259,7 @@ export class FileTokens {
           this.ordinal[id] = ++names;
         }
         value = -this.ordinal[id]!;
-      } else value = ids[i]! + 1;
+      } else value = sharedCodes[ids[i]!]!;
       undoneH1 = h1;
       undoneH2 = h2;
       h1 = Math.imul(h1 ^ value, 0x01000193) >>> 0;

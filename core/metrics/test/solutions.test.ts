@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { analyzeProject, type ProjectReport, readSourceTree } from '../src/index.js';
+import { problems, solutionDirs } from './solutions.js';
 
 /**
  * The full metrics of every shipped problem's step solutions, against an expectation stored before
@@ -11,27 +11,7 @@ import { analyzeProject, type ProjectReport, readSourceTree } from '../src/index
  * change of a metric's definition, regenerate with `LONGHAUL_UPDATE_EXPECTATIONS=1 npx vitest run
  * test/solutions.test.ts` and review the diff.
  */
-const problems = fileURLToPath(new URL('../../../problems', import.meta.url));
 const expectationFile = fileURLToPath(new URL('solutions.expected.json', import.meta.url));
-
-export const solutionDirs = readdirSync(problems, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .flatMap((problem) => {
-    const steps = join(problems, problem.name, 'steps');
-    try {
-      return readdirSync(steps).map((step) => join(steps, step, 'solution'));
-    } catch {
-      return [];
-    }
-  })
-  .filter((dir) => {
-    try {
-      return readdirSync(dir).length > 0;
-    } catch {
-      return false;
-    }
-  })
-  .sort();
 
 interface Expectation {
   summary: ProjectReport['summary'];
