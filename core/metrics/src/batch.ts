@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { findInFiles, type SgNode } from '@ast-grep/napi';
 import type { SourceFile } from './discovery.js';
 import { analyzeFile, analyzeNodes, type FileAnalysis } from './file-analysis.js';
@@ -37,6 +38,8 @@ export async function analyzeSources(
   sources: readonly SourceFile[],
   options: MetricsOptions,
 ): Promise<FileAnalysis[]> {
+  const threads = Math.min(options.threads, sources.length);
+  if (threads > 1) return analyzeInWorkers(sources, options, threads);
   const results = new Map<SourceFile, FileAnalysis>();
   const { files, cleanup } = await onDisk(sources);
   try {
@@ -70,4 +73,64 @@ export async function analyzeSources(
     const spec = languageOfPath(source.path)!;
     return analyzeFile(source.path, source.text, spec, matcherFor(spec, options), options);
   });
+}
+
+/**
+ * The worker script is the built one: from the sources (tests read them directly) that is the
+ * package's dist/, which `npm test` builds first.
+ */
+const workerScript = new URL(
+  import.meta.url.endsWith('.ts') ? '../dist/worker.js' : './worker.js',
+  import.meta.url,
+);
+
+/**
+ * Splits the files into `threads` shares of about equal size (largest first, each to the lightest
+ * share) and analyzes each share in a worker thread. Each file is analyzed exactly as on one
+ * thread, so the results are the same; they come back in the order of `sources`.
+ */
+async function analyzeInWorkers(
+  sources: readonly SourceFile[],
+  options: MetricsOptions,
+  threads: number,
+): Promise<FileAnalysis[]> {
+  const shares = Array.from({ length: threads }, () => ({ size: 0, indexes: [] as number[] }));
+  const bySize = sources
+    .map((_, index) => index)
+    .sort((a, b) => sources[b]!.text.length - sources[a]!.text.length);
+  for (const index of bySize) {
+    const lightest = shares.reduce((min, share) => (share.size < min.size ? share : min));
+    lightest.indexes.push(index);
+    lightest.size += sources[index]!.text.length;
+  }
+  const workers: Worker[] = [];
+  try {
+    const done = await Promise.all(
+      shares.map(({ indexes }) => {
+        const worker = new Worker(workerScript, {
+          workerData: {
+            sources: indexes.map((index) => sources[index]),
+            options: { ...options, threads: 1 },
+          },
+        });
+        workers.push(worker);
+        return new Promise<FileAnalysis[]>((resolve, reject) => {
+          worker.once('message', resolve);
+          worker.once('error', reject);
+          worker.once('exit', (code) =>
+            reject(new Error(`metrics worker thread ended (exit code ${code}) before its result`)),
+          );
+        });
+      }),
+    );
+    const results = new Array<FileAnalysis>(sources.length);
+    shares.forEach(({ indexes }, share) => {
+      indexes.forEach((index, position) => {
+        results[index] = done[share]![position]!;
+      });
+    });
+    return results;
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
 }

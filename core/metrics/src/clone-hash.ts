@@ -30,18 +30,33 @@ const declarationWords = new Set([
 ]);
 const qualifiers = new Set(['self', 'cls', 'this']);
 
-/** Keywords, punctuation and placeholders share ids across files, so hashes compare across files. */
+/**
+ * Keywords, punctuation and placeholders share ids across files. An id indexes the word; what a
+ * hash mixes in is the word's code, computed from its characters, so hashes compare across files,
+ * threads and processes whatever order the words were first seen in.
+ */
 const sharedIds = new Map<string, number>();
 const sharedWords: string[] = [];
+const sharedCodes: number[] = [];
 function sharedId(value: string): number {
   let id = sharedIds.get(value);
   if (id === undefined) {
     id = sharedWords.length;
     sharedIds.set(value, id);
     sharedWords.push(value);
+    sharedCodes.push(wordCode(value));
   }
   return id;
 }
+
+/** A positive 31-bit FNV-1a code of a word (names hash as negative ordinals, line breaks below them). */
+function wordCode(word: string): number {
+  let code = 0x811c9dc5;
+  for (let i = 0; i < word.length; i++) code = Math.imul(code ^ word.charCodeAt(i), 0x01000193);
+  return (code >>> 1) + 1;
+}
+
+const stringId = sharedId('$STR');
 
 const verbatim = 0;
 const name = 1;
@@ -67,6 +82,8 @@ export class FileTokens {
   private seenIn = new Int32Array(0);
   private ordinal = new Int32Array(0);
   private block = 0;
+  /** Open brackets at the scan position: a Python line break inside brackets is layout, not a token. */
+  private brackets = 0;
 
   constructor(
     private readonly text: string,
@@ -94,6 +111,9 @@ export class FileTokens {
   }
 
   private push(start: number, value: string, kind: number): void {
+    // Adjacent string literals are one value (implicit concatenation): how the source splits it is layout.
+    const last = this.ids.length - 1;
+    if (value === '$STR' && last >= 0 && this.kinds[last] === verbatim && this.ids[last] === stringId) return;
     this.starts.push(start);
     this.ids.push(kind === name ? this.intern(value) : sharedId(value));
     this.kinds.push(kind);
@@ -115,7 +135,7 @@ export class FileTokens {
           else if (isSpace(d)) j++;
           else break;
         }
-        if (this.indentSensitive) {
+        if (this.indentSensitive && this.brackets === 0) {
           this.starts.push(i);
           this.ids.push(j - lineStart);
           this.kinds.push(newline);
@@ -148,7 +168,12 @@ export class FileTokens {
         const integer = radix || !float || suffix === 110 || suffix === 108 || suffix === 76;
         this.push(i, integer ? '$INT' : '$FLOAT', verbatim);
         i = j;
+      } else if (c === 92 && (text.charCodeAt(i + 1) === 10 || text.charCodeAt(i + 1) === 13)) {
+        // A backslash continuation joins two lines into one.
+        i = text.indexOf('\n', i) + 1 || to;
       } else {
+        if (c === 40 || c === 91 || c === 123) this.brackets++;
+        else if ((c === 41 || c === 93 || c === 125) && this.brackets > 0) this.brackets--;
         this.push(i, text[i]!, verbatim);
         i++;
       }
@@ -234,7 +259,7 @@ export class FileTokens {
           this.ordinal[id] = ++names;
         }
         value = -this.ordinal[id]!;
-      } else value = ids[i]! + 1;
+      } else value = sharedCodes[ids[i]!]!;
       undoneH1 = h1;
       undoneH2 = h2;
       h1 = Math.imul(h1 ^ value, 0x01000193) >>> 0;

@@ -48,7 +48,8 @@ interface PendingCallable {
   qualified: string;
   cc: number;
   cognitive: number;
-  decisions: Record<string, number>;
+  /** A Map, not an object: a dictionary object per callable with its own keys gives V8 a new shape each time. */
+  decisions: Map<string, number>;
   ancestors: number[];
 }
 
@@ -158,8 +159,12 @@ export function analyzeNodes(
   let fileTokens: FileTokens | undefined;
   let fileCognitive = 0;
   const countRadon = options.ccVariant === 'radon';
+  // One tag reader per file, reading the node of the current item.
+  let current: SgNode | undefined;
+  const tagged = (tag: string) => current!.getMatch(tag) !== null;
   for (const item of items) {
     const { node, kind, start, end } = item;
+    current = node;
     while (open.length && open[open.length - 1]!.end <= start) open.pop();
     while (scopes.length && scopes[scopes.length - 1]!.end <= start) scopes.pop();
 
@@ -168,16 +173,16 @@ export function analyzeNodes(
         if (index < 0) continue;
         const callable = callables[index]!;
         callable.cc++;
-        callable.decisions[kind] = (callable.decisions[kind] ?? 0) + 1;
+        callable.decisions.set(kind, (callable.decisions.get(kind) ?? 0) + 1);
       }
     }
 
-    const tagged = (tag: string) => node.getMatch(tag) !== null;
     const role = kinds.cognitive.has(kind) ? spec.cognitiveRole(kind, tagged) : undefined;
     if (role) addCognitive(role, start);
     const name = kinds.callables.has(kind) ? spec.callableName(node, text, start, tagged) : undefined;
     if (name !== undefined) {
-      const enclosing = open.filter((entry) => entry.callable >= 0).map((entry) => entry.callable);
+      const enclosing: number[] = [];
+      for (const entry of open) if (entry.callable >= 0) enclosing.push(entry.callable);
       callables.push({
         node,
         name,
@@ -189,7 +194,7 @@ export function analyzeNodes(
         qualified: [...scopes.map((scope) => scope.name), name].join('.'),
         cc: 1,
         cognitive: 0,
-        decisions: {},
+        decisions: new Map(),
         ancestors: enclosing,
       });
       open.push({ end, region: start + 1, callable: callables.length - 1 });
@@ -263,7 +268,7 @@ export function analyzeNodes(
       cc: callable.cc,
       cognitive: callable.cognitive,
       mass: massOf(callable.cc, sloc, options),
-      decisions: callable.decisions,
+      decisions: Object.fromEntries(callable.decisions),
       depth: callable.depth,
     };
   });
@@ -328,9 +333,13 @@ function lineOf(starts: number[], offset: number): number {
   return low;
 }
 
-/** Sorted spans without those inside another (a string in a comment, a docstring's string). */
+/**
+ * Sorted spans without those inside another (a string in a comment, a docstring's string). Of two
+ * spans with the same extent the dropped one comes first: a docstring is the same span as its
+ * string, and it must not hash as `$STR`.
+ */
 function outermostSpans(spans: LexicalSpan[]): LexicalSpan[] {
-  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  spans.sort((a, b) => a.start - b.start || b.end - a.end || a.replacement.length - b.replacement.length);
   const result: LexicalSpan[] = [];
   let reach = -1;
   for (const span of spans) {

@@ -21,6 +21,8 @@ export interface MetricsOptions {
   disabledRules: readonly string[];
   /** Run only these rule ids (all when unset). */
   onlyRules?: readonly string[];
+  /** Worker threads that analyze files side by side (each with its own share of the files). Default 1. */
+  threads: number;
 }
 
 export const defaultOptions: MetricsOptions = {
@@ -31,6 +33,7 @@ export const defaultOptions: MetricsOptions = {
   cognitiveThreshold: 15,
   rules: true,
   disabledRules: [],
+  threads: 1,
 };
 
 export function resolveOptions(options: Partial<MetricsOptions> = {}): MetricsOptions {

@@ -28,6 +28,7 @@ interface MetricsFlags {
   defaultExcludes: boolean;
   rules: boolean;
   top: number;
+  threads: number;
 }
 
 function positiveInteger(value: string): number {
@@ -83,12 +84,14 @@ export function register(program: Command): void {
     )
     .option('--no-rules', 'skip the slop rule pack')
     .option('--top <n>', 'how many of the most complex callables to list', positiveInteger, 10)
+    .option('--threads <n>', 'worker threads analyzing files side by side', positiveInteger, 1)
     .action(async (path: string | undefined, flags: MetricsFlags) => {
       const metrics: Partial<MetricsOptions> = {
         ccThreshold: flags.ccThreshold,
         sizeTerm: flags.sizeTerm,
         ccVariant: flags.ccVariant,
         rules: flags.rules,
+        threads: flags.threads,
       };
       const discovery: DiscoveryOptions = { exclude: flags.exclude, defaultExcludes: flags.defaultExcludes };
       if (flags.git) {

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeProject } from '../src/index.js';
+
+/** The clone ratio of two files, each holding one block. */
+async function cloneRatio(a: string, b: string): Promise<number> {
+  const report = await analyzeProject(
+    [
+      { path: 'a.py', text: a },
+      { path: 'b.py', text: b },
+    ],
+    { rules: false },
+  );
+  return report.summary.clone_ratio;
+}
+
+const match = `def match(command):
+    return (command.script.startswith("git")
+            and "usage:" in command.output
+            and command.stderr != "")
+`;
+
+describe('clone hashing: docstrings', () => {
+  it('finds a function with a docstring and the same function without it as clones', async () => {
+    const documented = match.replace('):\n', '):\n    """Match function copied from a.py"""\n');
+    expect(await cloneRatio(match, documented)).toBe(1);
+    const prefixed = match.replace('):\n', "):\n    r'''Raw docstring.'''\n");
+    expect(await cloneRatio(match, prefixed)).toBe(1);
+  });
+
+  it('hashes a leading f-string statement, which is not a docstring', async () => {
+    const fstring = match.replace('):\n', '):\n    f"""Not a docstring {command}"""\n');
+    expect(await cloneRatio(match, fstring)).toBe(0);
+  });
+});
+
+describe('clone hashing: layout', () => {
+  const oneLine = `def total(items):
+    result = compute(items, scale=2, offset=1)
+    return result
+`;
+  it('ignores line breaks and indentation inside brackets and after a backslash', async () => {
+    const wrapped = `def total(items):
+    result = compute(
+        items, scale=2,
+        offset=1)
+    return result
+`;
+    const continued = `def total(items):
+    result = \\
+        compute(items, scale=2, offset=1)
+    return result
+`;
+    expect(await cloneRatio(oneLine, wrapped)).toBe(1);
+    expect(await cloneRatio(oneLine, continued)).toBe(1);
+  });
+
+  it('reads an implicitly concatenated string as one literal however it is split', async () => {
+    const split = (literal: string) => `def greet(name):
+    message = (${literal})
+    return message + name
+`;
+    const one = split('"hello there, "');
+    expect(await cloneRatio(one, split('"hello " "there, "'))).toBe(1);
+    expect(await cloneRatio(one, split('"hello"\n               " there, "'))).toBe(1);
+  });
+
+  it('keeps the statement structure: moving a statement out of its block is not layout', async () => {
+    const inside = `def check(items):
+    for item in items:
+        validate(item)
+        record(item)
+`;
+    const after = `def check(items):
+    for item in items:
+        validate(item)
+    record(item)
+`;
+    expect(await cloneRatio(inside, after)).toBe(0);
+  });
+
+  it('keeps the tokens: an extra argument or a split call is a different block', async () => {
+    const extra = oneLine.replace('offset=1)', 'offset=1, strict=True)');
+    expect(await cloneRatio(oneLine, extra)).toBe(0);
+    const twoCalls = `def total(items):
+    result = compute(items, scale=2)(offset=1)
+    return result
+`;
+    expect(await cloneRatio(oneLine, twoCalls)).toBe(0);
+  });
+
+  it('ignores layout in TypeScript blocks', async () => {
+    const report = await analyzeProject(
+      [
+        {
+          path: 'a.ts',
+          text: 'function total(items: number[]) {\n  const sum = add(items, 2, 1);\n  return sum;\n}\n',
+        },
+        {
+          path: 'b.ts',
+          text: 'function total(items: number[]) {\n  const sum = add(\n    items,\n    2,\n    1);\n  return sum;\n}\n',
+        },
+      ],
+      { rules: false },
+    );
+    expect(report.summary.clone_ratio).toBe(1);
+  });
+});
