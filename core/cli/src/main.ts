@@ -10,6 +10,7 @@ import * as slump from './commands/slump.js';
 import * as sweSteps from './commands/swe-steps.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
+import { pluginSearch } from './plugin-search.js';
 
 /**
  * Each command lives in its own file under commands/ and exports `register(program)`. Add new
@@ -29,8 +30,14 @@ const commands: { register(program: Command): void }[] = [
   sweSteps,
 ];
 
+export interface MainOptions {
+  /** Where longhaul is installed, for plugin discovery; null looks only where the command runs. */
+  installDir?: string | null;
+}
+
 /** Runs the CLI; resolves to the process exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  pluginSearch.installDir = options.installDir;
   const program = new Command('longhaul')
     .description('Evaluate coding agents on long-horizon, iterative work')
     .exitOverride()

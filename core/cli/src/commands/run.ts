@@ -1,6 +1,7 @@
 import { loadExperiment, type RunOptions, startRun } from '@longhaul/core';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
+import { installDirOption } from '../plugin-search.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
 import { driveRun } from '../progress/drive-run.js';
@@ -54,7 +55,9 @@ export function register(program: Command): void {
         file: string,
         options: { runDir?: string; concurrency?: number; set: string[]; grace: number },
       ) => {
-        const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+        const experiment = await reportingConfigErrors(() =>
+          loadExperiment(file, { set: options.set, ...installDirOption() }),
+        );
         printWarnings(experiment.warnings);
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(
