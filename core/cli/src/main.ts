@@ -10,6 +10,7 @@ import * as slump from './commands/slump.js';
 import * as sweSteps from './commands/swe-steps.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
+import { registerContributedCommands } from './contributed-commands.js';
 import { pluginSearch } from './plugin-search.js';
 
 /**
@@ -43,6 +44,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     .exitOverride()
     .showSuggestionAfterError();
   for (const command of commands) command.register(program);
+  await registerContributedCommands(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
