@@ -11,6 +11,8 @@ import * as sweSteps from './commands/swe-steps.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
 import * as worker from './commands/worker.js';
+import { registerContributedCommands } from './contributed-commands.js';
+import { pluginSearch } from './plugin-search.js';
 
 /**
  * Each command lives in its own file under commands/ and exports `register(program)`. Add new
@@ -31,13 +33,20 @@ const commands: { register(program: Command): void }[] = [
   worker,
 ];
 
+export interface MainOptions {
+  /** Where longhaul is installed, for plugin discovery; null looks only where the command runs. */
+  installDir?: string | null;
+}
+
 /** Runs the CLI; resolves to the process exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  pluginSearch.installDir = options.installDir;
   const program = new Command('longhaul')
     .description('Evaluate coding agents on long-horizon, iterative work')
     .exitOverride()
     .showSuggestionAfterError();
   for (const command of commands) command.register(program);
+  await registerContributedCommands(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

@@ -1,3 +1,5 @@
+import { realpath } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeProject } from '../../kernel/test/fixtures/config/project.js';
 import { runCli } from './run-cli.js';
@@ -14,13 +16,15 @@ async function project(installed: string[]) {
 }
 
 describe('longhaul plugins', () => {
-  it('lists kind, id, package@version and description of installed plugins', async () => {
-    const result = await runCli(['plugins'], await project(['harness-echo']));
+  it('lists kind, id, package@version, where it came from and description, from manifests', async () => {
+    const cwd = await project(['harness-echo']);
+    const result = await runCli(['plugins'], cwd);
+    const dir = await realpath(join(cwd, 'node_modules/@fixture/harness-echo'));
     expect(result).toEqual({
       code: 0,
       stdout: [
-        'KIND     ID    PACKAGE                      DESCRIPTION',
-        'harness  echo  @fixture/harness-echo@2.0.0  Repeats the prompt back',
+        `KIND     ID    PACKAGE                      FROM${' '.repeat(dir.length)}  DESCRIPTION`,
+        `harness  echo  @fixture/harness-echo@2.0.0  cwd ${dir}  Repeats the prompt back`,
         '',
       ].join('\n'),
       stderr: '',
@@ -37,16 +41,58 @@ describe('longhaul plugins', () => {
     expect(bad.stderr).toMatch(/expected one of harness, environment/);
   });
 
-  it('lists the working plugins, then exits 2 naming a package that cannot be loaded', async () => {
-    const cwd = await project(['harness-echo', 'no-default']);
+  it('imports no plugin: a package that fails to import is listed like any other', async () => {
+    const result = await runCli(['plugins'], await project(['broken', 'no-default']));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\nscorer {4}lonely {2}@fixture\/installed-no-default@1\.0\.0 /);
+  });
+
+  it('lists the working plugins, then exits 2 naming packages that declare the same plugin', async () => {
+    const cwd = await project(['harness-echo', 'harness-echo-copy', 'no-default']);
     const result = await runCli(['plugins'], cwd);
     expect(result.code).toBe(2);
-    expect(result.stdout).toMatch(/^KIND .*\nharness {2}echo {2}/);
-    expect(result.stderr).toMatch(
-      /package\.json: plugin package '@fixture\/installed-no-default' has no default export.*\n1 problem found\n$/,
+    expect(result.stdout).toMatch(
+      /^KIND .*\nscorer {2}lonely {2}@fixture\/installed-no-default@1\.0\.0 {2}cwd [^\n]*\n$/,
     );
-    // Asking for a kind the broken package does not declare shows no problem.
-    expect(await runCli(['plugins', 'harness'], cwd)).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stderr).toMatch(/harness 'echo' is defined by two packages.*\n1 problem found\n$/);
+    // Asking for a kind the clash is not about shows no problem.
+    expect(await runCli(['plugins', 'scorer'], cwd)).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
+describe('longhaul plugins show', () => {
+  it("prints a plugin's options with type, default and description", async () => {
+    const cwd = await project(['options']);
+    const result = await runCli(['plugins', 'show', 'tuned'], cwd);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/^harness tuned \(@fixture\/options@1\.0\.0, .*options\)$/);
+    expect(lines[1]).toBe('A harness with options of every shape');
+    expect(lines.slice(3)).toEqual([
+      'OPTION       TYPE            DEFAULT               DESCRIPTION',
+      'model        string          (required)            Model name under models:',
+      'effort       "low" | "high"  "low"                 How hard to think',
+      'retries      integer         3                     Retries per turn',
+      'limits       object          {"cpus":2,"tags":[]}  Resource limits',
+      'limits.cpus  number          2                     CPUs',
+      'limits.tags  string[]        []',
+      'env          map of string   {}                    Extra environment variables',
+      'seed         integer | null  null                  Fixed seed, or none',
+      '',
+    ]);
+  });
+
+  it('says when a plugin is unknown, and why one cannot be imported', async () => {
+    const cwd = await project(['options', 'no-default']);
+    const unknown = await runCli(['plugins', 'show', 'tuner'], cwd);
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toMatch(
+      /^plugins show: tuner: no plugin 'tuner' is installed \(see longhaul plugins\)\n/,
+    );
+    const broken = await runCli(['plugins', 'show', 'scorer/lonely'], cwd);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/plugin package '@fixture\/installed-no-default' has no default export/);
   });
 });
 

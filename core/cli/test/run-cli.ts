@@ -1,7 +1,10 @@
 import { vi } from 'vitest';
 import { main } from '../src/main.js';
 
-/** Runs the CLI in-process with `cwd` as the working directory, capturing what it prints. */
+/**
+ * Runs the CLI in-process with `cwd` as the working directory, capturing what it prints. Plugins
+ * are found from `cwd` only, not beside the CLI (the repository), so fixture projects see their own.
+ */
 export async function runCli(
   argv: string[],
   cwd: string,
@@ -13,7 +16,7 @@ export async function runCli(
   const previous = process.cwd();
   process.chdir(cwd);
   try {
-    const code = await main(argv);
+    const code = await main(argv, { installDir: null });
     return { code, stdout: out.join(''), stderr: err.join('') };
   } finally {
     process.chdir(previous);

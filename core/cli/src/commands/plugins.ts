@@ -1,6 +1,15 @@
-import { ConfigError, type PluginKind, PluginRegistry, pluginKinds } from '@longhaul/core';
+import {
+  ConfigError,
+  type DeclaredPlugin,
+  formatIssue,
+  optionRows,
+  type PluginKind,
+  type PluginOrigin,
+  pluginKinds,
+} from '@longhaul/core';
 import { type Command, InvalidArgumentError } from 'commander';
 import { formatColumns } from '../columns.js';
+import { discoverPlugins } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
 
 function parseKind(value: string): PluginKind {
@@ -10,28 +19,87 @@ function parseKind(value: string): PluginKind {
   return value as PluginKind;
 }
 
-/** `longhaul plugins [kind]`: the plugins installed where the command runs. */
+const origins: Record<PluginOrigin, string> = {
+  'plugins-entry': 'plugins:',
+  project: 'project',
+  cwd: 'cwd',
+  install: 'longhaul',
+};
+
+/** `longhaul plugins [kind]` and `longhaul plugins show <id>`: what is installed, from manifests. */
 export function register(program: Command): void {
-  program
+  const command = program
     .command('plugins')
-    .description('List the installed plugins (packages in node_modules with a "longhaul" field)')
+    .description(
+      'List the installed plugins: packages with a "longhaul" field in node_modules of the working directory or beside longhaul',
+    )
     .argument('[kind]', `only plugins of this kind (${pluginKinds.join(', ')})`, parseKind)
     .action(async (kind: PluginKind | undefined) => {
-      const registry = await reportingConfigErrors(() => PluginRegistry.discover({ cwd: process.cwd() }));
-      const plugins = registry.list(kind);
+      const registry = await reportingConfigErrors(() => discoverPlugins());
+      const plugins = registry.declared(kind);
       if (plugins.length === 0) {
         process.stdout.write(`no ${kind ? `${kind} ` : ''}plugins installed under ${process.cwd()}\n`);
       } else {
         const rows = plugins.map((plugin) => [
-          plugin.definition.kind,
-          plugin.definition.id,
+          plugin.kind,
+          plugin.id,
           `${plugin.packageName}@${plugin.version}`,
-          plugin.definition.description,
+          `${origins[plugin.origin]} ${plugin.dir}`,
+          plugin.description,
         ]);
-        process.stdout.write(`${formatColumns([['KIND', 'ID', 'PACKAGE', 'DESCRIPTION'], ...rows])}\n`);
+        process.stdout.write(
+          `${formatColumns([['KIND', 'ID', 'PACKAGE', 'FROM', 'DESCRIPTION'], ...rows])}\n`,
+        );
       }
-      // Packages that cannot be loaded are listed after the working plugins, as bad input.
+      // Packages whose manifest is invalid, or that declare the same plugin, come after, as bad input.
       const problems = registry.problems(kind);
       if (problems.length > 0) await reportingConfigErrors(() => Promise.reject(new ConfigError(problems)));
+    });
+  command
+    .command('show')
+    .description("Print a plugin's options (name, type, default, description), importing only its package")
+    .argument('<id>', 'plugin id, or kind/id when two kinds share the id')
+    .action(async (name: string) => {
+      const registry = await reportingConfigErrors(() => discoverPlugins());
+      const [kind, id] = name.includes('/') ? (name.split('/', 2) as [string, string]) : [undefined, name];
+      const matches = registry
+        .declared()
+        .filter((p) => p.id === id && (kind === undefined || p.kind === kind));
+      const fail = (message: string) =>
+        reportingConfigErrors(() =>
+          Promise.reject(new ConfigError([{ file: 'plugins show', key: name, message }])),
+        );
+      if (matches.length === 0) {
+        const problems = registry.problems().filter((issue) => issue.message.includes(`'${id}'`));
+        if (problems.length > 0) return fail(problems.map(formatIssue).join('; '));
+        return fail(`no plugin '${name}' is installed (see longhaul plugins)`);
+      }
+      if (matches.length > 1) {
+        return fail(`'${id}' names ${matches.map((p) => `${p.kind}/${p.id}`).join(' and ')}; say which`);
+      }
+      const declared = matches[0] as DeclaredPlugin;
+      await registry.load([declared]);
+      const plugin = registry.get(declared.kind, declared.id);
+      if (!plugin) {
+        return reportingConfigErrors(() =>
+          Promise.reject(new ConfigError(registry.problems(declared.kind, declared.id))),
+        );
+      }
+      const { definition } = plugin;
+      process.stdout.write(
+        `${definition.kind} ${definition.id} (${plugin.packageName}@${plugin.version}, ${plugin.dir})\n${definition.description}\n\n`,
+      );
+      const rows = optionRows(definition.options);
+      if (rows.length === 0) {
+        process.stdout.write('no options\n');
+        return;
+      }
+      const table = rows.map((row) => [
+        row.name,
+        row.type,
+        row.required ? '(required)' : row.default,
+        row.description,
+      ]);
+      process.stdout.write(`${formatColumns([['OPTION', 'TYPE', 'DEFAULT', 'DESCRIPTION'], ...table])}\n`);
     });
 }

@@ -1,4 +1,4 @@
-import { type Environment, PluginRegistry, standalonePlugin } from '@longhaul/core';
+import { type Environment, standalonePlugin } from '@longhaul/core';
 import {
   connectDocker,
   DockerEnvironment,
@@ -7,6 +7,7 @@ import {
   removedNames,
 } from '@longhaul/environment-docker';
 import type { Command } from 'commander';
+import { discoverPlugins } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
 
 /**
@@ -14,7 +15,10 @@ import { reportingConfigErrors } from '../print-error.js';
  * with the CLI, so prune reaches it wherever the command runs.
  */
 async function environments(): Promise<Map<string, Environment>> {
-  const registry = await reportingConfigErrors(() => PluginRegistry.discover({ cwd: process.cwd() }));
+  const registry = await reportingConfigErrors(async () => {
+    const found = await discoverPlugins();
+    return found.load(found.declared('environment'));
+  });
   const found = new Map<string, Environment>();
   for (const plugin of registry.list('environment')) {
     const id = plugin.definition.id;

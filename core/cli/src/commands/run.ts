@@ -1,6 +1,7 @@
 import { loadExperiment, type RunOptions, startRun } from '@longhaul/core';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
+import { installDirOption } from '../plugin-search.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
 import { driveRun } from '../progress/drive-run.js';
@@ -57,7 +58,9 @@ export function register(program: Command): void {
       ) => {
         const set =
           options.executor === undefined ? options.set : [`executor=${options.executor}`, ...options.set];
-        const experiment = await reportingConfigErrors(() => loadExperiment(file, { set }));
+        const experiment = await reportingConfigErrors(() =>
+          loadExperiment(file, { set, ...installDirOption() }),
+        );
         printWarnings(experiment.warnings);
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(

@@ -1,5 +1,6 @@
-import { experimentJsonSchema, formatIssue, PluginRegistry } from '@longhaul/core';
+import { experimentJsonSchema, formatIssue } from '@longhaul/core';
 import type { Command } from 'commander';
+import { discoverPlugins } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
 
 /** `longhaul schema`: the JSON Schema of experiment files, for editors. */
@@ -10,7 +11,7 @@ export function register(program: Command): void {
       "Print the JSON Schema of experiment files, with every installed plugin's options (point your editor's YAML schema setting at it)",
     )
     .action(async () => {
-      const registry = await reportingConfigErrors(() => PluginRegistry.discover({ cwd: process.cwd() }));
+      const registry = await reportingConfigErrors(async () => (await discoverPlugins()).load('all'));
       process.stdout.write(`${JSON.stringify(experimentJsonSchema(registry), null, 2)}\n`);
       for (const problem of registry.problems()) process.stderr.write(`left out: ${formatIssue(problem)}\n`);
     });

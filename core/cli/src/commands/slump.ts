@@ -14,6 +14,7 @@ import {
 } from '@longhaul/scorer-faithfulness';
 import type { Command } from 'commander';
 import { formatColumns } from '../columns.js';
+import { installDirOption } from '../plugin-search.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 
 const percent = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)}%`);
@@ -52,7 +53,9 @@ export function register(program: Command): void {
     .option('--json', 'print the audit as JSON')
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
     .action(async (file: string, options: { model?: string; json?: boolean; set: string[] }) => {
-      const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+      const experiment = await reportingConfigErrors(() =>
+        loadExperiment(file, { set: options.set, ...installDirOption() }),
+      );
       const tasks = experiment.tasks.filter((task) => (task.components ?? []).length > 0);
       if (tasks.length === 0) {
         process.stderr.write(`${file}: no task has components to audit\n`);

@@ -1,6 +1,7 @@
 import { loadExperiment } from '@longhaul/core';
 import type { Command } from 'commander';
 import { formatColumns } from '../columns.js';
+import { installDirOption } from '../plugin-search.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 
 /** `longhaul tasks <experiment>`: the tasks an experiment would run. */
@@ -11,7 +12,9 @@ export function register(program: Command): void {
     .argument('<experiment>', 'experiment YAML file')
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
     .action(async (file: string, options: { set: string[] }) => {
-      const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+      const experiment = await reportingConfigErrors(() =>
+        loadExperiment(file, { set: options.set, ...installDirOption() }),
+      );
       const rows = experiment.tasks.map((task) => [
         task.id,
         String(task.steps.length),

@@ -1,5 +1,6 @@
 import { loadExperiment } from '@longhaul/core';
 import type { Command } from 'commander';
+import { installDirOption } from '../plugin-search.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
 
@@ -14,7 +15,9 @@ export function register(program: Command): void {
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
     .option('--resolved', 'print the experiment as a run would store it (defaults filled in)', false)
     .action(async (file: string, options: { set: string[]; resolved: boolean }) => {
-      const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+      const experiment = await reportingConfigErrors(() =>
+        loadExperiment(file, { set: options.set, ...installDirOption() }),
+      );
       printWarnings(experiment.warnings);
       if (options.resolved) {
         process.stdout.write(experiment.resolved);

@@ -49,7 +49,11 @@ export function register(program: Command): void {
     )
     .option('--executor <id>', 'the executor plugin whose trials to serve', 'queue')
     .action(async (flags: WorkerFlags) => {
-      const registry = await reportingConfigErrors(() => PluginRegistry.discover({ cwd: flags.plugins }));
+      const registry = await reportingConfigErrors(async () =>
+        (await PluginRegistry.discover({ cwd: flags.plugins })).load([
+          { kind: 'executor', id: flags.executor },
+        ]),
+      );
       const options = {
         ...(flags.queue === undefined ? {} : { url: flags.queue }),
         ...(flags.queueName === undefined ? {} : { queue: flags.queueName }),

@@ -27,6 +27,8 @@ export interface LoadExperimentOptions {
   cwd?: string;
   /** Plugins to use instead of discovering them. */
   registry?: PluginRegistry;
+  /** Where longhaul is installed, for discovery (see `DiscoverOptions.installDir`). */
+  installDir?: string | null;
   /** Most trials the experiment may expand to (default: `defaultMaxTrials`). */
   maxTrials?: number;
 }
@@ -121,6 +123,7 @@ export async function loadExperiment(
         baseDir,
         extra,
         locateExtra: (index) => issueAt(['plugins', index], ''),
+        ...(opts.installDir === undefined ? {} : { installDir: opts.installDir }),
       });
     } catch (error) {
       if (!isConfigError(error)) throw error;
@@ -128,6 +131,14 @@ export async function loadExperiment(
     }
   }
 
+  // Only the plugins the experiment names are imported.
+  await registry.load(
+    refFields.flatMap(({ field: key, kind }) =>
+      (toList(field(key) as string | { id: string } | (string | { id: string })[] | undefined) ?? []).map(
+        (raw) => ({ kind, id: typeof raw === 'string' ? raw : raw.id }),
+      ),
+    ),
+  );
   const refs = {} as Record<RefField, LocatedRef[] | undefined>;
   for (const { field: key, kind } of refFields) {
     const value = field(key);
@@ -266,7 +277,7 @@ function isMapping(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function toList(value: string | string[] | undefined): string[] | undefined {
+function toList<T>(value: T | T[] | undefined): T[] | undefined {
   return value === undefined ? undefined : Array.isArray(value) ? value : [value];
 }
 

@@ -46,7 +46,8 @@ export function resolveRefs(
       continue;
     }
     if (!plugin) {
-      const known = registry.list(kind).map((p) => p.definition.id);
+      // Every installed id is offered, loaded or not: only the ones named are imported.
+      const known = registry.declared(kind).map((p) => p.id);
       const listing = known.length > 0 ? `installed: ${known.join(', ')}` : `no ${kind} plugin is installed`;
       issues.push(issueAt(idPath, `unknown ${kind} '${id}' (${listing})`, closest(id, known)));
       continue;

@@ -1,3 +1,4 @@
+export * from './command.js';
 export * from './events.js';
 export * from './executor.js';
 export * from './gateway.js';

@@ -6,6 +6,26 @@ import { type PackageJson, packageEntry } from './package-entry.js';
 
 export type IssueLocation = Omit<ConfigIssue, 'message' | 'suggestion'>;
 
+/**
+ * Where a candidate was found: named under the experiment's `plugins:`, installed in the
+ * experiment's project, in the working directory, or next to longhaul itself.
+ */
+export type PluginOrigin = 'plugins-entry' | 'project' | 'cwd' | 'install';
+
+/** A plugin a package declares in its manifest, known before anything is imported. */
+export interface ManifestPlugin {
+  kind: PluginKind;
+  id: string;
+  /** The entry's own description, else the package's. */
+  description?: string;
+}
+
+/** A CLI command a package declares in its manifest; its code is the package's "./commands" export. */
+export interface ManifestCommand {
+  name: string;
+  description: string;
+}
+
 /** A package or folder that should hold plugins, found but not yet imported. */
 export interface Candidate {
   packageName: string;
@@ -15,9 +35,12 @@ export interface Candidate {
   /** The module to import. */
   entry: string;
   /** What package.json's "longhaul" field declares; absent for local folders without one. */
-  manifest?: { kind: PluginKind; id: string }[];
+  manifest?: ManifestPlugin[];
+  /** The commands the "longhaul" field declares, and the module ("./commands" export) holding them. */
+  commands?: { entries: ManifestCommand[]; module: string };
   /** Where to point errors about this candidate. */
   where: IssueLocation;
+  origin: PluginOrigin;
 }
 
 type Found = { candidate: Candidate } | { issue: ConfigIssue };
@@ -28,25 +51,29 @@ type Found = { candidate: Candidate } | { issue: ConfigIssue };
  */
 export async function scanNodeModules(
   start: string,
-  seen: Set<string>,
+  origin: PluginOrigin,
+  seen: { names: Set<string>; dirs: Set<string> },
   conditions: readonly string[],
 ): Promise<Found[]> {
   const found: Found[] = [];
   for (let dir = resolve(start); ; dir = dirname(dir)) {
-    const names = (await listPackages(join(dir, 'node_modules'))).filter((name) => !seen.has(name));
+    // A folder scanned from an earlier start (and all above it) holds nothing new.
+    if (seen.dirs.has(dir)) return found;
+    seen.dirs.add(dir);
+    const names = (await listPackages(join(dir, 'node_modules'))).filter((name) => !seen.names.has(name));
     const results: (Found | undefined)[] = [];
     // In batches: a large node_modules would otherwise open thousands of files at once.
     for (let start = 0; start < names.length; start += 64) {
       const batch = names.slice(start, start + 64);
       results.push(
         ...(await Promise.all(
-          batch.map((name) => readCandidate(join(dir, 'node_modules', name), undefined, conditions)),
+          batch.map((name) => readCandidate(join(dir, 'node_modules', name), origin, undefined, conditions)),
         )),
       );
     }
     for (const result of results) {
       if (!result) continue;
-      if ('candidate' in result) seen.add(result.candidate.packageName);
+      if ('candidate' in result) seen.names.add(result.candidate.packageName);
       found.push(result);
     }
     if (dirname(dir) === dir) return found;
@@ -70,7 +97,7 @@ export async function resolveExtra(
         const packageDir = join(dir, 'node_modules', entry);
         if (await exists(join(packageDir, 'package.json'))) {
           return (
-            (await readCandidate(packageDir, opts.where, opts.conditions, true)) ??
+            (await readCandidate(packageDir, 'plugins-entry', opts.where, opts.conditions, true)) ??
             fail(`cannot read package '${entry}'`)
           );
         }
@@ -94,11 +121,12 @@ export async function resolveExtra(
         dir,
         entry: await realpath(asPath),
         where: opts.where,
+        origin: 'plugins-entry',
       },
     };
   }
   if (await exists(join(asPath, 'package.json'))) {
-    const found = await readCandidate(asPath, opts.where, opts.conditions, true);
+    const found = await readCandidate(asPath, 'plugins-entry', opts.where, opts.conditions, true);
     if (found && 'candidate' in found && !found.candidate.packageName) found.candidate.packageName = entry;
     return found ?? fail(`cannot read ${join(asPath, 'package.json')}`);
   }
@@ -112,6 +140,7 @@ export async function resolveExtra(
       dir: await realpath(asPath),
       entry: await realpath(index),
       where: opts.where,
+      origin: 'plugins-entry',
     },
   };
 }
@@ -135,6 +164,7 @@ async function listPackages(nodeModules: string): Promise<string[]> {
  */
 async function readCandidate(
   dir: string,
+  origin: PluginOrigin,
   where: IssueLocation | undefined,
   conditions: readonly string[],
   explicit = false,
@@ -157,34 +187,57 @@ async function readCandidate(
     dir: real,
     entry: packageEntry(real, pkg, conditions),
     where: location,
+    origin,
   };
   if (pkg.longhaul !== undefined) {
-    const manifest = parseManifest(pkg.longhaul);
+    const manifest = parseManifest(pkg.longhaul, pkg.description);
     if (!manifest) {
       return {
         issue: {
           ...location,
           key: location.key ?? 'longhaul',
-          message: `package '${candidate.packageName}' has an invalid "longhaul" field in ${file}: expected {"plugins": [{"kind": "<${pluginKinds.join('|')}>", "id": "<id>"}]}`,
+          message: `package '${candidate.packageName}' has an invalid "longhaul" field in ${file}: expected {"plugins": [{"kind": "<${pluginKinds.join('|')}>", "id": "<id>"}], "commands": [{"name": "<name>", "description": "<text>"}]} (either list may be left out)`,
         },
       };
     }
-    candidate.manifest = manifest;
+    if (manifest.plugins.length > 0) candidate.manifest = manifest.plugins;
+    if (manifest.commands.length > 0) {
+      candidate.commands = {
+        entries: manifest.commands,
+        module: packageEntry(real, pkg, conditions, './commands'),
+      };
+    }
   }
   return { candidate };
 }
 
-/** `{"plugins": [{kind, id}]}`, or the single-plugin shorthand `{kind, id}`. */
-function parseManifest(field: unknown): Candidate['manifest'] {
-  const raw = (field as { plugins?: unknown })?.plugins ?? [field];
-  if (!Array.isArray(raw) || raw.length === 0) return undefined;
-  const entries: { kind: PluginKind; id: string }[] = [];
-  for (const item of raw) {
-    const { kind, id } = (item ?? {}) as { kind?: unknown; id?: unknown };
+/**
+ * `{"plugins": [{kind, id, description?}], "commands": [{name, description}]}` (either list may be
+ * absent, not both), or the single-plugin shorthand `{kind, id}`.
+ */
+function parseManifest(
+  field: unknown,
+  packageDescription: string | undefined,
+): { plugins: ManifestPlugin[]; commands: ManifestCommand[] } | undefined {
+  const object = (field ?? {}) as { plugins?: unknown; commands?: unknown; kind?: unknown };
+  const rawPlugins = object.plugins ?? (object.kind === undefined && object.commands ? [] : [field]);
+  const rawCommands = object.commands ?? [];
+  if (!Array.isArray(rawPlugins) || !Array.isArray(rawCommands)) return undefined;
+  if (rawPlugins.length === 0 && rawCommands.length === 0) return undefined;
+  const plugins: ManifestPlugin[] = [];
+  for (const item of rawPlugins) {
+    const { kind, id, description } = (item ?? {}) as Record<string, unknown>;
     if (!pluginKinds.includes(kind as PluginKind) || typeof id !== 'string' || !id) return undefined;
-    entries.push({ kind: kind as PluginKind, id });
+    const text = typeof description === 'string' ? description : packageDescription;
+    plugins.push({ kind: kind as PluginKind, id, ...(text === undefined ? {} : { description: text }) });
   }
-  return entries;
+  const commands: ManifestCommand[] = [];
+  for (const item of rawCommands) {
+    const { name, description } = (item ?? {}) as Record<string, unknown>;
+    if (typeof name !== 'string' || !/^[a-z][a-z0-9-]*$/.test(name)) return undefined;
+    commands.push({ name, description: typeof description === 'string' ? description : '' });
+  }
+  return { plugins, commands };
 }
 
 async function exists(path: string): Promise<boolean> {

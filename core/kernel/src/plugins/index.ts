@@ -1,1 +1,3 @@
+export type { ManifestCommand, ManifestPlugin, PluginOrigin } from './candidates.js';
+export * from './option-rows.js';
 export * from './registry.js';

@@ -10,18 +10,25 @@ export interface PackageJson {
 }
 
 /**
- * The file `import(<package>)` would load, picked from package.json's "exports" with the given
+ * The file `import(<package>)` (or `import(<package>/<subpath>)`) would load, picked from package.json's "exports" with the given
  * conditions (first matching key in the package's order wins, as Node does), falling back to "main".
  * Resolved by hand because Node cannot resolve a bare name relative to another directory, or with
  * extra conditions, without flags.
  */
-export function packageEntry(dir: string, pkg: PackageJson, conditions: readonly string[]): string {
+export function packageEntry(
+  dir: string,
+  pkg: PackageJson,
+  conditions: readonly string[],
+  subpath = '.',
+): string {
   let root = pkg.exports;
   if (root && typeof root === 'object' && !Array.isArray(root)) {
     const entries = root as Record<string, unknown>;
-    if (Object.keys(entries).some((key) => key.startsWith('.'))) root = entries['.'];
-  }
+    if (Object.keys(entries).some((key) => key.startsWith('.'))) root = entries[subpath];
+    else if (subpath !== '.') root = undefined;
+  } else if (subpath !== '.') root = undefined;
   const target = root === undefined ? undefined : pick(root, conditions);
+  if (subpath !== '.') return resolve(dir, target ?? subpath);
   return resolve(dir, target ?? pkg.main ?? 'index.js');
 }
 

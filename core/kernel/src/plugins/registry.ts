@@ -1,12 +1,19 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
 import { ConfigError, type ConfigIssue } from '../config/config-error.js';
 import { type PluginDefinition, type PluginKind, pluginKinds } from '../contracts/plugin.js';
 import { tokens } from '../contracts/tokens.js';
 import type { PluginRef } from '../contracts/trial.js';
-import { type Candidate, type IssueLocation, resolveExtra, scanNodeModules } from './candidates.js';
+import {
+  type Candidate,
+  type IssueLocation,
+  type ManifestCommand,
+  type PluginOrigin,
+  resolveExtra,
+  scanNodeModules,
+} from './candidates.js';
 
 export interface LoadedPlugin {
   definition: PluginDefinition;
@@ -16,23 +23,53 @@ export interface LoadedPlugin {
   dir: string;
 }
 
+/** A plugin known from a package's manifest, before (or without) importing its code. */
+export interface DeclaredPlugin {
+  kind: PluginKind;
+  id: string;
+  description: string;
+  packageName: string;
+  version: string;
+  dir: string;
+  origin: PluginOrigin;
+}
+
+/** A CLI command a package declares, to be imported from `module` only when it runs. */
+export interface DeclaredCommand extends ManifestCommand {
+  packageName: string;
+  dir: string;
+  module: string;
+  origin: PluginOrigin;
+}
+
 /** An installed package that could not be loaded, and the plugins it declares. */
 interface PluginProblem {
   issue: ConfigIssue;
   plugins: { kind: PluginKind; id: string }[];
 }
 
+type Want = Pick<PluginDefinition, 'kind' | 'id'>;
+
 export interface DiscoverOptions {
   /** node_modules are scanned from here upwards. */
   cwd: string;
   /** Package names or paths (relative to `baseDir`) of plugins named by an experiment. */
   extra?: string[];
-  /** The experiment's directory, which relative `extra` paths start from. Defaults to `cwd`. */
+  /**
+   * The experiment's directory, which relative `extra` paths start from; its node_modules (and
+   * those above it) are scanned before `cwd`'s. Defaults to `cwd`.
+   */
   baseDir?: string;
   /** Where `extra[index]` is written, so errors about it point into the experiment file. */
   locateExtra?: (index: number) => IssueLocation;
   /** Export conditions used to pick a package's entry module. */
   conditions?: string[];
+  /**
+   * Where longhaul itself is installed: its node_modules (and those above) are scanned last, so
+   * plugins installed beside the CLI are found from any directory. Defaults to the kernel
+   * package's own folder; `null` scans only the experiment's project and `cwd`.
+   */
+  installDir?: string | null;
 }
 
 const kindTokens: Record<PluginKind, ServiceIdentifier<unknown>> = {
@@ -59,88 +96,201 @@ const defaultConditions = import.meta.url.endsWith('.ts')
   ? ['@longhaul/source', 'import', 'node', 'default']
   : ['import', 'node', 'default'];
 
-/** Every plugin an experiment can name: installed plugin packages plus the experiment's own. */
+/** The kernel package's folder (this file is src/plugins/registry.ts or dist/plugins/registry.js). */
+const kernelDir = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Every plugin an experiment can name: installed plugin packages plus the experiment's own.
+ * Discovery reads package manifests only; a package's code is imported when one of its plugins is
+ * asked for (`load`), so listing plugins or starting an experiment imports only what is used.
+ */
 export class PluginRegistry {
   readonly #plugins = new Map<string, LoadedPlugin>();
 
   readonly #problems: PluginProblem[];
 
-  private constructor(plugins: LoadedPlugin[], problems: PluginProblem[] = []) {
+  /** Installed packages not imported yet, each under every key its manifest declares. */
+  readonly #pending = new Map<string, Candidate>();
+
+  readonly #declared: DeclaredPlugin[];
+
+  readonly #commands: DeclaredCommand[];
+
+  private constructor(
+    plugins: LoadedPlugin[],
+    problems: PluginProblem[] = [],
+    pending: Candidate[] = [],
+    declared: DeclaredPlugin[] = [],
+    commands: DeclaredCommand[] = [],
+  ) {
     for (const plugin of plugins) this.#plugins.set(keyOf(plugin.definition), plugin);
+    for (const candidate of pending) {
+      for (const entry of candidate.manifest ?? []) this.#pending.set(keyOf(entry), candidate);
+    }
     this.#problems = problems;
+    this.#declared = declared;
+    this.#commands = commands;
   }
 
   /**
-   * Finds and imports plugins. A plugin the experiment names (`extra`) that cannot be loaded is
-   * an error (a ConfigError listing all of them, located by `locateExtra`). An installed package
-   * that cannot be loaded (fails to import, is not built, exports no plugin or not the plugins its
-   * package.json declares), or a kind and id two installed packages define, does not stop the
-   * others: its plugins are left out and the problem is kept (see `problems`), so that it is
-   * reported where such a plugin is used and by `longhaul plugins`.
+   * Finds plugins: reads the manifests of installed packages (the experiment's project, then
+   * `cwd`, then longhaul's own install) and imports the plugins the experiment names under
+   * `plugins:` (`extra`). A plugin named there that cannot be loaded is an error (a ConfigError
+   * listing all of them, located by `locateExtra`). An installed package whose manifest is invalid,
+   * or a kind and id two installed packages declare, does not stop the others: its plugins are
+   * left out and the problem is kept (see `problems`), so that it is reported where such a plugin
+   * is used and by `longhaul plugins`. Installed packages are imported by `load`.
    */
   static async discover(opts: DiscoverOptions): Promise<PluginRegistry> {
     const conditions = opts.conditions ?? defaultConditions;
-    const baseDir = resolve(opts.cwd, opts.baseDir ?? opts.cwd);
+    const cwd = resolve(opts.cwd);
+    const baseDir = resolve(cwd, opts.baseDir ?? cwd);
     const issues: ConfigIssue[] = [];
     const problems: PluginProblem[] = [];
-    const candidates: (Candidate & { explicit: boolean })[] = [];
-    for (const found of await scanNodeModules(opts.cwd, new Set(), conditions)) {
-      if ('issue' in found) problems.push({ issue: found.issue, plugins: [] });
-      else candidates.push({ ...found.candidate, explicit: false });
+    const installed: Candidate[] = [];
+    const seen = { names: new Set<string>(), dirs: new Set<string>() };
+    const installDir = opts.installDir === undefined ? kernelDir : opts.installDir;
+    const roots: [string, PluginOrigin][] = [
+      ...(baseDir === cwd ? [] : [[baseDir, 'project'] as [string, PluginOrigin]]),
+      [cwd, 'cwd'],
+      ...(installDir === null ? [] : [[installDir, 'install'] as [string, PluginOrigin]]),
+    ];
+    for (const [root, origin] of roots) {
+      for (const found of await scanNodeModules(root, origin, seen, conditions)) {
+        if ('issue' in found) problems.push({ issue: found.issue, plugins: [] });
+        else installed.push(found.candidate);
+      }
     }
     const extras = await Promise.all(
       (opts.extra ?? []).map((entry, index) =>
         resolveExtra(entry, {
           baseDir,
-          cwd: opts.cwd,
+          cwd,
           conditions,
           where: opts.locateExtra?.(index) ?? { file: baseDir, key: `plugins[${index}]` },
         }),
       ),
     );
+    const explicit: Candidate[] = [];
     for (const found of extras) {
-      if ('issue' in found) {
-        issues.push(found.issue);
-        continue;
-      }
-      // A plugin named in the experiment that is installed as well is the same package: load it once.
-      const installed = candidates.find((candidate) => candidate.dir === found.candidate.dir);
-      if (installed) Object.assign(installed, { explicit: true, where: found.candidate.where });
-      else candidates.push({ ...found.candidate, explicit: true });
+      if ('issue' in found) issues.push(found.issue);
+      else if (!explicit.some((candidate) => candidate.dir === found.candidate.dir))
+        explicit.push(found.candidate);
     }
+    // A plugin named in the experiment that is installed as well is the same package: load it once.
+    const others = installed.filter((candidate) => !explicit.some((e) => e.dir === candidate.dir));
 
-    const loaded = await Promise.all(candidates.map((candidate) => importCandidate(candidate)));
-    const byKey = new Map<string, { plugin: LoadedPlugin; explicit: boolean }>();
-    const ambiguous = new Set<string>();
+    const loaded = await Promise.all(explicit.map((candidate) => importCandidate(candidate)));
+    const byKey = new Map<string, LoadedPlugin>();
     for (const [index, result] of loaded.entries()) {
-      const candidate = candidates[index]!;
+      const candidate = explicit[index]!;
       if ('issues' in result) {
-        if (candidate.explicit) issues.push(...result.issues);
-        else problems.push(...result.issues.map((issue) => ({ issue, plugins: candidate.manifest ?? [] })));
+        issues.push(...result.issues);
         continue;
       }
       for (const definition of result.definitions) {
-        const key = keyOf(definition);
-        const other = byKey.get(key);
-        if (!other) {
-          const { packageName, version, dir } = candidate;
-          byKey.set(key, { plugin: { definition, packageName, version, dir }, explicit: candidate.explicit });
-          continue;
-        }
-        const issue = {
-          ...candidate.where,
-          message: `${definition.kind} '${definition.id}' is defined by two packages: '${other.plugin.packageName}' (${other.plugin.dir}) and '${candidate.packageName}' (${candidate.dir}); uninstall or rename one`,
-        };
-        if (candidate.explicit || other.explicit) issues.push(issue);
-        else problems.push({ issue, plugins: [{ kind: definition.kind, id: definition.id }] });
-        ambiguous.add(key);
+        const other = byKey.get(keyOf(definition));
+        if (other) issues.push(twoPackages(definition, other, candidate));
+        else byKey.set(keyOf(definition), loadedFrom(candidate, definition));
       }
     }
+    // Nearer plugins shadow farther ones of the same kind and id: the experiment's own, then its
+    // project's, the working directory's, longhaul's install (naming a folder under plugins: is
+    // how a changed copy of an installed plugin is tried). Two found at the same place are ambiguous.
+    const pending: Candidate[] = [];
+    const declaredBy = new Map<string, Candidate>();
+    const ambiguous = new Set<string>();
+    for (const candidate of others) {
+      const manifest = (candidate.manifest ?? []).filter((entry) => {
+        const other = declaredBy.get(keyOf(entry));
+        return !byKey.has(keyOf(entry)) && (!other || other.origin === candidate.origin);
+      });
+      if (candidate.manifest && manifest.length === 0) continue;
+      for (const entry of manifest) {
+        const key = keyOf(entry);
+        const other = declaredBy.get(key);
+        if (other) {
+          problems.push({ issue: twoPackages(entry, other, candidate), plugins: [entry] });
+          ambiguous.add(key);
+        } else declaredBy.set(key, candidate);
+      }
+      pending.push({ ...candidate, manifest });
+    }
     if (issues.length > 0) throw new ConfigError(issues);
-    const plugins = [...byKey.entries()]
-      .filter(([key]) => !ambiguous.has(key))
-      .map(([, entry]) => entry.plugin);
-    return new PluginRegistry(plugins, problems);
+    const declared: DeclaredPlugin[] = [
+      ...[...byKey.values()].map((plugin) => ({
+        kind: plugin.definition.kind,
+        id: plugin.definition.id,
+        description: plugin.definition.description,
+        packageName: plugin.packageName,
+        version: plugin.version,
+        dir: plugin.dir,
+        origin: 'plugins-entry' as const,
+      })),
+      ...pending.flatMap((candidate) =>
+        (candidate.manifest ?? [])
+          .filter((entry) => !ambiguous.has(keyOf(entry)))
+          .map((entry) => ({
+            kind: entry.kind,
+            id: entry.id,
+            description: entry.description ?? '',
+            packageName: candidate.packageName,
+            version: candidate.version,
+            dir: candidate.dir,
+            origin: candidate.origin,
+          })),
+      ),
+    ];
+    const commands = [...explicit, ...pending].flatMap((candidate) =>
+      (candidate.commands?.entries ?? []).map((command) => ({
+        ...command,
+        packageName: candidate.packageName,
+        dir: candidate.dir,
+        module: candidate.commands!.module,
+        origin: candidate.origin,
+      })),
+    );
+    return new PluginRegistry(
+      [...byKey.values()],
+      problems,
+      pending.map((candidate) => ({
+        ...candidate,
+        manifest: candidate.manifest?.filter((entry) => !ambiguous.has(keyOf(entry))),
+      })),
+      declared,
+      commands,
+    );
+  }
+
+  /**
+   * Imports the installed packages that declare the given plugins (every installed package when
+   * `wanted` is 'all'). A package that cannot be loaded (fails to import, is not built, exports no
+   * plugin or not the plugins its manifest declares) is left out and its problem kept, to be
+   * reported where one of its plugins is used.
+   */
+  async load(wanted: Want[] | 'all'): Promise<this> {
+    const candidates = new Set<Candidate>();
+    if (wanted === 'all') for (const candidate of this.#pending.values()) candidates.add(candidate);
+    else {
+      for (const want of wanted) {
+        const candidate = this.#pending.get(keyOf(want));
+        if (candidate) candidates.add(candidate);
+      }
+    }
+    const results = await Promise.all(
+      [...candidates].map(async (candidate) => ({ candidate, result: await importCandidate(candidate) })),
+    );
+    for (const { candidate, result } of results) {
+      for (const entry of candidate.manifest ?? []) this.#pending.delete(keyOf(entry));
+      if ('issues' in result) {
+        this.#problems.push(...result.issues.map((issue) => ({ issue, plugins: candidate.manifest ?? [] })));
+        continue;
+      }
+      for (const definition of result.definitions) {
+        this.#plugins.set(keyOf(definition), loadedFrom(candidate, definition));
+      }
+    }
+    return this;
   }
 
   /**
@@ -162,19 +312,41 @@ export class PluginRegistry {
     return new PluginRegistry(plugins);
   }
 
+  /** The plugin `kind`/`id` if it is loaded (see `load`). */
   get(kind: PluginKind, id: string): LoadedPlugin | undefined {
     return this.#plugins.get(`${kind}:${id}`);
   }
 
-  /** Plugins sorted by kind (in `pluginKinds` order) and id. */
+  /** Loaded plugins sorted by kind (in `pluginKinds` order) and id. */
   list(kind?: PluginKind): LoadedPlugin[] {
-    return [...this.#plugins.values()]
-      .filter((plugin) => kind === undefined || plugin.definition.kind === kind)
-      .sort(
-        (a, b) =>
-          pluginKinds.indexOf(a.definition.kind) - pluginKinds.indexOf(b.definition.kind) ||
-          a.definition.id.localeCompare(b.definition.id),
-      );
+    return sortByKindAndId(
+      [...this.#plugins.values()].filter((plugin) => kind === undefined || plugin.definition.kind === kind),
+      (plugin) => plugin.definition,
+    );
+  }
+
+  /** Every plugin found, loaded or not, from manifests; sorted by kind and id. */
+  declared(kind?: PluginKind): DeclaredPlugin[] {
+    const declared = this.#declared.filter((plugin) => kind === undefined || plugin.kind === kind);
+    const keys = new Set(declared.map(keyOf));
+    // Plugins given to `of` have no manifest entry.
+    const extra = this.list(kind)
+      .filter((plugin) => !keys.has(keyOf(plugin.definition)))
+      .map((plugin) => ({
+        kind: plugin.definition.kind,
+        id: plugin.definition.id,
+        description: plugin.definition.description,
+        packageName: plugin.packageName,
+        version: plugin.version,
+        dir: plugin.dir,
+        origin: 'plugins-entry' as const,
+      }));
+    return sortByKindAndId([...declared, ...extra], (plugin) => plugin);
+  }
+
+  /** The CLI commands installed packages declare, by name. */
+  commands(): DeclaredCommand[] {
+    return [...this.#commands].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   /**
@@ -185,7 +357,7 @@ export class PluginRegistry {
     const plugin = this.get(kind, ref.id);
     if (!plugin) {
       const known = this.list(kind).map((p) => p.definition.id);
-      throw new Error(`no ${kind} plugin '${ref.id}' is installed (known: ${known.join(', ') || 'none'})`);
+      throw new Error(`no ${kind} plugin '${ref.id}' is loaded (loaded: ${known.join(', ') || 'none'})`);
     }
     const parsed = plugin.definition.options.safeParse(ref.options ?? {});
     if (!parsed.success) {
@@ -201,6 +373,29 @@ export class PluginRegistry {
     container.load(new ContainerModule(({ bind }) => plugin.definition.register(bind, parsed.data)));
     return container.get<T>(pluginToken<T>(kind));
   }
+}
+
+function sortByKindAndId<T>(items: T[], of: (item: T) => Want): T[] {
+  return items.sort(
+    (a, b) =>
+      pluginKinds.indexOf(of(a).kind) - pluginKinds.indexOf(of(b).kind) || of(a).id.localeCompare(of(b).id),
+  );
+}
+
+function loadedFrom(candidate: Candidate, definition: PluginDefinition): LoadedPlugin {
+  const { packageName, version, dir } = candidate;
+  return { definition, packageName, version, dir };
+}
+
+function twoPackages(
+  what: Want,
+  first: Pick<LoadedPlugin, 'packageName' | 'dir'>,
+  second: Candidate,
+): ConfigIssue {
+  return {
+    ...second.where,
+    message: `${what.kind} '${what.id}' is defined by two packages: '${first.packageName}' (${first.dir}) and '${second.packageName}' (${second.dir}); uninstall or rename one`,
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, type Harness, PluginRegistry, tokens } from '@longhaul/core';
 import { Container } from 'inversify';
@@ -15,8 +16,18 @@ async function project(installed: string[]) {
   return made.dir;
 }
 
+/** Discovery from a fixture project only (not beside the kernel, which is the repository). */
+function discover(opts: Parameters<typeof PluginRegistry.discover>[0]): Promise<PluginRegistry> {
+  return PluginRegistry.discover({ installDir: null, ...opts });
+}
+
+/** Discovery, then every installed package imported. */
+async function discoverAll(opts: Parameters<typeof PluginRegistry.discover>[0]): Promise<PluginRegistry> {
+  return (await discover(opts)).load('all');
+}
+
 async function discoverError(opts: Parameters<typeof PluginRegistry.discover>[0]): Promise<ConfigError> {
-  const error = await PluginRegistry.discover(opts).then(
+  const error = await discover(opts).then(
     () => undefined,
     (caught: unknown) => caught,
   );
@@ -25,9 +36,22 @@ async function discoverError(opts: Parameters<typeof PluginRegistry.discover>[0]
 }
 
 describe('PluginRegistry.discover', () => {
-  it('finds plugin packages in node_modules by their "longhaul" field', async () => {
+  it('finds plugin packages in node_modules by their "longhaul" field, importing one when asked', async () => {
     const cwd = await project(['harness-echo']);
-    const registry = await PluginRegistry.discover({ cwd: join(cwd) });
+    const registry = await discover({ cwd: join(cwd) });
+    expect(registry.declared()).toEqual([
+      {
+        kind: 'harness',
+        id: 'echo',
+        description: 'Repeats the prompt back',
+        packageName: '@fixture/harness-echo',
+        version: '2.0.0',
+        dir: await realpath(join(cwd, 'node_modules', '@fixture', 'harness-echo')),
+        origin: 'cwd',
+      },
+    ]);
+    expect(registry.list()).toEqual([]);
+    await registry.load([{ kind: 'harness', id: 'echo' }]);
     expect(
       registry.list().map((p) => [p.definition.kind, p.definition.id, p.packageName, p.version]),
     ).toEqual([['harness', 'echo', '@fixture/harness-echo', '2.0.0']]);
@@ -36,13 +60,13 @@ describe('PluginRegistry.discover', () => {
   });
 
   it('ignores packages without a "longhaul" field (zod is installed in every fixture project)', async () => {
-    const registry = await PluginRegistry.discover({ cwd: await project([]) });
-    expect(registry.list()).toEqual([]);
+    const registry = await discoverAll({ cwd: await project([]) });
+    expect(registry.declared()).toEqual([]);
   });
 
   it('loads local plugin folders and packages named by an experiment, relative to its directory', async () => {
     const cwd = await project([]);
-    const registry = await PluginRegistry.discover({
+    const registry = await discover({
       cwd,
       baseDir: join(fixtures, 'experiments'),
       extra: ['../plugins/harnesses', '../plugins/scratch-memory'],
@@ -54,9 +78,10 @@ describe('PluginRegistry.discover', () => {
   });
 
   it('leaves out a kind and id two installed packages define, naming both', async () => {
-    const registry = await PluginRegistry.discover({
+    const registry = await discoverAll({
       cwd: await project(['harness-echo', 'harness-echo-copy']),
     });
+    expect(registry.declared()).toEqual([]);
     expect(registry.get('harness', 'echo')).toBeUndefined();
     const problems = registry.problems('harness', 'echo');
     expect(problems).toHaveLength(1);
@@ -66,7 +91,7 @@ describe('PluginRegistry.discover', () => {
   });
 
   it('keeps the problem of an installed package that fails to import, without stopping the others', async () => {
-    const registry = await PluginRegistry.discover({ cwd: await project(['broken', 'harness-echo']) });
+    const registry = await discoverAll({ cwd: await project(['broken', 'harness-echo']) });
     expect(registry.list().map((p) => p.definition.id)).toEqual(['echo']);
     expect(registry.problems('harness')).toEqual([]);
     const [problem] = registry.problems('reporter', 'broken');
@@ -77,19 +102,19 @@ describe('PluginRegistry.discover', () => {
   });
 
   it('keeps the problem of a package whose entry module is missing (not built)', async () => {
-    const registry = await PluginRegistry.discover({ cwd: await project(['unbuilt']) });
+    const registry = await discoverAll({ cwd: await project(['unbuilt']) });
     expect(registry.problems('harness', 'unbuilt')[0]?.message).toMatch(
       /^plugin package '@fixture\/unbuilt' has no entry module at .*\/@fixture\/unbuilt\/dist\/index\.js \(is it built\?/,
     );
   });
 
   it('keeps the problem of a package without a default export', async () => {
-    const registry = await PluginRegistry.discover({ cwd: await project(['no-default']) });
+    const registry = await discoverAll({ cwd: await project(['no-default']) });
     expect(registry.problems()[0]?.message).toMatch(/'@fixture\/installed-no-default' has no default export/);
   });
 
   it('keeps the problems of exports that do not match the package.json manifest, both ways', async () => {
-    const registry = await PluginRegistry.discover({ cwd: await project(['mismatch']) });
+    const registry = await discoverAll({ cwd: await project(['mismatch']) });
     expect(registry.get('harness', 'other')).toBeUndefined();
     expect(registry.problems('harness', 'declared').map((issue) => issue.message)).toEqual([
       `package '@fixture/mismatch' declares harness 'declared' in package.json "longhaul" but does not export it`,
@@ -101,13 +126,63 @@ describe('PluginRegistry.discover', () => {
     const error = await discoverError({
       cwd: await project(['harness-echo']),
       baseDir: fixtures,
-      extra: ['./plugins/no-default', './plugins/broken', './installed/harness-echo-copy'],
+      extra: [
+        './plugins/no-default',
+        './plugins/broken',
+        './installed/harness-echo-copy',
+        './installed/harness-echo',
+      ],
     });
     expect(error.issues.map((issue) => [issue.key, issue.message.split(':')[0]])).toEqual([
       ['plugins[0]', expect.stringMatching(/^plugin package '@fixture\/no-default' has no default export/)],
       ['plugins[1]', expect.stringMatching(/^plugin package '.\/plugins\/broken' failed to import/)],
-      ['plugins[2]', "harness 'echo' is defined by two packages"],
+      ['plugins[3]', "harness 'echo' is defined by two packages"],
     ]);
+  });
+
+  it("lets the experiment's own plugin shadow an installed one of the same kind and id", async () => {
+    const registry = await discover({
+      cwd: await project(['harness-echo']),
+      baseDir: fixtures,
+      extra: ['./installed/harness-echo-copy'],
+    });
+    expect(registry.get('harness', 'echo')?.packageName).toBe('harness-echo-copy');
+    expect(
+      registry
+        .declared('harness')
+        .filter((p) => p.id === 'echo')
+        .map((p) => [p.packageName, p.origin]),
+    ).toEqual([['harness-echo-copy', 'plugins-entry']]);
+    expect(registry.problems()).toEqual([]);
+  });
+
+  it("finds plugins in the experiment's project, the working directory and beside longhaul, nearest first", async () => {
+    const experimentProject = await project(['harness-echo']);
+    const cwd = await project(['mismatch']);
+    const install = await project(['harness-echo-copy', 'no-default']);
+    const registry = await PluginRegistry.discover({ cwd, baseDir: experimentProject, installDir: install });
+    expect(registry.declared().map((p) => [p.kind, p.id, p.packageName, p.origin])).toEqual([
+      // harness-echo-copy beside longhaul declares echo too, but the project's is nearer.
+      ['harness', 'declared', '@fixture/mismatch', 'cwd'],
+      ['harness', 'echo', '@fixture/harness-echo', 'project'],
+      ['scorer', 'lonely', '@fixture/installed-no-default', 'install'],
+    ]);
+  });
+
+  it('reads the commands a manifest declares without importing anything', async () => {
+    const cwd = await realpath(await project(['commands']));
+    const registry = await discover({ cwd });
+    expect(registry.commands()).toEqual([
+      {
+        name: 'greet',
+        description: 'Say hello',
+        packageName: '@fixture/commands',
+        dir: join(cwd, 'node_modules', '@fixture', 'commands'),
+        module: join(cwd, 'node_modules', '@fixture', 'commands', 'commands.js'),
+        origin: 'cwd',
+      },
+    ]);
+    expect(registry.declared()).toEqual([]);
   });
 
   it('points at the experiment entry for a missing plugin path', async () => {
@@ -136,7 +211,7 @@ describe('PluginRegistry.discover', () => {
 
 describe('PluginRegistry.instantiate', () => {
   it('builds the plugin in a child container with its parsed options and the parent services', async () => {
-    const registry = await PluginRegistry.discover({ cwd: await project(['harness-echo']) });
+    const registry = await discoverAll({ cwd: await project(['harness-echo']) });
     const parent = new Container();
     parent.bind(tokens.Run).toConstantValue({ runId: 'r1', runDir: '/tmp/r1', baseDir: '/tmp' });
     const harness = registry.instantiate<Harness & { prefix: string; run: { runId: string } }>(
@@ -159,9 +234,9 @@ describe('PluginRegistry.instantiate', () => {
   });
 
   it('refuses an unknown plugin and options its schema rejects', async () => {
-    const registry = await PluginRegistry.discover({ cwd: await project(['harness-echo']) });
+    const registry = await discoverAll({ cwd: await project(['harness-echo']) });
     expect(() => registry.instantiate(new Container(), 'harness', { id: 'missing' })).toThrow(
-      /no harness plugin 'missing' is installed \(known: echo\)/,
+      /no harness plugin 'missing' is loaded \(loaded: echo\)/,
     );
     expect(() =>
       registry.instantiate(new Container(), 'harness', { id: 'echo', options: { prefix: 3 } }),
