@@ -1,4 +1,5 @@
 export * from './events.js';
+export * from './figure.js';
 export * from './gateway.js';
 export * from './harness.js';
 export * from './memory.js';
