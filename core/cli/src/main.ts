@@ -3,6 +3,7 @@ import * as images from './commands/images.js';
 import * as metrics from './commands/metrics.js';
 import * as plugins from './commands/plugins.js';
 import * as prune from './commands/prune.js';
+import * as report from './commands/report.js';
 import * as resume from './commands/resume.js';
 import * as run from './commands/run.js';
 import * as schema from './commands/schema.js';
@@ -25,6 +26,7 @@ const commands: { register(program: Command): void }[] = [
   schema,
   plugins,
   tasks,
+  report,
   images,
   prune,
   metrics,

@@ -5,6 +5,7 @@ export * from './config/index.js';
 export * from './contracts/index.js';
 export * from './plugins/index.js';
 export * from './runner/index.js';
+export * from './stats/index.js';
 export * from './store/index.js';
 export * from './text/fs-reason.js';
 export * from './text/table.js';

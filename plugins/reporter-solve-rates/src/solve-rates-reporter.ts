@@ -1,14 +1,23 @@
 import { isAbsolute, join } from 'node:path';
-import { type ReportContext, type Reporter, writeFileAtomic } from '@longhaul/core';
+import {
+  type Figure,
+  formatTable,
+  type ReportContext,
+  type Reporter,
+  type TextGrid,
+  textTable,
+  writeFileAtomic,
+} from '@longhaul/core';
 import type { Row } from './format.js';
 import type { ReporterOptions } from './options.js';
-import { phaseTable, table1, trajectoryTable } from './tables.js';
+import { phases, phaseTable, table1, trajectoryTable } from './tables.js';
 
 /** Prints SlopCodeBench's Table 1, the progress phases and trajectory shares per condition. */
 export class SolveRatesReporter implements Reporter {
   constructor(private readonly options: ReporterOptions) {}
 
-  async finish(ctx: ReportContext): Promise<void> {
+  /** The scorer's values per condition, in condition order. */
+  private rows(ctx: ReportContext): Map<string, Row> {
     const rows = new Map<string, Row>();
     for (const score of ctx.experimentScores) {
       if (score.scorer !== this.options.scorer || score.condition === undefined) continue;
@@ -16,33 +25,75 @@ export class SolveRatesReporter implements Reporter {
       row[score.metric] = score.value;
       rows.set(score.condition, row);
     }
-    if (rows.size === 0) {
-      ctx.print(
-        `solve-rates: no scores from scorer '${this.options.scorer}'; add it to the experiment's scorers (scorers: [tests, quality, solve-rates])`,
-      );
-      return;
-    }
-    const sorted = new Map([...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    const file = isAbsolute(this.options.file) ? this.options.file : join(ctx.runDir, this.options.file);
-    await writeFileAtomic(file, `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`);
+    return new Map([...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  private tables(sorted: Map<string, Row>): { id: string; title: string; grid: TextGrid }[] {
     const over = [...sorted.values()].every((row) => row['denominator.produced'] === true)
       ? 'produced checkpoints'
       : [...sorted.values()].every((row) => row['denominator.produced'] === false)
         ? 'all planned checkpoints'
         : 'checkpoints (denominator differs between conditions)';
+    return [
+      {
+        id: 'table1',
+        title: `Solve rates (%) over ${over}; cost, minutes, erosion and verbosity per produced checkpoint (mean±std)`,
+        grid: table1(sorted),
+      },
+      { id: 'phases', title: 'Progress phases', grid: phaseTable(sorted) },
+      { id: 'trajectories', title: 'Trajectories', grid: trajectoryTable(sorted) },
+    ];
+  }
+
+  async finish(ctx: ReportContext): Promise<void> {
+    const sorted = this.rows(ctx);
+    if (sorted.size === 0) {
+      ctx.print(
+        `solve-rates: no scores from scorer '${this.options.scorer}'; add it to the experiment's scorers (scorers: [tests, quality, solve-rates])`,
+      );
+      return;
+    }
+    const file = isAbsolute(this.options.file) ? this.options.file : join(ctx.runDir, this.options.file);
+    await writeFileAtomic(file, `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`);
     ctx.print(
       [
-        `Solve rates (%) over ${over}; cost, minutes, erosion and verbosity per produced checkpoint (mean±std)`,
-        table1(sorted),
-        '',
-        'Progress phases',
-        phaseTable(sorted),
-        '',
-        'Trajectories',
-        trajectoryTable(sorted),
-        '',
+        ...this.tables(sorted).flatMap(({ title, grid }) => [
+          title,
+          formatTable(grid.header, grid.cells),
+          '',
+        ]),
         `solve rates: ${file}`,
       ].join('\n'),
     );
+  }
+
+  figures(ctx: ReportContext): Figure[] {
+    const sorted = this.rows(ctx);
+    if (sorted.size === 0) return [];
+    const figures: Figure[] = this.tables(sorted).map(({ id, title, grid }) =>
+      textTable(id, title, grid.header, grid.cells),
+    );
+    const data = [...sorted].flatMap(([condition, row]) =>
+      phases
+        .filter((phase) => typeof row[`phase.${phase}.strict`] === 'number')
+        .map((phase) => ({
+          condition,
+          phase: `${phases.indexOf(phase) + 1} ${phase}`,
+          strict: (row[`phase.${phase}.strict`] as number) * 100,
+        })),
+    );
+    if (data.length > 0) {
+      figures.push({
+        kind: 'plot',
+        id: 'phases.strict',
+        title: 'Strict solve rate (%) per progress phase',
+        mark: 'line',
+        data,
+        x: { field: 'phase', title: 'phase', type: 'ordinal' },
+        y: { field: 'strict', title: 'strict %' },
+        color: { field: 'condition' },
+      });
+    }
+    return figures;
   }
 }

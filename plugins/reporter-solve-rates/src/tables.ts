@@ -1,10 +1,10 @@
-import { formatTable } from '@longhaul/core';
+import type { TextGrid } from '@longhaul/core';
 import { fixed, percent, plusMinus, type Row } from './format.js';
 
-const phases = ['Start', 'Early', 'Mid', 'Late', 'Final'];
+export const phases = ['Start', 'Early', 'Mid', 'Late', 'Final'];
 
 /** The paper's Table 1: one row per condition. */
-export function table1(rows: Map<string, Row>): string {
+export function table1(rows: Map<string, Row>): TextGrid {
   const header = [
     'condition',
     'Strict',
@@ -29,11 +29,11 @@ export function table1(rows: Map<string, Row>): string {
     plusMinus(row, 'erosion', 3),
     plusMinus(row, 'verbosity', 3),
   ]);
-  return formatTable(header, cells);
+  return { header, cells };
 }
 
 /** Per condition and progress phase: solve rates, cost and quality. */
-export function phaseTable(rows: Map<string, Row>): string {
+export function phaseTable(rows: Map<string, Row>): TextGrid {
   const header = ['condition', 'phase', 'CKPTs', 'Strict', 'Iso.', 'Core', '$/CKPT', 'Erosion', 'Verbosity'];
   const cells: string[][] = [];
   for (const [condition, row] of rows) {
@@ -53,11 +53,11 @@ export function phaseTable(rows: Map<string, Row>): string {
       ]);
     }
   }
-  return formatTable(header, cells);
+  return { header, cells };
 }
 
 /** Trajectory counts and the share whose erosion and verbosity rise from first to last checkpoint. */
-export function trajectoryTable(rows: Map<string, Row>): string {
+export function trajectoryTable(rows: Map<string, Row>): TextGrid {
   const header = [
     'condition',
     'problems',
@@ -76,5 +76,5 @@ export function trajectoryTable(rows: Map<string, Row>): string {
     percent(row['erosion.rises']),
     percent(row['verbosity.rises']),
   ]);
-  return formatTable(header, cells);
+  return { header, cells };
 }

@@ -24,19 +24,21 @@ async function report(experimentScores: (ConditionScore & { scorer: string })[])
   const runDir = await mkdtemp(join(tmpdir(), 'longhaul-solve-rates-'));
   dirs.push(runDir);
   const printed: string[] = [];
-  await instantiatePlugin<Reporter>(plugin, {}).finish({
+  const reporter = instantiatePlugin<Reporter>(plugin, {});
+  const context = {
     runDir,
     experiment: { name: 'x', file: 'x.yaml' },
     trials: [],
     experimentScores,
-    print: (text) => printed.push(text),
-  });
-  return { text: printed.join('\n'), runDir };
+    print: (text: string) => printed.push(text),
+  };
+  await reporter.finish(context);
+  return { text: printed.join('\n'), runDir, figures: (await reporter.figures?.(context)) ?? [] };
 }
 
 describe('reporter solve-rates', () => {
   it("prints Table 1 with the paper's columns, the phases and the trajectory shares", async () => {
-    const { text, runDir } = await report([
+    const { text, runDir, figures } = await report([
       ...scores('oracle/plan-first/none', {
         strict: 0.172,
         iso: 0.215,
@@ -84,10 +86,34 @@ describe('reporter solve-rates', () => {
     expect(text).not.toContain('ignored');
     const json = JSON.parse(await readFile(join(runDir, 'solve-rates.json'), 'utf8'));
     expect(json['oracle/plan-first/none'].strict).toBe(0.172);
+    expect(figures.map((figure) => `${figure.kind} ${figure.id}`)).toEqual([
+      'table table1',
+      'table phases',
+      'table trajectories',
+      'plot phases.strict',
+    ]);
+    const [table1] = figures;
+    if (table1?.kind !== 'table') throw new Error('table1 is not a table');
+    expect(Object.values(table1.rows[0]!)).toEqual([
+      'oracle/plan-first/none',
+      '17.2',
+      '21.5',
+      '53.8',
+      '35.0',
+      '3.47±3.40',
+      '322.97',
+      '14.4±10.9',
+      '0.774±0.132',
+      '0.346±0.102',
+    ]);
+    expect(figures[3]).toMatchObject({
+      data: [{ condition: 'oracle/plan-first/none', phase: '1 Start', strict: 50 }],
+    });
   });
 
   it('says what to add when the experiment has no solve-rates scorer', async () => {
-    const { text } = await report([]);
+    const { text, figures } = await report([]);
+    expect(figures).toEqual([]);
     expect(text).toMatch(/no scores from scorer 'solve-rates'.*scorers: \[tests, quality, solve-rates\]/);
   });
 });

@@ -1,8 +1,8 @@
 import { isAbsolute, join } from 'node:path';
-import { type ReportContext, type Reporter, writeFileAtomic } from '@longhaul/core';
+import { type Figure, type ReportContext, type Reporter, writeFileAtomic } from '@longhaul/core';
 import type { SummaryOptions } from './options.js';
 import { summarizeRun } from './summary.js';
-import { formatTable } from './table.js';
+import { conditionTable, formatTable } from './table.js';
 
 /** Writes summary.json (per trial, per step and per condition) and prints the solve-rate table. */
 export class SummaryReporter implements Reporter {
@@ -21,5 +21,16 @@ export class SummaryReporter implements Reporter {
     if (this.options.table && summary.conditions.length > 0) {
       ctx.print(`${formatTable(summary.conditions)}\n\nsummary: ${file}`);
     }
+  }
+
+  figures(ctx: ReportContext): Figure[] {
+    const summary = summarizeRun(
+      ctx.experiment,
+      ctx.runDir,
+      ctx.trials,
+      ctx.experimentScores,
+      this.options.solveScorer,
+    );
+    return summary.conditions.length > 0 ? [conditionTable(summary.conditions)] : [];
   }
 }

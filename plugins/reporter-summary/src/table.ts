@@ -1,4 +1,4 @@
-import { formatTable as layOut } from '@longhaul/core';
+import { formatTable as layOut, type TableFigure } from '@longhaul/core';
 import type { ConditionSummary } from './summary.js';
 
 function percent(rate: number | null): string {
@@ -29,4 +29,33 @@ export function formatTable(conditions: ConditionSummary[]): string {
     formatDuration(condition.durationMs),
   ]);
   return layOut(header, rows);
+}
+
+/** The same table as data for the HTML report: raw values, formatted by the report. */
+export function conditionTable(conditions: ConditionSummary[]): TableFigure {
+  return {
+    kind: 'table',
+    id: 'conditions',
+    title: 'Solve rates, cost and time per condition',
+    columns: [
+      { key: 'condition', label: 'condition', format: 'text' },
+      { key: 'trials', label: 'trials', format: 'number', digits: 0 },
+      { key: 'steps', label: 'steps', format: 'number', digits: 0 },
+      { key: 'strict', label: 'strict', format: 'percent', digits: 1 },
+      { key: 'iso', label: 'iso', format: 'percent', digits: 1 },
+      { key: 'core', label: 'core', format: 'percent', digits: 1 },
+      { key: 'costUsd', label: 'cost', format: 'usd', digits: 2 },
+      { key: 'durationMs', label: 'time', format: 'duration' },
+    ],
+    rows: conditions.map((condition) => ({
+      condition: condition.condition,
+      trials: condition.trials,
+      steps: condition.steps,
+      strict: condition.solveRates.strict,
+      iso: condition.solveRates.iso,
+      core: condition.solveRates.core,
+      costUsd: condition.costUsd,
+      durationMs: condition.durationMs,
+    })),
+  };
 }

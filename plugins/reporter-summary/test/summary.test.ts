@@ -24,9 +24,16 @@ async function report(
     ],
     print: (text) => printed.push(text),
   };
-  await new SummaryReporter(plugin.options.parse(options)).finish(context);
+  const reporter = new SummaryReporter(plugin.options.parse(options));
+  await reporter.finish(context);
   const text = await readFile(join(runDir, 'summary.json'), 'utf8');
-  return { runDir, printed, text, summary: JSON.parse(text) as RunSummary };
+  return {
+    runDir,
+    printed,
+    text,
+    summary: JSON.parse(text) as RunSummary,
+    figures: reporter.figures(context),
+  };
 }
 
 describeReporter('summary', () => new SummaryReporter(plugin.options.parse({})));
@@ -102,6 +109,26 @@ describe('reporter summary', () => {
       { key: 'passk.pass_at_1', condition: 'agent', value: 0.5 },
       { key: 'passk.pass_at_1', condition: 'oracle', value: 1 },
     ]);
+  });
+
+  it('gives the report the per-condition table with the values of summary.json', async () => {
+    const { summary, figures } = await report();
+    expect(figures).toHaveLength(1);
+    const [table] = figures;
+    if (table?.kind !== 'table') throw new Error('not a table');
+    expect(table.rows).toEqual(
+      summary.conditions.map((condition) => ({
+        condition: condition.condition,
+        trials: condition.trials,
+        steps: condition.steps,
+        strict: condition.solveRates.strict,
+        iso: condition.solveRates.iso,
+        core: condition.solveRates.core,
+        costUsd: condition.costUsd,
+        durationMs: condition.durationMs,
+      })),
+    );
+    expect(table.columns.find((column) => column.key === 'strict')?.format).toBe('percent');
   });
 
   it('writes the same text whatever order the trials come in, in a fixed key order', async () => {

@@ -1,5 +1,7 @@
-import { formatTable, type ScoreValue } from '@longhaul/core';
+import type { ScoreValue, TextGrid } from '@longhaul/core';
 import type { ConditionRow, Curves } from './rows.js';
+
+const grid = (header: string[], cells: string[][]): TextGrid => ({ header, cells });
 
 const fixed = (value: ScoreValue | undefined, digits = 2) =>
   typeof value === 'number' ? value.toFixed(digits) : '-';
@@ -10,9 +12,9 @@ const repositoriesOf = (rows: ConditionRow[]) =>
   [...new Set(rows.flatMap((row) => Object.keys(row.repositories)))].sort();
 
 /** Table 3: PRs passed, PR success %, tasks completed and $ per task, then the per-repository cells. */
-export function successTable(rows: ConditionRow[]): string {
+export function successTable(rows: ConditionRow[]): TextGrid {
   const repositories = repositoriesOf(rows);
-  return formatTable(
+  return grid(
     ['condition', 'setting', ...repositories, 'PRs passed', 'PR success %', 'tasks completed', '$/task'],
     rows.map((row) => [
       row.condition,
@@ -30,9 +32,9 @@ export function successTable(rows: ConditionRow[]): string {
 }
 
 /** Table 8: P2P % / F2P % per repository, and the averages pooled over tests. */
-export function testsTable(rows: ConditionRow[]): string {
+export function testsTable(rows: ConditionRow[]): TextGrid {
   const repositories = repositoriesOf(rows);
-  return formatTable(
+  return grid(
     ['condition', ...repositories, 'P2P avg', 'F2P avg'],
     rows.map((row) => [
       row.condition,
@@ -47,10 +49,10 @@ export function testsTable(rows: ConditionRow[]): string {
 }
 
 /** How much the individual setting overstates PR success, in points. */
-export function inflationTable(rows: ConditionRow[]): string | undefined {
+export function inflationTable(rows: ConditionRow[]): TextGrid | undefined {
   const individual = rows.filter((row) => 'inflation_global' in row.values || 'inflation_prd' in row.values);
   if (individual.length === 0) return undefined;
-  return formatTable(
+  return grid(
     ['condition', 'individual − global', 'individual − PRD'],
     individual.map((row) => [
       row.condition,
@@ -61,13 +63,13 @@ export function inflationTable(rows: ConditionRow[]): string | undefined {
 }
 
 /** Success by chain length and by active suite size. */
-export function binTable(rows: ConditionRow[], key: 'chainLength' | 'suiteSize'): string {
+export function binTable(rows: ConditionRow[], key: 'chainLength' | 'suiteSize'): TextGrid {
   const bins = [...new Set(rows.flatMap((row) => Object.keys(row[key])))].sort(
     (a, b) =>
       Number.parseInt(a.replace(/^>/, ''), 10) - Number.parseInt(b.replace(/^>/, ''), 10) ||
       a.length - b.length,
   );
-  return formatTable(
+  return grid(
     ['condition', ...bins],
     rows.map((row) => [
       row.condition,
@@ -80,7 +82,7 @@ export function binTable(rows: ConditionRow[], key: 'chainLength' | 'suiteSize')
 }
 
 /** Δ per progress bin for the agent and the gold trace, per repository and overall, and the slopes. */
-export function healthTable(rows: ConditionRow[], measure: 'cognitive' | 'debt'): string | undefined {
+export function healthTable(rows: ConditionRow[], measure: 'cognitive' | 'debt'): TextGrid | undefined {
   const withHealth = rows.filter((row) => row.health);
   if (withHealth.length === 0) return undefined;
   const bins = withHealth[0]!.health![measure].agent.length;
@@ -108,7 +110,7 @@ export function healthTable(rows: ConditionRow[], measure: 'cognitive' | 'debt')
       add(row.condition, repository, curves[measure]);
     add(row.condition, 'all', health[measure]);
   }
-  return formatTable(
+  return grid(
     [
       'condition',
       'repository',

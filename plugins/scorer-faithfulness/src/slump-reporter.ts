@@ -1,4 +1,11 @@
-import type { ReportContext, Reporter } from '@longhaul/core';
+import {
+  type Figure,
+  formatTable,
+  type ReportContext,
+  type Reporter,
+  type TextGrid,
+  textTable,
+} from '@longhaul/core';
 import { z } from 'zod';
 
 export const slumpReporterOptions = z
@@ -20,13 +27,15 @@ function format(value: number | boolean | null | undefined, percent = false): st
   return percent ? `${Math.round(value * 100)}%` : value.toFixed(3);
 }
 
+const title = 'SLUMP (loss = single-shot − condition; rec = gap recovery; W/T/L against emergent)';
+
 /** Prints SLUMP per condition: each metric, its loss against the control and the gap recovery. */
 export class SlumpReporter implements Reporter {
   constructor(private readonly options: SlumpReporterOptions) {}
 
-  async finish(ctx: ReportContext): Promise<void> {
+  private grid(ctx: ReportContext): TextGrid | undefined {
     const scores = ctx.experimentScores.filter((score) => score.scorer === this.options.scorer);
-    if (scores.length === 0) return;
+    if (scores.length === 0) return undefined;
     const conditions = [...new Set(scores.map((score) => score.condition ?? ''))].sort();
     const value = (condition: string, metric: string) =>
       scores.find((score) => (score.condition ?? '') === condition && score.metric === metric)?.value;
@@ -34,7 +43,7 @@ export class SlumpReporter implements Reporter {
     for (const metric of this.options.metrics) header.push(metric, `loss ${metric}`, `rec ${metric}`);
     const main = this.options.metrics.at(-1)!;
     header.push(`W/T/L ${main}`);
-    const rows = conditions.map((condition) => {
+    const cells = conditions.map((condition) => {
       const row = [condition];
       for (const metric of this.options.metrics)
         row.push(
@@ -50,20 +59,16 @@ export class SlumpReporter implements Reporter {
       );
       return row;
     });
-    const widths = header.map((cell, column) =>
-      Math.max(cell.length, ...rows.map((row) => row[column]!.length)),
-    );
-    const line = (cells: string[]) =>
-      cells
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
-        .join('  ');
-    ctx.print(
-      [
-        '',
-        'SLUMP (loss = single-shot − condition; rec = gap recovery; W/T/L against emergent)',
-        line(header),
-        ...rows.map(line),
-      ].join('\n'),
-    );
+    return { header, cells };
+  }
+
+  async finish(ctx: ReportContext): Promise<void> {
+    const grid = this.grid(ctx);
+    if (grid) ctx.print(['', title, formatTable(grid.header, grid.cells)].join('\n'));
+  }
+
+  figures(ctx: ReportContext): Figure[] {
+    const grid = this.grid(ctx);
+    return grid ? [textTable('table', title, grid.header, grid.cells)] : [];
   }
 }

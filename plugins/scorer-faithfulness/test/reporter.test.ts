@@ -10,7 +10,8 @@ describe('reporter slump', () => {
       metric,
       value,
     });
-    await new SlumpReporter(slumpReporterOptions.parse({ metrics: ['if50'] })).finish({
+    const reporter = new SlumpReporter(slumpReporterOptions.parse({ metrics: ['if50'] }));
+    const context = {
       runDir: '/tmp',
       experiment: { name: 'x', file: 'x.yaml' },
       trials: [],
@@ -24,8 +25,9 @@ describe('reporter slump', () => {
         score('ide/conversation/projectguard', 'losses.if50', 3),
         { scorer: 'other', condition: 'ide/conversation/none', metric: 'if50', value: 9 },
       ],
-      print: (text) => printed.push(text),
-    });
+      print: (text: string) => printed.push(text),
+    };
+    await reporter.finish(context);
     const lines = printed.join('\n').split('\n');
     expect(lines).toContainEqual(
       expect.stringMatching(/^condition\s+if50\s+loss if50\s+rec if50\s+W\/T\/L if50$/),
@@ -36,5 +38,19 @@ describe('reporter slump', () => {
     expect(lines).toContainEqual(
       expect.stringMatching(/^ide\/conversation\/projectguard\s+0\.500\s+–\s+74%\s+13\/4\/3$/),
     );
+    const [table] = reporter.figures(context);
+    expect(table?.kind).toBe('table');
+    if (table?.kind !== 'table') return;
+    expect(table.columns.map((column) => column.label)).toEqual([
+      'condition',
+      'if50',
+      'loss if50',
+      'rec if50',
+      'W/T/L if50',
+    ]);
+    expect(table.rows.map((row) => Object.values(row))).toEqual([
+      ['ide/conversation/none', '0.414', '0.116', '–', '–'],
+      ['ide/conversation/projectguard', '0.500', '–', '74%', '13/4/3'],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 export * from './command.js';
 export * from './events.js';
 export * from './executor.js';
+export * from './figure.js';
 export * from './gateway.js';
 export * from './harness.js';
 export * from './memory.js';

@@ -1,4 +1,5 @@
 import type { StampedRunEvent } from './events.js';
+import type { Figure } from './figure.js';
 import type { ConditionScore } from './scorer.js';
 import type { TrialRecord, TrialSpec } from './trial.js';
 
@@ -15,4 +16,9 @@ export interface ReportContext {
 export interface Reporter {
   onEvent?(event: StampedRunEvent): void;
   finish(ctx: ReportContext): Promise<void>;
+  /**
+   * The tables and plots this reporter adds to the HTML report, as data. Called after `finish`;
+   * the run stores them in figures.json, where `longhaul report` and `longhaul view` read them.
+   */
+  figures?(ctx: ReportContext): Figure[] | Promise<Figure[]>;
 }

@@ -8,20 +8,24 @@ import {
   type Environment,
   type Executor,
   emptyUsage,
+  type FiguresFile,
   type Logger,
   type ModelGateway,
   type PluginKind,
   type PluginRef,
+  type ReportContext,
   type Reporter,
   type RunEvent,
   type RunInfo,
   type Scorer,
   type Script,
   type StampedRunEvent,
+  type StoredFigure,
   type TrialRecord,
   type TrialSpec,
   tokens,
 } from '../contracts/index.js';
+import { writeJsonAtomic } from '../store/atomic.js';
 import { type LockFile, taskLock } from '../store/lock.js';
 import { RunStore, readJsonFile } from '../store/run-store.js';
 import { fsReason } from '../text/fs-reason.js';
@@ -524,19 +528,28 @@ class Run {
     trials: { spec: TrialSpec; record: TrialRecord }[],
     experimentScores: (ConditionScore & { scorer: string })[],
   ): Promise<void> {
+    const context: ReportContext = {
+      runDir: this.store.dir,
+      // A resumed run reports the file the run was started from, not its saved copy.
+      experiment: this.lock.lock.experiment ?? { name: this.experiment.name, file: this.experiment.file },
+      trials,
+      experimentScores,
+      print: this.options.print ?? (() => {}),
+    };
+    const figures: StoredFigure[] = [];
     for (const { label, reporter } of this.reporters) {
       try {
-        await reporter.finish({
-          runDir: this.store.dir,
-          // A resumed run reports the file the run was started from, not its saved copy.
-          experiment: this.lock.lock.experiment ?? { name: this.experiment.name, file: this.experiment.file },
-          trials,
-          experimentScores,
-          print: this.options.print ?? (() => {}),
-        });
+        await reporter.finish(context);
+        for (const figure of (await reporter.figures?.(context)) ?? [])
+          figures.push({ ...figure, reporter: label });
       } catch (error) {
         this.errors.push(`reporter ${label}: ${errorMessage(error)}`);
       }
+    }
+    try {
+      await writeJsonAtomic(join(this.store.dir, 'figures.json'), { figures } satisfies FiguresFile);
+    } catch (error) {
+      this.errors.push(`figures.json: ${errorMessage(error)}`);
     }
     for (const error of this.errors) this.emit({ type: 'log', level: 'error', message: error });
   }

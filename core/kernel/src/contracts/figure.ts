@@ -1,0 +1,58 @@
+/**
+ * What a reporter contributes to `longhaul report` and `longhaul view`: tables and plots as data.
+ * The report draws them without knowing the plugin, so a new reporter's figures appear as they are.
+ */
+
+export type CellValue = number | string | boolean | null;
+
+/** How a numeric cell is shown; text cells are shown as they are. */
+export type CellFormat = 'number' | 'percent' | 'usd' | 'duration' | 'text';
+
+export interface TableColumn {
+  key: string;
+  label: string;
+  format?: CellFormat;
+  /** Digits after the point for `number`, `percent` and `usd`. */
+  digits?: number;
+}
+
+export interface TableFigure {
+  kind: 'table';
+  /** Stable within the reporter; the report keys the figure `<reporter>.<id>`. */
+  id: string;
+  title: string;
+  note?: string;
+  columns: TableColumn[];
+  rows: Record<string, CellValue>[];
+}
+
+export interface PlotChannel {
+  field: string;
+  title?: string;
+  type?: 'quantitative' | 'ordinal' | 'nominal';
+}
+
+export interface PlotFigure {
+  kind: 'plot';
+  id: string;
+  title: string;
+  note?: string;
+  mark: 'line' | 'bar' | 'point';
+  data: Record<string, CellValue>[];
+  x: PlotChannel;
+  y: PlotChannel;
+  /** One series per value of this field (a condition, a series name). */
+  color?: PlotChannel;
+  /** Fields holding the lower and upper bound of a spread drawn around `y`. */
+  band?: { low: string; high: string };
+}
+
+export type Figure = TableFigure | PlotFigure;
+
+/** A figure as the run stores it in figures.json: with the label of the reporter that made it. */
+export type StoredFigure = Figure & { reporter: string };
+
+/** figures.json */
+export interface FiguresFile {
+  figures: StoredFigure[];
+}

@@ -1,0 +1,114 @@
+/**
+ * Bootstrap confidence intervals for the report: a condition's mean over tasks and repeats, and
+ * the paired difference of two conditions (same task, same repeat). Tasks are the unit resampled
+ * first and repeats within each drawn task second, so a benchmark with few tasks and many repeats
+ * does not look more certain than it is. A fixed seed makes every report print the same interval.
+ */
+
+export interface Interval {
+  mean: number;
+  low: number;
+  high: number;
+  /** Values the mean is over (trials, or pairs of trials). */
+  n: number;
+}
+
+export interface BootstrapOptions {
+  resamples?: number;
+  /** Coverage of the interval, e.g. 0.95. */
+  level?: number;
+  seed?: number;
+}
+
+/** mulberry32: a small seeded generator; Math.random cannot be seeded. */
+function generator(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function quantile(sorted: number[], q: number): number {
+  const position = (sorted.length - 1) * q;
+  const below = Math.floor(position);
+  const above = Math.ceil(position);
+  return sorted[below]! + (sorted[above]! - sorted[below]!) * (position - below);
+}
+
+const meanOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * Mean of the values with a percentile bootstrap interval, resampling groups (tasks) and then
+ * values within each drawn group (repeats). Empty groups are ignored; no value gives null.
+ */
+export function bootstrapMean(groups: number[][], options: BootstrapOptions = {}): Interval | null {
+  const kept = groups.filter((group) => group.length > 0);
+  const all = kept.flat();
+  if (all.length === 0) return null;
+  const mean = meanOf(all);
+  if (all.length === 1) return { mean, low: mean, high: mean, n: 1 };
+  const resamples = options.resamples ?? 2000;
+  const level = options.level ?? 0.95;
+  const random = generator(options.seed ?? 1);
+  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
+  const means: number[] = [];
+  for (let sample = 0; sample < resamples; sample++) {
+    let total = 0;
+    let count = 0;
+    for (let g = 0; g < kept.length; g++) {
+      const group = pick(kept);
+      for (let v = 0; v < group.length; v++) {
+        total += pick(group);
+        count += 1;
+      }
+    }
+    means.push(total / count);
+  }
+  means.sort((a, b) => a - b);
+  return {
+    mean,
+    low: quantile(means, (1 - level) / 2),
+    high: quantile(means, 1 - (1 - level) / 2),
+    n: all.length,
+  };
+}
+
+/** A value of one trial, keyed by what pairs it with a trial of another condition. */
+export interface PairedValue {
+  task: string;
+  repeat: number;
+  value: number;
+}
+
+/**
+ * The difference b − a over the trials both conditions have (same task, same repeat), with a
+ * bootstrap interval over tasks and repeats. Trials without a partner are left out.
+ */
+export function pairedDifference(
+  a: readonly PairedValue[],
+  b: readonly PairedValue[],
+  options: BootstrapOptions = {},
+): Interval | null {
+  const key = (value: PairedValue) => `${value.task}\u0000${value.repeat}`;
+  const first = new Map(a.map((value) => [key(value), value.value]));
+  const byTask = new Map<string, number[]>();
+  for (const value of b) {
+    const partner = first.get(key(value));
+    if (partner === undefined) continue;
+    const list = byTask.get(value.task) ?? [];
+    list.push(value.value - partner);
+    byTask.set(value.task, list);
+  }
+  return bootstrapMean([...byTask.values()], options);
+}
+
+/** Values grouped by task, for bootstrapMean. */
+export function byTask(values: readonly PairedValue[]): number[][] {
+  const groups = new Map<string, number[]>();
+  for (const value of values) groups.set(value.task, [...(groups.get(value.task) ?? []), value.value]);
+  return [...groups.values()];
+}

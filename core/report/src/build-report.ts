@@ -1,0 +1,74 @@
+import { loadAssets } from './assets.js';
+import { type LoadedRun, loadRun } from './load-run.js';
+import { buildRunModel, type RunModel, runDeltas } from './model.js';
+import { trialDetail } from './trial-detail.js';
+import { textLimit } from './truncate.js';
+
+export interface ReportOptions {
+  /** Set by `longhaul view`: the page asks the server for updates instead of being a snapshot. */
+  live?: { eventsUrl: string };
+  title?: string;
+}
+
+/** JSON that is safe inside a <script> element. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+/** The report's data for some runs: the models and each trial's step content, truncated. */
+export async function reportData(runs: LoadedRun[]): Promise<{
+  models: RunModel[];
+  details: Map<string, unknown>;
+}> {
+  const models = runs.map((run, index) => buildRunModel(run, index));
+  const details = new Map<string, unknown>();
+  for (const [r, run] of runs.entries()) {
+    const model = models[r]!;
+    const steps =
+      model.trials.reduce((sum, trial) => sum + trial.steps.length, 0) / Math.max(1, model.trials.length);
+    const limit = textLimit(model.trials.length, steps);
+    for (const [t, trial] of run.trials.entries())
+      details.set(model.trials[t]!.key, await trialDetail(trial, limit));
+  }
+  return { models, details };
+}
+
+/** One self-contained HTML page: data, Vega-Lite and the page's script inlined; no network. */
+export async function renderReport(runs: LoadedRun[], options: ReportOptions = {}): Promise<string> {
+  const assets = await loadAssets();
+  const { models, details } = await reportData(runs);
+  const data = { runs: models, deltas: runDeltas(models), live: options.live ?? null };
+  const title = options.title ?? `longhaul report: ${models.map((model) => model.name).join(', ')}`;
+  // Each trial's content sits in its own inert JSON block, parsed only when the trial is opened.
+  const blocks = [...details].map(
+    ([key, steps]) => `<script type="application/json" id="trial-${key}">${scriptJson(steps)}</script>`,
+  );
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${assets.style}</style>`,
+    '</head><body>',
+    `<header><h1>${escapeHtml(title)}</h1></header>`,
+    '<main id="app"></main>',
+    `<script type="application/json" id="report-data">${scriptJson(data)}</script>`,
+    ...blocks,
+    ...assets.scripts.map((script) => `<script>${script}</script>`),
+    `<script>${assets.app}</script>`,
+    '</body></html>',
+  ].join('\n');
+}
+
+/** `longhaul report RUN…`: the HTML of the given run directories. */
+export async function buildReport(runDirs: string[], options: ReportOptions = {}): Promise<string> {
+  const runs: LoadedRun[] = [];
+  for (const dir of runDirs) runs.push(await loadRun(dir));
+  return renderReport(runs, options);
+}

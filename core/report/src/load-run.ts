@@ -1,0 +1,173 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, join, relative } from 'node:path';
+import type { FiguresFile, StoredFigure, TrajectoryEvent, TrialRecord } from '@longhaul/core';
+
+/** What the report needs of summary.json (written by the summary reporter). */
+export interface SummaryConditions {
+  conditions: {
+    condition: string;
+    trials: number;
+    steps: number;
+    solveRates: { strict: number | null; iso: number | null; core: number | null };
+    costUsd: number;
+    durationMs: number;
+  }[];
+}
+
+export interface CaseResult {
+  id: string;
+  category: string;
+  passed: boolean;
+  /** The case's raw outcome file (tests/<step>/<category>/<case>.json), as text. */
+  output: string;
+  file?: string;
+}
+
+export interface StepFiles {
+  index: number;
+  id: string;
+  dir: string;
+  prompt: string;
+  diff: string;
+  trajectory: TrajectoryEvent[];
+  scores: Record<string, number | boolean | null>;
+  cases: CaseResult[];
+}
+
+export interface LoadedTrial {
+  record: TrialRecord;
+  dir: string;
+  /** Step folders, read only when asked for (the report reads them trial by trial). */
+  steps(): Promise<StepFiles[]>;
+}
+
+export interface LoadedRun {
+  dir: string;
+  name: string;
+  summary?: SummaryConditions;
+  figures: StoredFigure[];
+  trials: LoadedTrial[];
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+async function readJson<T>(path: string): Promise<T | undefined> {
+  const text = await readText(path);
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new Error(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+async function list(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+function parseJsonl(text: string): TrajectoryEvent[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as TrajectoryEvent];
+      } catch {
+        // A line cut short by a crash mid-write: the rest of the trajectory still shows.
+        return [];
+      }
+    });
+}
+
+interface ScoresFile {
+  step: string;
+  index: number;
+  scores: Record<string, number | boolean | null>;
+  details?: Record<string, Record<string, { cases?: { id: string; category: string; passed: boolean }[] }>>;
+}
+
+async function readCases(
+  stepDir: string,
+  scores: ScoresFile | undefined,
+  runDir: string,
+): Promise<CaseResult[]> {
+  const cases = Object.values(scores?.details ?? {})
+    .flatMap((detail) => Object.values(detail ?? {}))
+    .flatMap((detail) => detail?.cases ?? []);
+  const seen = new Set<string>();
+  const results: CaseResult[] = [];
+  for (const found of cases) {
+    if (seen.has(found.id)) continue;
+    seen.add(found.id);
+    // Case ids are <step>/<category>/<name>; the outcome lives under tests/<nn>-<step>/.
+    const [, category, name] = found.id.split('/');
+    let output = '';
+    let file: string | undefined;
+    for (const folder of await list(join(stepDir, 'tests'))) {
+      const path = join(stepDir, 'tests', folder, category ?? '', `${name}.json`);
+      const text = await readText(path);
+      if (text !== undefined) {
+        output = text;
+        file = relative(runDir, path);
+        break;
+      }
+    }
+    results.push({ id: found.id, category: found.category, passed: found.passed, output, file });
+  }
+  return results;
+}
+
+async function readSteps(runDir: string, trialDir: string): Promise<StepFiles[]> {
+  const steps: StepFiles[] = [];
+  for (const folder of await list(join(trialDir, 'steps'))) {
+    const dir = join(trialDir, 'steps', folder);
+    const scores = await readJson<ScoresFile>(join(dir, 'scores.json'));
+    const match = /^(\d+)-(.*)$/.exec(folder);
+    steps.push({
+      index: scores?.index ?? (match ? Number(match[1]) - 1 : steps.length),
+      id: scores?.step ?? match?.[2] ?? folder,
+      dir: relative(runDir, dir),
+      prompt: (await readText(join(dir, 'prompt.md'))) ?? '',
+      diff: (await readText(join(dir, 'diff.patch'))) ?? '',
+      trajectory: parseJsonl((await readText(join(dir, 'trajectory.jsonl'))) ?? ''),
+      scores: scores?.scores ?? {},
+      cases: await readCases(dir, scores, runDir),
+    });
+  }
+  return steps;
+}
+
+/** Reads a run directory: trial records, summary.json and figures.json when they exist. */
+export async function loadRun(dir: string): Promise<LoadedRun> {
+  const trialsDir = join(dir, 'trials');
+  const folders = await list(trialsDir);
+  if (folders.length === 0 && (await readText(join(dir, 'events.jsonl'))) === undefined) {
+    throw new Error(`${dir}: not a run directory (no trials/ and no events.jsonl)`);
+  }
+  const trials: LoadedTrial[] = [];
+  for (const folder of folders) {
+    const trialDir = join(trialsDir, folder);
+    const record = await readJson<TrialRecord>(join(trialDir, 'trial.json'));
+    if (!record) continue;
+    trials.push({ record, dir: relative(dir, trialDir), steps: () => readSteps(dir, trialDir) });
+  }
+  return {
+    dir,
+    name: basename(dir),
+    summary: await readJson<SummaryConditions>(join(dir, 'summary.json')),
+    figures: (await readJson<FiguresFile>(join(dir, 'figures.json')))?.figures ?? [],
+    trials,
+  };
+}

@@ -1,0 +1,296 @@
+import {
+  bootstrapMean,
+  byTask,
+  type Interval,
+  type PairedValue,
+  pairedDifference,
+  type StoredFigure,
+  type TrialRecord,
+} from '@longhaul/core';
+import type { LoadedRun } from './load-run.js';
+
+/** One trial as the overview and the timeline show it (no step content: that comes per trial). */
+export interface TrialRow {
+  key: string;
+  id: string;
+  task: string;
+  condition: string;
+  repeat: number;
+  status: string;
+  error?: string;
+  durationMs: number;
+  costUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+  scores: Record<string, number | boolean | null>;
+  steps: {
+    index: number;
+    id: string;
+    status: string;
+    turns: number;
+    durationMs: number;
+    costUsd: number;
+    scores: Record<string, number | boolean | null>;
+  }[];
+}
+
+export interface ConditionRow {
+  condition: string;
+  trials: number;
+  steps: number;
+  strict: number | null;
+  iso: number | null;
+  core: number | null;
+  costUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+  durationMs: number;
+}
+
+export interface ScoreInterval extends Interval {
+  condition: string;
+  key: string;
+}
+
+export interface PairedInterval extends Interval {
+  baseline: string;
+  condition: string;
+  key: string;
+}
+
+/** A point of a score over steps: mean and spread (min–max) over a condition's trials. */
+export interface SeriesPoint {
+  condition: string;
+  key: string;
+  step: number;
+  mean: number;
+  low: number;
+  high: number;
+  trials: number;
+}
+
+export interface RunModel {
+  name: string;
+  dir: string;
+  conditions: string[];
+  tasks: string[];
+  /** Trial statuses per condition and task. */
+  matrix: { condition: string; task: string; statuses: Record<string, number> }[];
+  conditionRows: ConditionRow[];
+  /** Whether conditionRows come from summary.json (a finished run) or from the trial records. */
+  fromSummary: boolean;
+  scoreKeys: string[];
+  stats: ScoreInterval[];
+  paired: PairedInterval[];
+  series: SeriesPoint[];
+  figures: StoredFigure[];
+  trials: TrialRow[];
+}
+
+const numeric = (value: number | boolean | null | undefined): number | undefined =>
+  typeof value === 'boolean'
+    ? value
+      ? 1
+      : 0
+    : typeof value === 'number' && Number.isFinite(value)
+      ? value
+      : undefined;
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function trialRow(record: TrialRecord, key: string): TrialRow {
+  return {
+    key,
+    id: record.id,
+    task: record.task,
+    condition: record.condition,
+    repeat: record.repeat,
+    status: record.status,
+    error: record.error,
+    durationMs: record.durationMs,
+    costUsd: record.usage.costUsd,
+    inputTokens: record.usage.inputTokens,
+    outputTokens: record.usage.outputTokens,
+    scores: record.scores,
+    steps: record.steps.map((step) => ({
+      index: step.index,
+      id: step.id,
+      status: step.status,
+      turns: step.turns,
+      durationMs: step.durationMs,
+      costUsd: step.usage.costUsd,
+      scores: step.scores,
+    })),
+  };
+}
+
+/** A trial's value for a score: the mean over its steps, or the trial-scope score. */
+function trialValue(trial: TrialRow, key: string): number | undefined {
+  const values = trial.steps
+    .map((step) => numeric(step.scores[key]))
+    .filter((v): v is number => v !== undefined);
+  if (values.length > 0) return values.reduce((sum, value) => sum + value, 0) / values.length;
+  return numeric(trial.scores[key]);
+}
+
+function conditionRow(condition: string, trials: TrialRow[]): ConditionRow {
+  const steps = trials.flatMap((trial) => trial.steps);
+  const rate = (metric: string) => {
+    const scored = steps.filter((step) => `tests.${metric}` in step.scores);
+    return scored.length === 0
+      ? null
+      : scored.filter((step) => numeric(step.scores[`tests.${metric}`]) === 1).length / steps.length;
+  };
+  return {
+    condition,
+    trials: trials.length,
+    steps: steps.length,
+    strict: rate('strict'),
+    iso: rate('iso'),
+    core: rate('core'),
+    costUsd: trials.reduce((sum, trial) => sum + trial.costUsd, 0),
+    inputTokens: trials.reduce((sum, trial) => sum + trial.inputTokens, 0),
+    outputTokens: trials.reduce((sum, trial) => sum + trial.outputTokens, 0),
+    durationMs: trials.reduce((sum, trial) => sum + trial.durationMs, 0),
+  };
+}
+
+/** Everything the report's pages show of one run, computed once. */
+export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
+  const trials = run.trials.map((trial, index) => trialRow(trial.record, `r${runIndex}-t${index}`));
+  const conditions = [...new Set(trials.map((trial) => trial.condition))].sort(byString);
+  const tasks = [...new Set(trials.map((trial) => trial.task))].sort(byString);
+  const matrix = conditions.flatMap((condition) =>
+    tasks.map((task) => {
+      const statuses: Record<string, number> = {};
+      for (const trial of trials.filter((t) => t.condition === condition && t.task === task))
+        statuses[trial.status] = (statuses[trial.status] ?? 0) + 1;
+      return { condition, task, statuses };
+    }),
+  );
+  const scoreKeys = [
+    ...new Set(
+      trials.flatMap((trial) => [
+        ...trial.steps.flatMap((step) => Object.keys(step.scores)),
+        ...Object.keys(trial.scores),
+      ]),
+    ),
+  ].sort(byString);
+  const valuesOf = (condition: string, key: string): PairedValue[] =>
+    trials
+      .filter((trial) => trial.condition === condition)
+      .flatMap((trial) => {
+        const value = trialValue(trial, key);
+        return value === undefined ? [] : [{ task: trial.task, repeat: trial.repeat, value }];
+      });
+  const stats: ScoreInterval[] = [];
+  const paired: PairedInterval[] = [];
+  for (const key of scoreKeys) {
+    for (const condition of conditions) {
+      const interval = bootstrapMean(byTask(valuesOf(condition, key)));
+      if (interval) stats.push({ condition, key, ...interval });
+    }
+    const [baseline, ...others] = conditions;
+    for (const condition of others) {
+      const difference = pairedDifference(valuesOf(baseline!, key), valuesOf(condition, key));
+      if (difference) paired.push({ baseline: baseline!, condition, key, ...difference });
+    }
+  }
+  const series: SeriesPoint[] = [];
+  for (const condition of conditions) {
+    const own = trials.filter((trial) => trial.condition === condition);
+    const stepIndexes = [...new Set(own.flatMap((trial) => trial.steps.map((step) => step.index)))].sort(
+      (a, b) => a - b,
+    );
+    const perStep = (index: number) =>
+      own.flatMap((trial) => trial.steps.filter((step) => step.index === index));
+    const point = (key: string, step: number, values: number[]) => {
+      if (values.length === 0) return;
+      series.push({
+        condition,
+        key,
+        step: step + 1,
+        mean: values.reduce((sum, value) => sum + value, 0) / values.length,
+        low: Math.min(...values),
+        high: Math.max(...values),
+        trials: values.length,
+      });
+    };
+    for (const index of stepIndexes) {
+      const steps = perStep(index);
+      for (const key of new Set(steps.flatMap((step) => Object.keys(step.scores))))
+        point(
+          key,
+          index,
+          steps.map((step) => numeric(step.scores[key])).filter((v): v is number => v !== undefined),
+        );
+      point(
+        'cost.usd',
+        index,
+        steps.map((step) => step.costUsd),
+      );
+      point(
+        'time.seconds',
+        index,
+        steps.map((step) => step.durationMs / 1000),
+      );
+    }
+  }
+  const fromSummary = run.summary !== undefined;
+  const conditionRows = conditions.map((condition) => {
+    const own = conditionRow(
+      condition,
+      trials.filter((trial) => trial.condition === condition),
+    );
+    const summary = run.summary?.conditions.find((row) => row.condition === condition);
+    if (!summary) return own;
+    // A finished run: the numbers summary.json holds, so the report and the file agree.
+    return {
+      ...own,
+      trials: summary.trials,
+      steps: summary.steps,
+      strict: summary.solveRates.strict,
+      iso: summary.solveRates.iso,
+      core: summary.solveRates.core,
+      costUsd: summary.costUsd,
+      durationMs: summary.durationMs,
+    };
+  });
+  return {
+    name: run.name,
+    dir: run.dir,
+    conditions,
+    tasks,
+    matrix,
+    conditionRows,
+    fromSummary,
+    scoreKeys,
+    stats,
+    paired,
+    series,
+    figures: run.figures,
+    trials,
+  };
+}
+
+/** Per score and condition: the mean in each run and the change from the first run. */
+export interface RunDelta {
+  key: string;
+  condition: string;
+  values: (number | null)[];
+  delta: number | null;
+}
+
+export function runDeltas(runs: RunModel[]): RunDelta[] {
+  if (runs.length < 2) return [];
+  const pairs = new Set(runs.flatMap((run) => run.stats.map((stat) => `${stat.key}\u0000${stat.condition}`)));
+  return [...pairs].sort(byString).map((pair) => {
+    const [key, condition] = pair.split('\u0000') as [string, string];
+    const values = runs.map(
+      (run) => run.stats.find((s) => s.key === key && s.condition === condition)?.mean ?? null,
+    );
+    const first = values[0];
+    const last = values.at(-1);
+    return { key, condition, values, delta: first == null || last == null ? null : last - first };
+  });
+}

@@ -1,0 +1,94 @@
+import { join } from 'node:path';
+import type { TrajectoryEvent } from '@longhaul/core';
+import type { LoadedTrial } from './load-run.js';
+import { truncate } from './truncate.js';
+
+/** One entry of a step's trajectory as the page lists it. */
+export interface TrajectoryItem {
+  kind: string;
+  title: string;
+  text: string;
+}
+
+export interface StepDetail {
+  index: number;
+  id: string;
+  dir: string;
+  prompt: string;
+  diff: string;
+  trajectory: TrajectoryItem[];
+  cases: { id: string; category: string; passed: boolean; output: string }[];
+  scores: Record<string, number | boolean | null>;
+}
+
+function item(event: TrajectoryEvent): TrajectoryItem {
+  switch (event.type) {
+    case 'message':
+      return { kind: 'message', title: event.role, text: event.text };
+    case 'reasoning':
+      return { kind: 'reasoning', title: 'reasoning', text: event.text };
+    case 'tool.call':
+      return {
+        kind: 'tool-call',
+        title: `${event.name}`,
+        text: `${event.explanation ? `${event.explanation}\n` : ''}${JSON.stringify(event.input, null, 2)}`,
+      };
+    case 'tool.result':
+      return { kind: event.isError ? 'tool-error' : 'tool-result', title: 'result', text: event.output };
+    case 'error':
+      return { kind: 'error', title: event.errorClass, text: event.message };
+    case 'turn.end':
+      return { kind: 'turn-end', title: `turn end: ${event.result.status}`, text: event.result.finalText };
+    case 'session.start':
+      return {
+        kind: 'session',
+        title: `session ${event.resumed ? 'resumed' : 'started'}`,
+        text: event.model ?? '',
+      };
+    case 'session.end':
+      return { kind: 'session', title: 'session end', text: event.reason };
+    case 'compaction':
+      return { kind: 'session', title: `compaction (${event.trigger})`, text: '' };
+    default:
+      return { kind: event.type, title: event.type, text: JSON.stringify(event) };
+  }
+}
+
+/** A trial's steps with every text cut to `limit` characters. */
+export async function trialDetail(trial: LoadedTrial, limit: number): Promise<StepDetail[]> {
+  const steps = await trial.steps();
+  return steps.map((step) => {
+    const items = step.trajectory.map(item);
+    // The trajectory shares one budget: long agent sessions keep their first items and a note.
+    let left = limit * 2;
+    const kept: TrajectoryItem[] = [];
+    for (const entry of items) {
+      if (left <= 0) {
+        kept.push({
+          kind: 'note',
+          title: 'truncated',
+          text: `${items.length - kept.length} more items in ${join(step.dir, 'trajectory.jsonl')}`,
+        });
+        break;
+      }
+      const text = truncate(entry.text, Math.min(left, Math.max(200, limit / 4)));
+      left -= text.length + entry.title.length;
+      kept.push({ ...entry, text });
+    }
+    return {
+      index: step.index,
+      id: step.id,
+      dir: step.dir,
+      prompt: truncate(step.prompt, limit, join(step.dir, 'prompt.md')),
+      diff: truncate(step.diff, limit, join(step.dir, 'diff.patch')),
+      trajectory: kept,
+      cases: step.cases.map((found) => ({
+        id: found.id,
+        category: found.category,
+        passed: found.passed,
+        output: truncate(found.output, Math.max(200, limit / 8), found.file),
+      })),
+      scores: step.scores,
+    };
+  });
+}
