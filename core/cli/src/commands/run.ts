@@ -1,6 +1,7 @@
-import { loadExperiment, type RunOptions, startRun } from '@longhaul/core';
+import { type RunOptions, startRun } from '@longhaul/core';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
+import { loadExperimentFile } from '../load-experiment-file.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
 import { driveRun } from '../progress/drive-run.js';
@@ -54,7 +55,7 @@ export function register(program: Command): void {
         file: string,
         options: { runDir?: string; concurrency?: number; set: string[]; grace: number },
       ) => {
-        const experiment = await reportingConfigErrors(() => loadExperiment(file, { set: options.set }));
+        const experiment = await reportingConfigErrors(() => loadExperimentFile(file, options.set));
         printWarnings(experiment.warnings);
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(

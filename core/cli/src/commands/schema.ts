@@ -1,4 +1,5 @@
 import { experimentJsonSchema, formatIssue, PluginRegistry } from '@longhaul/core';
+import { modelsConfigSchema, pricesConfigSchema } from '@longhaul/gateway';
 import type { Command } from 'commander';
 import { reportingConfigErrors } from '../print-error.js';
 
@@ -11,7 +12,9 @@ export function register(program: Command): void {
     )
     .action(async () => {
       const registry = await reportingConfigErrors(() => PluginRegistry.discover({ cwd: process.cwd() }));
-      process.stdout.write(`${JSON.stringify(experimentJsonSchema(registry), null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify(experimentJsonSchema(registry, { models: modelsConfigSchema, prices: pricesConfigSchema }), null, 2)}\n`,
+      );
       for (const problem of registry.problems()) process.stderr.write(`left out: ${formatIssue(problem)}\n`);
     });
 }
