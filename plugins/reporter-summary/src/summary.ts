@@ -16,7 +16,10 @@ export interface TrialSummary {
   repeat: number;
   status: TrialRecord['status'];
   durationMs: number;
+  /** What the gateway metered: the cost every table and limit counts. */
   usage: Usage;
+  /** The agent's own estimate, when it gave one beside the gateway's metering; never summed into `costUsd`. */
+  agentUsage?: Usage;
   steps: StepSummary[];
   scores: Scores;
 }
@@ -97,6 +100,7 @@ export function summarizeTrial(spec: TrialSpec, record: TrialRecord): TrialSumma
     status: record.status,
     durationMs: record.durationMs,
     usage: usageOf(record.usage),
+    ...(record.agentUsage ? { agentUsage: usageOf(record.agentUsage) } : {}),
     steps: stepsOf(spec, record),
     scores: sortedScores(record.scores),
   };
