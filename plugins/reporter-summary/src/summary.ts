@@ -140,10 +140,12 @@ export function summarizeCondition(
   condition: string,
   trials: TrialSummary[],
   solveScorer: string,
+  /** Whether the solve scorer ran in this condition; rates it did not measure are null, not 0. */
+  measured = true,
 ): ConditionSummary {
   const steps = trials.flatMap((trial) => trial.steps);
   const rate = (metric: keyof SolveRates) =>
-    steps.length === 0
+    steps.length === 0 || !measured
       ? null
       : steps.filter((step) => solved(step.scores[`${solveScorer}.${metric}`])).length / steps.length;
   return {
@@ -189,6 +191,10 @@ export function summarizeRun(
         condition,
         summaries.filter((trial) => trial.condition === condition),
         solveScorer,
+        trials.some(
+          ({ spec }) =>
+            spec.condition.key === condition && spec.scorers.some((ref) => ref.label === solveScorer),
+        ),
       ),
     ),
     experimentScores: summarizeExperimentScores(experimentScores),
