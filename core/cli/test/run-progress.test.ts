@@ -32,8 +32,10 @@ const events: StampedRunEvent[] = [
     type: 'trajectory',
     trialId: 'a',
     turn: 1,
-    event: { type: 'usage', usage: { costUsd: 0.125 } },
+    // The agent's own estimate: the view shows the gateway's metered cost instead.
+    event: { type: 'usage', usage: { costUsd: 1.63 } },
   },
+  { ts: at(3), type: 'trial.usage', trialId: 'a', usage: { ...usage, costUsd: 0.125 } },
 ];
 
 function recorder(isTTY: boolean) {
@@ -42,7 +44,7 @@ function recorder(isTTY: boolean) {
 }
 
 describe('the live progress view', () => {
-  it('shows one line per running trial with task, condition, step k/n, elapsed and cost', () => {
+  it('shows one line per running trial with task, condition, step k/n, elapsed and metered cost', () => {
     const { stream } = recorder(true);
     const view = new LiveView(stream, stream, () => t0 + 65_000);
     for (const event of events) view.onEvent(event);

@@ -93,7 +93,7 @@ describe('longhaul run', () => {
     const args = ['--set', 'models={fixture: {backend: nonsense}}'];
     const result = await spawnCli(['run', fixtureExperiment, '--run-dir', runDir, ...args], work()).done;
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/experiment\.yaml: models\.fixture\.backend: /);
+    expect(result.stderr).toMatch(/--set:1:8: models\.fixture\.backend: unknown backend 'nonsense'/);
     await expect(access(runDir)).rejects.toThrow();
   });
 

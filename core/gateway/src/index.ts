@@ -1,5 +1,6 @@
 export type { ApiCodec } from './api/codec.js';
 export type { Backend, BackendResult, CallContext } from './backends/backend.js';
+export { type CheckGatewayOptions, checkGatewayConfig, missingKeyMessage } from './check.js';
 export {
   type GatewayConfig,
   type GatewayConfigInput,

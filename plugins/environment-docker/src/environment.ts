@@ -9,12 +9,13 @@ import {
   readDirectoryFiles,
   type SandboxSpec,
   type SnapshotStore,
+  type Task,
 } from '@longhaul/core';
 import Docker from 'dockerode';
 import { agentUser, packFiles } from './archive.js';
 import { baseImageRef, baseRecipe } from './base-image.js';
 import { Containment } from './containment.js';
-import { type ResolvedImage, resolveImage } from './images.js';
+import { imageProblem, type ResolvedImage, resolveImage } from './images.js';
 import { dockerName, labels, ownerLabel } from './labels.js';
 import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';
 import { type DockerOptions, parseSize } from './options.js';
@@ -258,6 +259,27 @@ export class DockerEnvironment implements Environment {
    */
   async reclaim(options: { runId?: string }): Promise<{ removed: string[] }> {
     return { removed: removedNames(await prune(await this.connect(), { runId: options.runId })) };
+  }
+
+  async check(tasks: Pick<Task, 'id' | 'root' | 'environment'>[]): Promise<string[]> {
+    let docker: Docker;
+    try {
+      docker = await this.connect();
+    } catch (error) {
+      return [(error as Error).message];
+    }
+    const problems = await Promise.all(
+      tasks.map((task) =>
+        imageProblem(docker, {
+          taskId: task.id,
+          taskRoot: task.root,
+          needs: task.environment,
+          image: this.options.image,
+          buildTimeoutMs: this.options.buildTimeoutMs,
+        }),
+      ),
+    );
+    return [...new Set(problems.filter((problem) => problem !== undefined))];
   }
 
   /** Docker's version and the id of every image this environment used (or would use): for lock.json. */

@@ -33,23 +33,16 @@ async function inspect(docker: Docker, ref: string): Promise<ResolvedImage | und
   return { ref, id: info.Id, base: info.Config?.Labels?.['longhaul.image'] === 'base' };
 }
 
+const dockerfileMissing = (taskId: string, path: string) =>
+  `task ${taskId}: environment.dockerfile ${path} does not exist`;
+
 /**
  * Builds a task's Dockerfile (context: its directory) as longhaul/task-<id>:<hash of the context>,
  * so an unchanged context is built once. The build gets `LONGHAUL_BASE` (the base image) as a
  * build argument: `ARG LONGHAUL_BASE` / `FROM ${LONGHAUL_BASE}` extends it without a registry.
  */
-async function buildDockerfile(
-  docker: Docker,
-  request: ImageRequest,
-  dockerfile: string,
-): Promise<ResolvedImage> {
-  const path = isAbsolute(dockerfile) ? dockerfile : join(request.taskRoot, dockerfile);
-  if (!existsSync(path)) {
-    throw new ClassifiedError(
-      'sandbox',
-      `task ${request.taskId}: environment.dockerfile ${path} does not exist`,
-    );
-  }
+async function buildDockerfile(docker: Docker, request: ImageRequest, path: string): Promise<ResolvedImage> {
+  if (!existsSync(path)) throw new ClassifiedError('sandbox', dockerfileMissing(request.taskId, path));
   const files = await readDirectoryFiles(dirname(path));
   const hash = createHash('sha256');
   for (const f of files) hash.update(`${f.path}\0${f.mode}\0`).update(f.data).update('\0');
@@ -85,21 +78,17 @@ async function buildDockerfile(
   return built;
 }
 
-/** The image a task runs in: its own (named or built), else the environment's, else the base image. */
-export async function resolveImage(docker: Docker, request: ImageRequest): Promise<ResolvedImage> {
+type ImageSource = { dockerfile: string } | { named: string } | { base: string };
+
+/** Where a task's image comes from: its Dockerfile, a named image, else the base image. */
+function imageSource(request: ImageRequest): ImageSource {
   const { needs } = request;
-  if (needs.dockerfile !== undefined) return buildDockerfile(docker, request, needs.dockerfile);
+  if (needs.dockerfile !== undefined)
+    return {
+      dockerfile: isAbsolute(needs.dockerfile) ? needs.dockerfile : join(request.taskRoot, needs.dockerfile),
+    };
   const named = needs.image ?? request.image;
-  if (named !== undefined) {
-    const found = await inspect(docker, named);
-    if (found === undefined) {
-      throw new ClassifiedError(
-        'sandbox',
-        `image ${named} (task ${request.taskId}) is not on this Docker host and no registry is used: build or load it first`,
-      );
-    }
-    return found;
-  }
+  if (named !== undefined) return { named };
   const missing = (needs.toolchains ?? []).filter((t) => !baseToolchains.includes(t.toLowerCase()));
   if (missing.length > 0) {
     throw new ClassifiedError(
@@ -107,13 +96,36 @@ export async function resolveImage(docker: Docker, request: ImageRequest): Promi
       `task ${request.taskId} needs toolchains the base image lacks (${missing.join(', ')}); give the task an environment.dockerfile or image`,
     );
   }
-  const ref = baseImageRef();
-  const base = await inspect(docker, ref);
-  if (base === undefined) {
-    throw new ClassifiedError(
-      'sandbox',
-      `the base image ${ref} is missing: run \`longhaul images build\` once on this Docker host`,
-    );
+  return { base: baseImageRef() };
+}
+
+const missingImage = (source: { named: string } | { base: string }, taskId: string) =>
+  'named' in source
+    ? `image ${source.named} (task ${taskId}) is not on this Docker host and no registry is used: build or load it first`
+    : `the base image ${source.base} is missing: run \`longhaul images build\` once on this Docker host`;
+
+/** The image a task runs in: its own (named or built), else the environment's, else the base image. */
+export async function resolveImage(docker: Docker, request: ImageRequest): Promise<ResolvedImage> {
+  const source = imageSource(request);
+  if ('dockerfile' in source) return buildDockerfile(docker, request, source.dockerfile);
+  const found = await inspect(docker, 'named' in source ? source.named : source.base);
+  if (found === undefined) throw new ClassifiedError('sandbox', missingImage(source, request.taskId));
+  return found;
+}
+
+/**
+ * Why `resolveImage` would fail for this task, without building anything: a Dockerfile that does
+ * not exist, a named or base image missing from the host, toolchains the base image lacks.
+ */
+export async function imageProblem(docker: Docker, request: ImageRequest): Promise<string | undefined> {
+  let source: ImageSource;
+  try {
+    source = imageSource(request);
+  } catch (error) {
+    return (error as Error).message;
   }
-  return base;
+  if ('dockerfile' in source)
+    return existsSync(source.dockerfile) ? undefined : dockerfileMissing(request.taskId, source.dockerfile);
+  const found = await inspect(docker, 'named' in source ? source.named : source.base);
+  return found === undefined ? missingImage(source, request.taskId) : undefined;
 }

@@ -16,7 +16,10 @@ export interface TrialSummary {
   repeat: number;
   status: TrialRecord['status'];
   durationMs: number;
+  /** What the gateway metered: the cost every table and limit counts. */
   usage: Usage;
+  /** The agent's own estimate, when it gave one beside the gateway's metering; never summed into `costUsd`. */
+  agentUsage?: Usage;
   steps: StepSummary[];
   scores: Scores;
 }
@@ -97,6 +100,7 @@ export function summarizeTrial(spec: TrialSpec, record: TrialRecord): TrialSumma
     status: record.status,
     durationMs: record.durationMs,
     usage: usageOf(record.usage),
+    ...(record.agentUsage ? { agentUsage: usageOf(record.agentUsage) } : {}),
     steps: stepsOf(spec, record),
     scores: sortedScores(record.scores),
   };
@@ -136,10 +140,12 @@ export function summarizeCondition(
   condition: string,
   trials: TrialSummary[],
   solveScorer: string,
+  /** Whether the solve scorer ran in this condition; rates it did not measure are null, not 0. */
+  measured = true,
 ): ConditionSummary {
   const steps = trials.flatMap((trial) => trial.steps);
   const rate = (metric: keyof SolveRates) =>
-    steps.length === 0
+    steps.length === 0 || !measured
       ? null
       : steps.filter((step) => solved(step.scores[`${solveScorer}.${metric}`])).length / steps.length;
   return {
@@ -185,6 +191,10 @@ export function summarizeRun(
         condition,
         summaries.filter((trial) => trial.condition === condition),
         solveScorer,
+        trials.some(
+          ({ spec }) =>
+            spec.condition.key === condition && spec.scorers.some((ref) => ref.label === solveScorer),
+        ),
       ),
     ),
     experimentScores: summarizeExperimentScores(experimentScores),

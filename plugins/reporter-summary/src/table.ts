@@ -2,7 +2,8 @@ import { formatTable as layOut, type TableFigure } from '@longhaul/core';
 import type { ConditionSummary } from './summary.js';
 
 function percent(rate: number | null): string {
-  return rate === null ? '-' : `${(rate * 100).toFixed(1)}%`;
+  // A rate the experiment did not measure (no solve scorer) is a dash, never 0.0%.
+  return rate === null ? '–' : `${(rate * 100).toFixed(1)}%`;
 }
 
 export function formatDuration(ms: number): string {

@@ -23,7 +23,7 @@ function spec(id: string, condition: string, repeat: number): TrialSpec {
     task,
     condition: { key: condition, harness: ref, environment: ref, script: ref, memory: ref },
     repeat,
-    scorers: [],
+    scorers: [{ id: 'tests', options: {}, label: 'tests' }],
     limits: { turnMs: 1, stepMs: 1, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
     plugins: [],
   };

@@ -173,8 +173,18 @@ describe('reporter summary', () => {
 
   it('reads solve rates from another scorer label, and can stay quiet', async () => {
     const { summary, printed } = await report(undefined, { solveScorer: 'tests#2', table: false });
-    expect(summary.conditions[1]!.solveRates).toEqual({ strict: 0, iso: 0, core: 0 });
+    // No scorer of the experiment is labelled tests#2: its rates were not measured.
+    expect(summary.conditions[1]!.solveRates).toEqual({ strict: null, iso: null, core: null });
     expect(printed).toEqual([]);
+  });
+
+  it('prints a dash, not 0.0%, for solve rates of an experiment without the solve scorer', async () => {
+    const { printed } = await report(undefined, { solveScorer: 'faithfulness' });
+    expect(printed[0]!.split('\n').slice(0, 3)).toEqual([
+      'condition  trials  steps  strict  iso  core   cost    time',
+      'agent           2      6       –    –     –  $2.00  2m 00s',
+      'oracle          1      3       –    –     –  $0.00  1m 00s',
+    ]);
   });
 
   it('formats durations for people', () => {

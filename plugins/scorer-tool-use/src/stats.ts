@@ -25,11 +25,19 @@ export function mean(values: readonly number[]): number {
   return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-/** Population variance. */
+/**
+ * Population variance. What is left of rounding is 0, not a tiny positive number: the mean of
+ * [0.1, 0.1, 0.1] is 0.10000000000000002, and a naive variance of ~1e-34 would make ratios over
+ * it (reliability = between / within) come out as 1e31 instead of undefined.
+ */
 export function variance(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
   const m = mean(values);
-  return mean(values.map((v) => (v - m) ** 2));
+  const raw = mean(values.map((v) => (v - m) ** 2));
+  const scale = values.reduce((max, v) => Math.max(max, Math.abs(v)), 0);
+  // Each deviation carries at most a few ulps of the values' magnitude from computing the mean.
+  const rounding = (values.length * Number.EPSILON * scale) ** 2;
+  return raw <= rounding ? 0 : raw;
 }
 
 /**

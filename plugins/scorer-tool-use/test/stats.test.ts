@@ -31,4 +31,20 @@ describe('statistics', () => {
     ]);
     expect(noisy).toMatchObject({ sigma: 0.5, between: 0, within: 0.25, icc: 0, reliability: 0 });
   });
+
+  it('gives no reliability, not 1e31, when every attempt of a task scored the same (a do-nothing agent)', () => {
+    // 0.1 + 0.1 + 0.1 is not 3 × 0.1 in floating point: a naive variance leaves ~1e-34 behind.
+    const c = consistency([
+      [0.1, 0.1, 0.1],
+      [0.7, 0.7, 0.7],
+      [0.3, 0.3, 0.3, 0.3, 0.3],
+    ]);
+    expect(c).toMatchObject({ sigma: 0, within: 0, icc: 1, reliability: null });
+    expect(c.between).toBeCloseTo(0.0622, 4);
+    const flat = consistency([
+      [0.1, 0.1, 0.1],
+      [0.1, 0.1, 0.1],
+    ]);
+    expect(flat).toMatchObject({ sigma: 0, between: 0, within: 0, icc: null, reliability: null });
+  });
 });

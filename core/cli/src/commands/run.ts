@@ -1,7 +1,7 @@
-import { loadExperiment, type RunOptions, startRun } from '@longhaul/core';
+import { type RunOptions, startRun } from '@longhaul/core';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
-import { installDirOption } from '../plugin-search.js';
+import { loadExperimentFile } from '../load-experiment-file.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
 import { driveRun } from '../progress/drive-run.js';
@@ -58,9 +58,7 @@ export function register(program: Command): void {
       ) => {
         const set =
           options.executor === undefined ? options.set : [`executor=${options.executor}`, ...options.set];
-        const experiment = await reportingConfigErrors(() =>
-          loadExperiment(file, { set, ...installDirOption() }),
-        );
+        const experiment = await reportingConfigErrors(() => loadExperimentFile(file, set));
         printWarnings(experiment.warnings);
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(

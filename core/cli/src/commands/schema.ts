@@ -1,4 +1,5 @@
 import { experimentJsonSchema, formatIssue } from '@longhaul/core';
+import { modelsConfigSchema, pricesConfigSchema } from '@longhaul/gateway';
 import type { Command } from 'commander';
 import { discoverPlugins } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
@@ -12,7 +13,9 @@ export function register(program: Command): void {
     )
     .action(async () => {
       const registry = await reportingConfigErrors(async () => (await discoverPlugins()).load('all'));
-      process.stdout.write(`${JSON.stringify(experimentJsonSchema(registry), null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify(experimentJsonSchema(registry, { models: modelsConfigSchema, prices: pricesConfigSchema }), null, 2)}\n`,
+      );
       for (const problem of registry.problems()) process.stderr.write(`left out: ${formatIssue(problem)}\n`);
     });
 }

@@ -1,12 +1,15 @@
-import { loadExperiment } from '@longhaul/core';
+import { checkExperiment } from '@longhaul/core';
 import type { Command } from 'commander';
-import { installDirOption } from '../plugin-search.js';
+import { loadExperimentFile } from '../load-experiment-file.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
-/** `longhaul validate <experiment>`: checks an experiment completely (tasks included) without running it. */
+/**
+ * `longhaul validate <experiment>`: checks everything `run` checks before it starts (tasks, plugins,
+ * plans, models, prices, key variables, images) without running anything or writing a run.
+ */
 export function register(program: Command): void {
   program
     .command('validate')
@@ -15,10 +18,9 @@ export function register(program: Command): void {
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
     .option('--resolved', 'print the experiment as a run would store it (defaults filled in)', false)
     .action(async (file: string, options: { set: string[]; resolved: boolean }) => {
-      const experiment = await reportingConfigErrors(() =>
-        loadExperiment(file, { set: options.set, ...installDirOption() }),
-      );
+      const experiment = await reportingConfigErrors(() => loadExperimentFile(file, options.set));
       printWarnings(experiment.warnings);
+      await reportingConfigErrors(() => checkExperiment(experiment));
       if (options.resolved) {
         process.stdout.write(experiment.resolved);
         return;

@@ -10,6 +10,7 @@ export interface TrialProgress {
   /** Feedback cycle of the current turn (0: the step's first turn). */
   cycle: number;
   startedAt: number;
+  /** The trial's metered cost so far (the gateway's), as trial.json will hold it. */
   costUsd: number;
 }
 
@@ -44,9 +45,11 @@ export class ProgressState {
         }
         break;
       }
-      case 'trajectory': {
+      case 'trial.usage': {
+        // The metered cost trial.json and the summary count; an agent's own estimate
+        // (its usage events) never shows here.
         const trial = this.running.get(event.trialId);
-        if (trial && event.event.type === 'usage') trial.costUsd += event.event.usage.costUsd ?? 0;
+        if (trial) trial.costUsd = event.usage.costUsd;
         break;
       }
       case 'trial.end':

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, type Logger, readYaml } from '@longhaul/core';
 import { z } from 'zod';
+import { missingKeyMessage } from '../check.js';
 import {
   type ModelConfig,
   type ScriptedReplyConfig,
@@ -33,7 +34,7 @@ function providerKey(name: string, config: UpstreamModelConfig, deps: BackendDep
       {
         file: deps.configFile,
         key: `models.${name}.apiKeyEnv`,
-        message: `environment variable ${config.apiKeyEnv} is not set on the host (the provider key for model '${name}')`,
+        message: missingKeyMessage(name, config.apiKeyEnv),
       },
     ]);
   return key;

@@ -10,9 +10,20 @@ type JsonSchema = Record<string, unknown>;
  * the discovered plugins of its kind and its `options` checked against the chosen plugin's schema
  * (an if/then per id), so editors can complete ids and options.
  */
-export function experimentJsonSchema(registry: PluginRegistry): JsonSchema {
+export function experimentJsonSchema(
+  registry: PluginRegistry,
+  /** Schemas of the sections the kernel leaves to others: the gateway's `models:` and `prices:`. */
+  sections: Partial<Record<'models' | 'prices', z.ZodType>> = {},
+): JsonSchema {
   const schema = z.toJSONSchema(experimentSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const properties = schema.properties as Record<string, JsonSchema>;
+  for (const [key, section] of Object.entries(sections)) {
+    const { $schema: _, ...typed } = z.toJSONSchema(section, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as JsonSchema;
+    properties[key] = typed;
+  }
   const defs: Record<string, JsonSchema> = {};
   for (const { field, kind, shape } of refFields) {
     const name = `${kind}Ref`;

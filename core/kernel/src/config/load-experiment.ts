@@ -10,10 +10,10 @@ import { ConfigError, type ConfigIssue, isConfigError } from './config-error.js'
 import { type ExperimentConfig, experimentSchema, type RefField, refFields } from './experiment-schema.js';
 import { interpolateEnv, maskSecrets } from './interpolate.js';
 import { expandConditions, expandTrials } from './matrix.js';
-import { applyOverrides, overrideFile, overrideFor, parseOverrides } from './overrides.js';
+import { applyOverrides, overrideFile, overrideFor, parseKeyPath, parseOverrides } from './overrides.js';
 import { type IssueAt, type LocatedRef, resolveRefs } from './plugin-refs.js';
 import { pluginWarnings } from './plugin-warnings.js';
-import { schemaIssues, valueAt } from './schema-issues.js';
+import { type PathIssue, schemaIssues, valueAt } from './schema-issues.js';
 import { closest } from './suggest.js';
 import { matchesTaskPattern } from './task-filter.js';
 import { formatKeyPath, type KeyPath, readYaml } from './yaml-file.js';
@@ -31,6 +31,14 @@ export interface LoadExperimentOptions {
   installDir?: string | null;
   /** Most trials the experiment may expand to (default: `defaultMaxTrials`). */
   maxTrials?: number;
+  /**
+   * Checks `models:` and `prices:` as the gateway would at the start of a run (the CLI passes the
+   * gateway's check); each problem is located in the experiment file.
+   */
+  checkModels?(
+    section: { models?: unknown; prices?: unknown },
+    context: { env: Record<string, string | undefined>; baseDir: string },
+  ): Promise<PathIssue[]>;
 }
 
 /**
@@ -56,6 +64,8 @@ export interface LoadedExperiment {
   trials: TrialSpec[];
   /** What the plugins in use warn about (e.g. an environment without isolation), one line each. */
   warnings: string[];
+  /** Line and column of a key (`environment`, `scorers[1]`) in the experiment file. */
+  locate(key: string): { line: number; column: number } | undefined;
 }
 
 /**
@@ -153,6 +163,16 @@ export async function loadExperiment(
       issueAt(['prices', key], unmatchedPriceMessage(key, raw.models)),
     ),
   );
+  if (opts.checkModels && (raw.models !== undefined || raw.prices !== undefined)) {
+    const section = { models: raw.models, prices: raw.prices };
+    for (const issue of await opts.checkModels(section, { env: opts.env ?? process.env, baseDir })) {
+      const last = issue.path[issue.path.length - 1];
+      const suggestion =
+        issue.suggestion ??
+        (issue.known && typeof last === 'string' ? closest(last, issue.known) : undefined);
+      issues.push(issueAt(issue.path, issue.message, suggestion));
+    }
+  }
 
   const taskPatterns = toList(field('tasks'));
   const tasks = await loadTasks(refs.source ?? [], registry, baseDir, issueAt, issues);
@@ -210,6 +230,10 @@ export async function loadExperiment(
     conditions,
     trials,
     warnings: pluginWarnings(config, registry),
+    locate: (key) => {
+      const at = parseKeyPath(key);
+      return at ? yaml.locate(at) : undefined;
+    },
   };
 }
 

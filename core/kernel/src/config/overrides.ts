@@ -61,7 +61,8 @@ export function parseOverrides(args: readonly string[]): { overrides: Override[]
   return { overrides, issues };
 }
 
-function parseKeyPath(text: string): (string | number)[] | undefined {
+/** `a.b[2].c` as a key path; undefined when the text is not one. */
+export function parseKeyPath(text: string): (string | number)[] | undefined {
   if (!/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+|\[\d+\])*$/.test(text)) return undefined;
   return [...text.matchAll(/([A-Za-z0-9_$-]+)|\[(\d+)\]/g)].map((match) =>
     match[2] !== undefined ? Number(match[2]) : /^\d+$/.test(match[1]!) ? Number(match[1]) : match[1]!,

@@ -7,6 +7,8 @@ export interface PathIssue {
   message: string;
   /** Names valid at that place, for a suggestion. */
   known?: string[];
+  /** A likely fix, when the checker knows it better than the key names do. */
+  suggestion?: string;
 }
 
 type Issue = z.core.$ZodIssue;

@@ -18,6 +18,8 @@ export type RunEvent =
       scores: Record<string, number | boolean | null>;
     }
   | { type: 'turn.start'; trialId: string; turn: number; steps: number[]; cycle: number }
+  /** The trial's usage so far as trial.json counts it (the gateway's metering), while turns run. */
+  | { type: 'trial.usage'; trialId: string; usage: Usage }
   | { type: 'trajectory'; trialId: string; turn: number; event: TrajectoryEvent }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string; trialId?: string };
 

@@ -137,6 +137,12 @@ export interface Environment {
   /** What goes into lock.json for this environment (image digests, tool versions). */
   describe?(): Promise<Record<string, unknown>>;
   /**
+   * What would keep `open` from making a sandbox for these tasks (for docker: an image neither on
+   * the host nor buildable), one line each; empty when nothing would. Builds and starts nothing:
+   * `validate` and the start of a run call it so a missing image is found before the first trial.
+   */
+  check?(tasks: Pick<Task, 'id' | 'root' | 'environment'>[]): Promise<string[]>;
+  /**
    * Removes what runs whose owner process is dead left behind (containers, networks, volumes and
    * firewall chains for docker; sandbox folders for local); with `runId`, only that run's. Objects
    * of live processes are left alone. `longhaul resume` calls it with the run's id before it

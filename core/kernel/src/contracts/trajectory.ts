@@ -36,6 +36,11 @@ export interface TurnResult {
   /** The agent's last message. */
   finalText: string;
   usage: Usage;
+  /**
+   * Set by the kernel when `usage` is the gateway's metering and the agent also reported its own
+   * (Claude Code's estimated cost, say): the agent's figures, kept apart and labelled as its own.
+   */
+  agentUsage?: Usage;
   /** Set when status is an error: a short human-readable cause. */
   error?: string;
   durationMs: number;

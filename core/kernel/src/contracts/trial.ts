@@ -63,6 +63,12 @@ export interface StepRecord {
   endedAt?: string;
   durationMs: number;
   usage: Usage;
+  /**
+   * The agent's own account of its usage (its usage events or turn result) where the gateway
+   * metered the turns: kept for comparison only. `usage` (the gateway's metering) is what limits,
+   * the live view and the reports use.
+   */
+  agentUsage?: Usage;
   snapshot?: string;
   scores: Record<string, number | boolean | null>;
 }
@@ -78,6 +84,12 @@ export interface TrialRecord {
   endedAt?: string;
   durationMs: number;
   usage: Usage;
+  /**
+   * The agent's own account of its usage (its usage events or turn result) where the gateway
+   * metered the turns: kept for comparison only. `usage` (the gateway's metering) is what limits,
+   * the live view and the reports use.
+   */
+  agentUsage?: Usage;
   steps: StepRecord[];
   scores: Record<string, number | boolean | null>;
   error?: string;

@@ -18,6 +18,8 @@ export interface RunnableExperiment {
   tasks: Task[];
   /** runId and runDir are empty until a run assigns them. */
   trials: TrialSpec[];
+  /** Line and column of a top-level key (`environment`, `scorers[1]`) in the experiment file. */
+  locate?(key: string): { line: number; column: number } | undefined;
   config: {
     concurrency?: number;
     reporters?: PluginRef[];

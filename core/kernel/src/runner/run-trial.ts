@@ -76,7 +76,14 @@ interface OpenStep {
   startMs: number;
   turns: number;
   usage: Usage;
+  agentUsage?: Usage;
 }
+
+/** A step's usage fields for its records: the metered usage, and the agent's own when it gave one. */
+const usageOf = (open: OpenStep | undefined) => ({
+  usage: open?.usage ?? emptyUsage(),
+  ...(open?.agentUsage ? { agentUsage: open.agentUsage } : {}),
+});
 
 const isAgentOutcome = (status: StepStatus) => status === 'ok' || status === 'failed';
 const closeMs = 15_000;
@@ -514,6 +521,8 @@ class TrialRun {
     this.services.emit({ type: 'turn.start', trialId: this.spec.id, turn: t, steps: turn.steps, cycle });
     const trajectory = this.store.trajectory(this.spec.id, steps[0]!);
     const gateway = this.gateway;
+    this.syncRecord();
+    const before = this.record.usage;
     const run = await runTurn({
       session: this.session!,
       prompt: text,
@@ -522,6 +531,8 @@ class TrialRun {
       cancel: this.services.cancellation.abortSignal,
       budget: { limitUsd: this.spec.limits.trialUsd, spentUsd: this.spentUsd },
       takeGatewayUsage: gateway ? () => gateway.takeUsage(this.spec.id) : undefined,
+      onMetered: (usage) =>
+        this.services.emit({ type: 'trial.usage', trialId: this.spec.id, usage: addUsage(before, usage) }),
       takeGatewayErrors: gateway?.takeErrors ? () => gateway.takeErrors?.(this.spec.id) ?? [] : undefined,
       abandonMs: this.abandonMs,
       onEvent: (event) => {
@@ -532,7 +543,11 @@ class TrialRun {
     });
     owner.turns++;
     owner.usage = addUsage(owner.usage, run.result.usage);
+    if (run.result.agentUsage)
+      owner.agentUsage = addUsage(owner.agentUsage ?? emptyUsage(), run.result.agentUsage);
     this.spentUsd += run.result.usage.costUsd;
+    this.syncRecord();
+    this.services.emit({ type: 'trial.usage', trialId: this.spec.id, usage: this.record.usage });
     if (run.abandoned) this.sessionBroken = true;
     for (const fault of run.modelFaults)
       this.log('warn', `model gateway: ${fault.errorClass}: ${fault.message}`);
@@ -656,7 +671,7 @@ class TrialRun {
       scores: outcome.scores,
       details: outcome.details,
       turns: open.turns,
-      usage: open.usage,
+      ...usageOf(open),
       durationMs: Date.now() - open.startMs,
       startedAt: open.startedAt,
       endedAt,
@@ -722,7 +737,7 @@ class TrialRun {
       startedAt: open?.startedAt,
       endedAt: new Date().toISOString(),
       durationMs: open ? Date.now() - open.startMs : 0,
-      usage: open?.usage ?? emptyUsage(),
+      ...usageOf(open),
       scores: {},
     });
     this.open.delete(step.index);
@@ -744,7 +759,7 @@ class TrialRun {
         startedAt: open?.startedAt,
         endedAt: open ? new Date().toISOString() : undefined,
         durationMs: open ? Date.now() - open.startMs : 0,
-        usage: open?.usage ?? emptyUsage(),
+        ...usageOf(open),
         scores: {},
       });
     }
@@ -765,6 +780,8 @@ class TrialRun {
     const running = [...this.open.values()].map((o) => o.usage);
     this.record.steps = steps;
     this.record.usage = [...steps.map((s) => s.usage), ...running].reduce(addUsage, emptyUsage());
+    const agent = [...steps, ...this.open.values()].flatMap((s) => (s.agentUsage ? [s.agentUsage] : []));
+    if (agent.length > 0) this.record.agentUsage = agent.reduce(addUsage, emptyUsage());
   }
 
   /** trials/<id>/trajectory.atif.json; a failure to write it is logged, never the trial's fault. */
@@ -815,6 +832,7 @@ function stepRecordOf(file: StepScoresFile): StepRecord {
     endedAt: file.endedAt,
     durationMs: file.durationMs,
     usage: file.usage,
+    ...(file.agentUsage ? { agentUsage: file.agentUsage } : {}),
     ...(file.snapshot ? { snapshot: file.snapshot } : {}),
     scores: file.scores,
   };

@@ -21,6 +21,7 @@ import {
   type Script,
   type StampedRunEvent,
   type StoredFigure,
+  type Task,
   type TrialRecord,
   type TrialSpec,
   tokens,
@@ -158,6 +159,22 @@ export async function resumeRun(runDir: string, options: RunOptions = {}): Promi
   return resumeExperiment(experiment, dir, options);
 }
 
+/**
+ * Everything `run` checks before it makes the run directory (plugins start, scripts plan every
+ * task, environments can open sandboxes for their tasks), without running or writing anything.
+ * Throws a ConfigError with every problem. The gateway is not opened: `loadExperiment`'s
+ * `checkModels` covers `models:` and `prices:`.
+ */
+export async function checkExperiment(
+  experiment: RunnableExperiment,
+  options: RunOptions = {},
+): Promise<void> {
+  const dir = join(experiment.baseDir, 'runs', `${experiment.name}-validate`);
+  const run = new Run(experiment, new RunStore(dir), false, { ...options, openGateway: undefined });
+  await run.validate();
+  await run.discard();
+}
+
 class Run {
   readonly container = new Container();
   readonly runId: string;
@@ -261,7 +278,8 @@ class Run {
   private async checkPlugins(): Promise<void> {
     const issues: ConfigIssue[] = [];
     const file = this.experiment.file;
-    const fail = (key: string, message: string) => issues.push({ file, key, message });
+    const fail = (key: string, message: string) =>
+      issues.push({ file, ...this.experiment.locate?.(key), key, message });
     const environments = this.environments;
     const planned = new Set<string>();
     const checked = new Set<string>();
@@ -311,8 +329,28 @@ class Run {
         fail(`reporters[${i}]`, `plugin reporter '${ref.id}' failed to start: ${errorMessage(error)}`);
       }
     });
+    await this.checkEnvironments(fail);
     if (issues.length > 0) throw new ConfigError(issues);
     this.lock = new LockWriter(this.store.lockFile, await this.buildLock(environments));
+  }
+
+  /** Asks each environment whether it can open a sandbox for its tasks (images present or buildable). */
+  private async checkEnvironments(fail: (key: string, message: string) => void): Promise<void> {
+    const tasks = new Map<string, Map<string, Task>>();
+    for (const spec of this.specs) {
+      const label = spec.condition.environment.label;
+      if (!tasks.has(label)) tasks.set(label, new Map());
+      tasks.get(label)!.set(spec.task.id, spec.task);
+    }
+    for (const [label, environment] of this.environments) {
+      let problems: string[];
+      try {
+        problems = (await environment.check?.([...(tasks.get(label)?.values() ?? [])])) ?? [];
+      } catch (error) {
+        problems = [`cannot check its sandboxes: ${errorMessage(error)}`];
+      }
+      for (const problem of problems) fail('environment', `environment '${label}': ${problem}`);
+    }
   }
 
   private async buildLock(environments: Map<string, Environment>): Promise<LockFile> {

@@ -25,6 +25,8 @@ export interface TurnRunOptions {
   budget: { limitUsd: number; spentUsd: number };
   /** Tokens and cost the model gateway metered for the trial since the last call. */
   takeGatewayUsage?: () => Usage;
+  /** Called with the turn's metered usage so far each time the gateway metered more. */
+  onMetered?(usage: Usage): void;
   /** Faults the gateway answered the trial's requests with since the last call. */
   takeGatewayErrors?: () => ClassifiedError[];
   /** How long a harness gets to end its turn after an abort before the kernel stops waiting. */
@@ -69,8 +71,10 @@ export async function runTurn(options: TurnRunOptions): Promise<TurnRun> {
   };
   const pollGateway = () => {
     if (!options.takeGatewayUsage) return;
-    gatewayUsage = addUsage(gatewayUsage, options.takeGatewayUsage());
+    const metered = options.takeGatewayUsage();
+    gatewayUsage = addUsage(gatewayUsage, metered);
     checkBudget();
+    if (hasUsage(metered)) options.onMetered?.(gatewayUsage);
   };
 
   const onCancel = () => abort('cancelled');
@@ -177,15 +181,13 @@ export async function runTurn(options: TurnRunOptions): Promise<TurnRun> {
     error = cause.message;
   }
 
-  const usage = hasUsage(gatewayUsage)
-    ? gatewayUsage
-    : turnEnd && hasUsage(turnEnd.usage)
-      ? turnEnd.usage
-      : eventUsage;
+  const agentUsage = turnEnd && hasUsage(turnEnd.usage) ? turnEnd.usage : eventUsage;
+  const metered = hasUsage(gatewayUsage);
   const result: TurnResult = {
     status,
     finalText: turnEnd?.finalText ?? '',
-    usage,
+    usage: metered ? gatewayUsage : agentUsage,
+    ...(metered && hasUsage(agentUsage) ? { agentUsage } : {}),
     ...(error ? { error } : {}),
     durationMs: Date.now() - started,
   };

@@ -25,6 +25,12 @@ export interface StepScoresFile {
   details: Record<string, unknown>;
   turns: number;
   usage: Usage;
+  /**
+   * The agent's own account of its usage (its usage events or turn result) where the gateway
+   * metered the turns: kept for comparison only. `usage` (the gateway's metering) is what limits,
+   * the live view and the reports use.
+   */
+  agentUsage?: Usage;
   durationMs: number;
   startedAt?: string;
   endedAt?: string;

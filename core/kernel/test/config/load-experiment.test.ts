@@ -83,7 +83,7 @@ describe('loadExperiment', () => {
         join(fixtures, 'plugins', name),
       ),
       // The gateway's section is passed on as written, never interpolated.
-      models: { key: `${dollar}{KEEP_AS_WRITTEN}` },
+      models: { fake: { backend: 'scripted', replies: [{ text: `${dollar}{KEEP_AS_WRITTEN}` }] } },
     });
     // Specs are plain data: they survive a JSON round trip unchanged (a queue ships them as JSON).
     expect(JSON.parse(JSON.stringify(trial))).toEqual(trial);

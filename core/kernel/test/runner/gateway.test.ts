@@ -103,6 +103,37 @@ describe('the run gateway', () => {
     );
   });
 
+  it("counts the gateway's metered cost everywhere and keeps the agent's own estimate apart, labelled", async () => {
+    const agentEstimate = { costUsd: 1.63, inputTokens: 5000 };
+    const fixture = await makeFixture({
+      steps: 2,
+      harness: { turns: () => ({ writeSolution: true, usage: agentEstimate }) },
+    });
+    const events: StampedRunEvent[] = [];
+    const result = await startRun(withModels(fixture), {
+      runDir: join(fixture.dir, 'run'),
+      onEvent: (event) => events.push(event),
+      openGateway: async () => new RecordingGateway(0.5),
+    });
+    const { record } = result.trials[0]!;
+    // One metering per turn: 0.5 each, 1.0 for the trial; the agent said 1.63 per turn.
+    expect(record.usage.costUsd).toBeCloseTo(1);
+    expect(record.agentUsage).toMatchObject({ costUsd: 3.26, inputTokens: 10_000 });
+    expect(record.steps.map((step) => [step.usage.costUsd, step.agentUsage?.costUsd])).toEqual([
+      [0.5, 1.63],
+      [0.5, 1.63],
+    ]);
+    // trial.json on disk says the same.
+    const saved = await new RunStore(result.runDir).readTrial(record.id);
+    expect(saved).toMatchObject({ usage: { costUsd: 1 }, agentUsage: { costUsd: 3.26 } });
+    // The live view's source: the trial's metered usage so far, rising to what trial.json holds.
+    const live = events.flatMap((event) => (event.type === 'trial.usage' ? [event.usage.costUsd] : []));
+    expect(live.at(-1)).toBeCloseTo(1);
+    expect(live.every((cost, i) => cost <= 1 + 1e-9 && (i === 0 || cost >= live[i - 1]!))).toBe(true);
+    const end = events.find((event) => event.type === 'trial.end');
+    expect(end).toMatchObject({ usage: { costUsd: 1 } });
+  });
+
   it('enforces trialUsd from what the gateway meters', async () => {
     const fixture = await makeFixture({ limits: { trialUsd: 0.8 } });
     const experiment = { ...fixture.experiment, config: { ...fixture.experiment.config, models: {} } };
