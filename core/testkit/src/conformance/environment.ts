@@ -390,7 +390,11 @@ export const containmentChecks: Check<EnvironmentContext>[] = [
           `nohup sh -c '${writer('nohup.log')}' > /dev/null 2>&1 &`,
           'sleep 1',
         ].join('\n');
-        const result = await within(120_000, 'exec that detaches writers', sandbox.exec(['sh', '-c', script]));
+        const result = await within(
+          120_000,
+          'exec that detaches writers',
+          sandbox.exec(['sh', '-c', script]),
+        );
         expect(result.exitCode, result.stderr).toBe(0);
         const written = await sizes(sandbox);
         for (const file of ['setsid.log', 'fork.log', 'nohup.log'])
