@@ -34,6 +34,7 @@ describe('longhaul run', () => {
     expect((await readdir(runDir)).sort()).toEqual([
       'events.jsonl',
       'experiment.yaml',
+      'figures.json',
       'lock.json',
       'snapshots',
       'summary.json',
