@@ -1,5 +1,6 @@
 import { type Executor, PluginRegistry, standalonePlugin, TrialHost } from '@longhaul/core';
 import { type Command, InvalidArgumentError } from 'commander';
+import { installDirOption } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
 import { openGateway } from './run.js';
 
@@ -50,7 +51,7 @@ export function register(program: Command): void {
     .option('--executor <id>', 'the executor plugin whose trials to serve', 'queue')
     .action(async (flags: WorkerFlags) => {
       const registry = await reportingConfigErrors(async () =>
-        (await PluginRegistry.discover({ cwd: flags.plugins })).load([
+        (await PluginRegistry.discover({ cwd: flags.plugins, ...installDirOption() })).load([
           { kind: 'executor', id: flags.executor },
         ]),
       );
