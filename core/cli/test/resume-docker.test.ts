@@ -7,7 +7,7 @@ import { dockerMissing } from './fixtures/docker-missing.js';
 import { readEvents, repoRoot, spawnCli, waitForEvent, workDir } from './fixtures/resume/spawn-cli.js';
 
 const run = promisify(execFile);
-const example = join(repoRoot, 'examples/docker-oracle.yaml');
+const example = join(import.meta.dirname, 'fixtures/docker-tally.yaml');
 
 /** What Docker and iptables still hold of a run: containers, volumes, networks, firewall chains. */
 async function leftovers(runId: string) {
@@ -49,7 +49,7 @@ describe.skipIf(missing !== undefined)(
       const runId = `docker-killed-${process.pid}-${Date.now()}`;
       const runDir = join(work(), runId);
       const attempt = spawnCli(['run', example, '--run-dir', runDir], repoRoot);
-      await waitForEvent(runDir, (e) => e.type === 'turn.start' && e.steps.includes(1), 300_000);
+      await waitForEvent(runDir, (e) => e.type === 'turn.start' && e.steps.includes(1), 300_000, attempt);
       attempt.child.kill('SIGKILL');
       await attempt.done;
       const killed = await leftovers(runId);

@@ -40,7 +40,7 @@ describe('the quickstart, killed with SIGKILL mid-trial and resumed', () => {
 
     const runDir = join(work(), 'killed');
     const run = spawnCli(['run', quickstart, '--run-dir', runDir], repoRoot);
-    await waitForEvent(runDir, (e) => e.type === 'turn.start' && e.steps.includes(1), 120_000);
+    await waitForEvent(runDir, (e) => e.type === 'turn.start' && e.steps.includes(1), 120_000, run);
     run.child.kill('SIGKILL');
     await run.done;
     const stepDir = join(runDir, 'trials/worklog.oracle.checkpoints.none.r1/steps');

@@ -43,7 +43,12 @@ describe('longhaul resume after a run was killed with SIGKILL mid-trial', () => 
     const runDir = join(work(), 'killed');
     const run = spawnCli(['run', fixtureExperiment, '--run-dir', runDir], work());
     // Kill while the first trial works on its second step (the harness sleeps in every turn).
-    const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start' && e.steps.includes(1));
+    const turn = await waitForEvent(
+      runDir,
+      (e) => e.type === 'turn.start' && e.steps.includes(1),
+      30_000,
+      run,
+    );
     run.child.kill('SIGKILL');
     const killed = await run.done;
     expect(killed.signal).toBe('SIGKILL');
