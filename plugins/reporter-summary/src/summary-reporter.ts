@@ -2,7 +2,7 @@ import { isAbsolute, join } from 'node:path';
 import { type Figure, type ReportContext, type Reporter, writeFileAtomic } from '@longhaul/core';
 import type { SummaryOptions } from './options.js';
 import { summarizeRun } from './summary.js';
-import { conditionTable, formatTable } from './table.js';
+import { conditionTable, formatPassAtK, formatTable, formatTimes } from './table.js';
 
 /** Writes summary.json (per trial, per step and per condition) and prints the solve-rate table. */
 export class SummaryReporter implements Reporter {
@@ -19,7 +19,9 @@ export class SummaryReporter implements Reporter {
     const file = isAbsolute(this.options.file) ? this.options.file : join(ctx.runDir, this.options.file);
     await writeFileAtomic(file, `${JSON.stringify(summary, null, 2)}\n`);
     if (this.options.table && summary.conditions.length > 0) {
-      ctx.print(`${formatTable(summary.conditions)}\n\nsummary: ${file}`);
+      const passAtK = formatPassAtK(summary.experimentScores);
+      const tables = [formatTable(summary.conditions), ...(passAtK ? [passAtK] : [])].join('\n\n');
+      ctx.print(`${tables}\n\n${formatTimes(summary)}\nsummary: ${file}`);
     }
   }
 

@@ -15,6 +15,8 @@ export interface TrialSummary {
   condition: string;
   repeat: number;
   status: TrialRecord['status'];
+  /** When the trial started (ISO 8601); absent in records written before trials carried it. */
+  startedAt?: string;
   durationMs: number;
   /** What the gateway metered: the cost every table and limit counts. */
   usage: Usage;
@@ -37,7 +39,10 @@ export interface ConditionSummary {
   steps: number;
   solveRates: SolveRates;
   costUsd: number;
+  /** Trial time: the durations of the condition's trials, summed. */
   durationMs: number;
+  /** Wall time: how long at least one of the condition's trials was running (null when unknown). */
+  wallMs: number | null;
   /** Mean of each numeric score over the steps and trials that have it (true = 1, false = 0). */
   scores: Record<string, number>;
 }
@@ -55,6 +60,10 @@ export interface RunSummary {
   trials: TrialSummary[];
   conditions: ConditionSummary[];
   experimentScores: ExperimentScoreSummary[];
+  /** Wall time of the whole run's trials, as `wallMs` of a condition. */
+  wallMs: number | null;
+  /** Trial time of the whole run: every trial's duration, summed. */
+  durationMs: number;
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -98,6 +107,7 @@ export function summarizeTrial(spec: TrialSpec, record: TrialRecord): TrialSumma
     condition: record.condition,
     repeat: record.repeat,
     status: record.status,
+    ...(record.startedAt ? { startedAt: record.startedAt } : {}),
     durationMs: record.durationMs,
     usage: usageOf(record.usage),
     ...(record.agentUsage ? { agentUsage: usageOf(record.agentUsage) } : {}),
@@ -133,6 +143,31 @@ function means(scoreSets: Scores[]): Record<string, number> {
 }
 
 /**
+ * The length of the union of the trials' intervals: time during which at least one trial ran.
+ * Trials side by side count once, and the pause between a killed run and its resume not at all.
+ */
+export function wallTime(trials: TrialSummary[]): number | null {
+  if (trials.length === 0 || trials.some((trial) => trial.startedAt === undefined)) return null;
+  const intervals = trials
+    .map((trial) => {
+      const start = Date.parse(trial.startedAt!);
+      return [start, start + trial.durationMs] as const;
+    })
+    .sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let [start, end] = intervals[0]!;
+  for (const [from, to] of intervals.slice(1)) {
+    if (from > end) {
+      total += end - start;
+      [start, end] = [from, to];
+    } else {
+      end = Math.max(end, to);
+    }
+  }
+  return total + end - start;
+}
+
+/**
  * Aggregates of one condition. Solve rates are shares of all planned steps: a step that was
  * skipped, failed or never scored counts as unsolved.
  */
@@ -155,6 +190,7 @@ export function summarizeCondition(
     solveRates: { strict: rate('strict'), iso: rate('iso'), core: rate('core') },
     costUsd: trials.reduce((sum, trial) => sum + trial.usage.costUsd, 0),
     durationMs: trials.reduce((sum, trial) => sum + trial.durationMs, 0),
+    wallMs: wallTime(trials),
     scores: means([...steps.map((step) => step.scores), ...trials.map((trial) => trial.scores)]),
   };
 }
@@ -198,5 +234,7 @@ export function summarizeRun(
       ),
     ),
     experimentScores: summarizeExperimentScores(experimentScores),
+    wallMs: wallTime(summaries),
+    durationMs: summaries.reduce((sum, trial) => sum + trial.durationMs, 0),
   };
 }

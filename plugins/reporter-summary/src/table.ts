@@ -1,5 +1,5 @@
 import { formatTable as layOut, type TableFigure } from '@longhaul/core';
-import type { ConditionSummary } from './summary.js';
+import type { ConditionSummary, ExperimentScoreSummary, RunSummary } from './summary.js';
 
 function percent(rate: number | null): string {
   // A rate the experiment did not measure (no solve scorer) is a dash, never 0.0%.
@@ -16,9 +16,16 @@ export function formatDuration(ms: number): string {
   return hours > 0 ? `${hours}h ${String(minutes).padStart(2, '0')}m ${rest}s` : `${minutes}m ${rest}s`;
 }
 
-/** The per-condition table printed at the end of a run. */
+function duration(ms: number | null): string {
+  return ms === null ? '–' : formatDuration(ms);
+}
+
+/**
+ * The per-condition table printed at the end of a run. "trial time" sums the trials' durations;
+ * "wall" is how long at least one of them ran, which is shorter when trials ran side by side.
+ */
 export function formatTable(conditions: ConditionSummary[]): string {
-  const header = ['condition', 'trials', 'steps', 'strict', 'iso', 'core', 'cost', 'time'];
+  const header = ['condition', 'trials', 'steps', 'strict', 'iso', 'core', 'cost', 'trial time', 'wall'];
   const rows = conditions.map((condition) => [
     condition.condition,
     String(condition.trials),
@@ -28,8 +35,47 @@ export function formatTable(conditions: ConditionSummary[]): string {
     percent(condition.solveRates.core),
     `$${condition.costUsd.toFixed(2)}`,
     formatDuration(condition.durationMs),
+    duration(condition.wallMs),
   ]);
   return layOut(header, rows);
+}
+
+/** The run's times under the table: its wall time and its trials' time summed, each labelled. */
+export function formatTimes(summary: RunSummary): string {
+  return `wall time ${duration(summary.wallMs)}; trial time ${formatDuration(summary.durationMs)} (the trials' durations summed)`;
+}
+
+const passAtKey = /^(?<scorer>.+)\.pass_at_(?<k>\d+)$/;
+
+/**
+ * pass@k per condition with its Wilson 95% interval, from the experiment scores of a pass-at-k
+ * scorer (`<label>.pass_at_<k>` and its `.wilson_low` / `.wilson_high`); undefined without one.
+ */
+export function formatPassAtK(scores: ExperimentScoreSummary[]): string | undefined {
+  const value = new Map(scores.map((score) => [`${score.condition}\u0000${score.key}`, score.value]));
+  const found = scores.flatMap((score) => {
+    const match = passAtKey.exec(score.key);
+    return match?.groups && score.condition !== null ? [{ key: score.key, k: Number(match.groups.k) }] : [];
+  });
+  if (found.length === 0) return undefined;
+  const keys = [...new Map(found.map((item) => [item.key, item.k])).entries()].sort((a, b) => a[1] - b[1]);
+  const conditions = [...new Set(scores.filter((s) => s.condition !== null).map((s) => s.condition!))];
+  const cell = (condition: string, key: string) => {
+    const at = (suffix: string) => value.get(`${condition}\u0000${key}${suffix}`);
+    const rate = at('');
+    if (typeof rate !== 'number') return '–';
+    const low = at('.wilson_low');
+    const high = at('.wilson_high');
+    const interval =
+      typeof low === 'number' && typeof high === 'number' ? ` [${percent(low)}, ${percent(high)}]` : '';
+    return `${percent(rate)}${interval}`;
+  };
+  const header = [
+    'condition',
+    ...keys.map(([key, k]) => (keys.filter(([, other]) => other === k).length > 1 ? key : `pass@${k}`)),
+  ];
+  const rows = conditions.map((condition) => [condition, ...keys.map(([key]) => cell(condition, key))]);
+  return `${layOut(header, rows)}\n(pass@k with Wilson 95% intervals)`;
 }
 
 /** The same table as data for the HTML report: raw values, formatted by the report. */
@@ -46,7 +92,8 @@ export function conditionTable(conditions: ConditionSummary[]): TableFigure {
       { key: 'iso', label: 'iso', format: 'percent', digits: 1 },
       { key: 'core', label: 'core', format: 'percent', digits: 1 },
       { key: 'costUsd', label: 'cost', format: 'usd', digits: 2 },
-      { key: 'durationMs', label: 'time', format: 'duration' },
+      { key: 'durationMs', label: 'trial time', format: 'duration' },
+      { key: 'wallMs', label: 'wall', format: 'duration' },
     ],
     rows: conditions.map((condition) => ({
       condition: condition.condition,
@@ -57,6 +104,7 @@ export function conditionTable(conditions: ConditionSummary[]): TableFigure {
       core: condition.solveRates.core,
       costUsd: condition.costUsd,
       durationMs: condition.durationMs,
+      wallMs: condition.wallMs,
     })),
   };
 }

@@ -49,12 +49,20 @@ function record(
     condition,
     repeat,
     status,
+    startedAt: startedAt[id],
     durationMs: 60_000,
     usage: { ...emptyUsage(), inputTokens: 100, costUsd },
     steps,
     scores: { 'tests.solved_steps': steps.length },
   };
 }
+
+/** The agent's two trials overlap by 30 s; the oracle's starts as the first agent trial ends. */
+const startedAt: Record<string, string> = {
+  'worklog.agent.r1': '2026-01-01T12:00:00.000Z',
+  'worklog.agent.r2': '2026-01-01T12:00:30.000Z',
+  'worklog.oracle.r1': '2026-01-01T12:01:00.000Z',
+};
 
 /**
  * Two conditions: `oracle` solves everything twice; `agent` solves step 1, fails step 2 on

@@ -19,6 +19,8 @@ async function report(
     trials: order(trials()),
     experimentScores: [
       { scorer: 'passk', metric: 'pass_at_1', value: 0.5, condition: 'agent' },
+      { scorer: 'passk', metric: 'pass_at_1.wilson_low', value: 0.237, condition: 'agent' },
+      { scorer: 'passk', metric: 'pass_at_1.wilson_high', value: 0.763, condition: 'agent' },
       { scorer: 'gap', metric: 'control', value: 0.25 },
       { scorer: 'passk', metric: 'pass_at_1', value: 1, condition: 'oracle' },
     ],
@@ -54,6 +56,7 @@ describe('reporter summary', () => {
       condition: 'agent',
       repeat: 2,
       status: 'error:crash',
+      startedAt: '2026-01-01T12:00:30.000Z',
       durationMs: 60_000,
       usage: { inputTokens: 100, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.5 },
       steps: [
@@ -80,6 +83,7 @@ describe('reporter summary', () => {
         solveRates: { strict: 2 / 6, iso: 3 / 6, core: 3 / 6 },
         costUsd: 2,
         durationMs: 120_000,
+        wallMs: 90_000,
         scores: {
           'tests.core': 3 / 4,
           'tests.iso': 3 / 4,
@@ -95,6 +99,7 @@ describe('reporter summary', () => {
         solveRates: { strict: 1, iso: 1, core: 1 },
         costUsd: 0,
         durationMs: 60_000,
+        wallMs: 60_000,
         scores: {
           'tests.core': 1,
           'tests.iso': 1,
@@ -104,9 +109,12 @@ describe('reporter summary', () => {
         },
       },
     ]);
+    expect(summary).toMatchObject({ wallMs: 120_000, durationMs: 180_000 });
     expect(summary.experimentScores).toEqual([
       { key: 'gap.control', condition: null, value: 0.25 },
       { key: 'passk.pass_at_1', condition: 'agent', value: 0.5 },
+      { key: 'passk.pass_at_1.wilson_high', condition: 'agent', value: 0.763 },
+      { key: 'passk.pass_at_1.wilson_low', condition: 'agent', value: 0.237 },
       { key: 'passk.pass_at_1', condition: 'oracle', value: 1 },
     ]);
   });
@@ -126,6 +134,7 @@ describe('reporter summary', () => {
         core: condition.solveRates.core,
         costUsd: condition.costUsd,
         durationMs: condition.durationMs,
+        wallMs: condition.wallMs,
       })),
     );
     expect(table.columns.find((column) => column.key === 'strict')?.format).toBe('percent');
@@ -141,6 +150,8 @@ describe('reporter summary', () => {
       'trials',
       'conditions',
       'experimentScores',
+      'wallMs',
+      'durationMs',
     ]);
     expect(Object.keys(first.summary.conditions[0]!)).toEqual([
       'condition',
@@ -149,6 +160,7 @@ describe('reporter summary', () => {
       'solveRates',
       'costUsd',
       'durationMs',
+      'wallMs',
       'scores',
     ]);
   });
@@ -158,17 +170,42 @@ describe('reporter summary', () => {
     expect(await readdir(runDir)).toEqual(['summary.json']);
   });
 
-  it('prints a table of solve rates, cost and time per condition', async () => {
+  it("prints solve rates, cost and time per condition, pass@k with its interval, and the run's times labelled", async () => {
     const { printed, runDir } = await report();
     expect(printed).toEqual([
       [
-        'condition  trials  steps  strict     iso    core   cost    time',
-        'agent           2      6   33.3%   50.0%   50.0%  $2.00  2m 00s',
-        'oracle          1      3  100.0%  100.0%  100.0%  $0.00  1m 00s',
+        'condition  trials  steps  strict     iso    core   cost  trial time    wall',
+        'agent           2      6   33.3%   50.0%   50.0%  $2.00      2m 00s  1m 30s',
+        'oracle          1      3  100.0%  100.0%  100.0%  $0.00      1m 00s  1m 00s',
         '',
+        'condition                pass@1',
+        'agent      50.0% [23.7%, 76.3%]',
+        'oracle                   100.0%',
+        '(pass@k with Wilson 95% intervals)',
+        '',
+        "wall time 2m 00s; trial time 3m 00s (the trials' durations summed)",
         `summary: ${join(runDir, 'summary.json')}`,
       ].join('\n'),
     ]);
+  });
+
+  it('prints no pass@k table when no pass-at-k scorer ran, and a dash for a wall time it cannot know', async () => {
+    const runDir = await mkdtemp(join(tmpdir(), 'longhaul-summary-'));
+    const printed: string[] = [];
+    const undated = trials().map(({ spec, record }) => ({
+      spec,
+      record: { ...record, startedAt: undefined },
+    }));
+    await new SummaryReporter(plugin.options.parse({})).finish({
+      runDir,
+      experiment: { name: 'quickstart', file: '/experiments/quickstart.yaml' },
+      trials: undated,
+      experimentScores: [],
+      print: (text) => printed.push(text),
+    });
+    expect(printed[0]).not.toContain('pass@');
+    expect(printed[0]!.split('\n')[1]).toMatch(/2m 00s\s+–$/);
+    expect(printed[0]).toContain('wall time –; trial time 3m 00s');
   });
 
   it('reads solve rates from another scorer label, and can stay quiet', async () => {
@@ -181,9 +218,9 @@ describe('reporter summary', () => {
   it('prints a dash, not 0.0%, for solve rates of an experiment without the solve scorer', async () => {
     const { printed } = await report(undefined, { solveScorer: 'faithfulness' });
     expect(printed[0]!.split('\n').slice(0, 3)).toEqual([
-      'condition  trials  steps  strict  iso  core   cost    time',
-      'agent           2      6       –    –     –  $2.00  2m 00s',
-      'oracle          1      3       –    –     –  $0.00  1m 00s',
+      'condition  trials  steps  strict  iso  core   cost  trial time    wall',
+      'agent           2      6       –    –     –  $2.00      2m 00s  1m 30s',
+      'oracle          1      3       –    –     –  $0.00      1m 00s  1m 00s',
     ]);
   });
 
