@@ -25,8 +25,16 @@ const events: StampedRunEvent[] = [
     condition: 'oracle/single-shot/none',
     steps: 4,
   },
-  { ts: at(2), type: 'turn.start', trialId: 'a', turn: 1, steps: [1], cycle: 0 },
-  { ts: at(2), type: 'turn.start', trialId: 'b', turn: 0, steps: [0, 1, 2, 3], cycle: 0 },
+  { ts: at(2), type: 'step.start', trialId: 'a', step: 1, stepId: 'filters' },
+  { ts: at(2), type: 'turn.start', trialId: 'a', turn: 1, steps: [1], cycle: 0, deadline: at(602) },
+  ...[0, 1, 2, 3].map((step) => ({
+    ts: at(2),
+    type: 'step.start' as const,
+    trialId: 'b',
+    step,
+    stepId: `s${step}`,
+  })),
+  { ts: at(2), type: 'turn.start', trialId: 'b', turn: 0, steps: [0, 1, 2, 3], cycle: 0, deadline: at(2402) },
   {
     ts: at(3),
     type: 'trajectory',
@@ -44,21 +52,58 @@ function recorder(isTTY: boolean) {
 }
 
 describe('the live progress view', () => {
-  it('shows one line per running trial with task, condition, step k/n, elapsed and metered cost', () => {
+  it("shows one line per running trial: task, condition, step k/n, phase, the step's time against its limit, metered cost", () => {
     const { stream } = recorder(true);
     const view = new LiveView(stream, stream, () => t0 + 65_000);
     for (const event of events) view.onEvent(event);
     expect(view.lines().slice(1)).toEqual([
-      '  wordfreq  oracle/checkpoints/none  step 2/3  1:05  $0.125',
-      '  worklog  oracle/single-shot/none  steps 1-4/4  1:04  $0.000',
+      '  wordfreq  oracle/checkpoints/none  step 2/3  agent 1:03/10:00  $0.125',
+      '  worklog  oracle/single-shot/none  steps 1-4/4  agent 1:03/40:00  $0.000',
     ]);
-    expect(view.lines()[0]).toMatch(/^longhaul: 0\/3 trials done, 2 running/);
+    expect(view.lines()[0]).toMatch(/^longhaul: 0\/3 trials done, 2 running, \d+:\d\d, \$0\.125$/);
+    view.onEvent({ ts: at(66), type: 'trial.phase', trialId: 'a', phase: 'scoring' });
+    expect(view.lines()[1]).toBe('  wordfreq  oracle/checkpoints/none  step 2/3  scoring 1:03/10:00  $0.125');
     // Repeats of one task and condition are told apart by their repeat number.
     view.onEvent({
       ...(events[1] as StampedRunEvent & { type: 'trial.start' }),
       trialId: 'wordfreq.oracle.checkpoints.none.r2',
     });
     expect(view.lines()[3]).toMatch(/^ {2}wordfreq r2 {2}oracle\/checkpoints\/none {2}step -\/3/);
+    view.close();
+  });
+
+  it('gives the run an ETA from the rate of completed steps and the steps left', () => {
+    const { stream } = recorder(true);
+    const view = new LiveView(stream, stream, () => t0 + 10_000);
+    for (const event of events.slice(0, 3)) view.onEvent(event);
+    expect(view.lines()[0]).not.toContain('ETA');
+    view.onEvent({
+      ts: at(10),
+      type: 'step.end',
+      trialId: 'a',
+      step: 0,
+      stepId: 'count',
+      status: 'ok',
+      scores: {},
+    });
+    // One step in 10 s; left: 2 of a, 4 of b, and the third trial at the mean of 3.5 steps.
+    expect(view.lines()[0]).toContain(', ETA 1:35,');
+    view.close();
+  });
+
+  it('counts the trials a resumed run had already completed', () => {
+    const { stream } = recorder(true);
+    const view = new LiveView(stream, stream, () => t0);
+    view.onEvent({
+      ts: at(0),
+      type: 'run.start',
+      runId: 'r',
+      runDir: '/runs/r',
+      trials: 12,
+      resumed: true,
+      complete: 8,
+    });
+    expect(view.lines()[0]).toMatch(/^longhaul: 8\/12 trials done, 0 running/);
     view.close();
   });
 

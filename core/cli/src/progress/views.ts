@@ -1,5 +1,5 @@
 import type { StampedRunEvent } from '@longhaul/core';
-import { formatCost, formatDuration, formatStep, ProgressState } from './progress-state.js';
+import { formatCost, formatDuration, formatPhase, formatStep, ProgressState } from './progress-state.js';
 
 /** Where a view writes: the terminal (stderr), or a stand-in in tests. */
 export interface ViewStream {
@@ -126,6 +126,7 @@ export class LiveView implements ProgressView {
       event.type === 'run.start' ||
       event.type === 'trial.start' ||
       event.type === 'turn.start' ||
+      event.type === 'trial.phase' ||
       event.type === 'step.end'
     ) {
       this.draw();
@@ -159,10 +160,11 @@ export class LiveView implements ProgressView {
   lines(): string[] {
     const now = this.now();
     const { total, done, running } = this.state;
-    const header = `longhaul: ${done}/${total} trials done, ${running.size} running, ${formatDuration(now - this.started)}`;
+    const eta = this.state.etaMs(now);
+    const header = `longhaul: ${done}/${total} trials done, ${running.size} running, ${formatDuration(now - this.started)}${eta === undefined ? '' : `, ETA ${formatDuration(eta)}`}, ${formatCost(this.state.costUsd())}`;
     const rows = [...running.values()].map(
       (trial) =>
-        `  ${trial.task}${repeatOf(trial.id)}  ${trial.condition}  ${formatStep(trial)}  ${formatDuration(now - trial.startedAt)}  ${formatCost(trial.costUsd)}`,
+        `  ${trial.task}${repeatOf(trial.id)}  ${trial.condition}  ${formatStep(trial)}  ${formatPhase(trial, now)}  ${formatCost(trial.costUsd)}`,
     );
     return [header, ...rows];
   }

@@ -265,6 +265,7 @@ class TrialRun {
    * gets the model endpoint for the address it reaches the host at.
    */
   private async openSandbox(from: string | undefined): Promise<Sandbox> {
+    this.services.emit({ type: 'trial.phase', trialId: this.spec.id, phase: 'sandbox' });
     const sandbox = await guard(
       () =>
         this.environment.open({
@@ -343,6 +344,11 @@ class TrialRun {
     return open;
   }
 
+  /** A turn over several steps (single-shot) pools their wall clock. */
+  private deadline(owner: OpenStep, steps: Step[]): number {
+    return owner.startMs + this.spec.limits.stepMs * steps.length;
+  }
+
   private async runPlannedTurn(t: number, turn: TurnPlan): Promise<void> {
     const steps = turn.steps.map((i) => this.task.steps[i]!);
     for (const step of steps) {
@@ -354,7 +360,7 @@ class TrialRun {
     }
     const owner = this.openStep(steps[0]!);
     for (const step of steps.slice(1)) this.openStep(step);
-    const deadline = owner.startMs + this.spec.limits.stepMs * steps.length;
+    const deadline = this.deadline(owner, steps);
     // A turn over several steps (single-shot) pools their turn allowance, as it pools their wall clock.
     const allowed = this.spec.limits.turnsPerStep * steps.length;
     const maxCycles = Math.max(0, Math.min(turn.feedbackCycles, allowed - 1));
@@ -518,7 +524,14 @@ class TrialRun {
     // plugin's model before the turn) are logged here, never put in the turn's trajectory.
     for (const fault of this.gateway?.takeErrors?.(this.spec.id) ?? [])
       this.log('warn', `model gateway, outside the agent's turn: ${fault.errorClass}: ${fault.message}`);
-    this.services.emit({ type: 'turn.start', trialId: this.spec.id, turn: t, steps: turn.steps, cycle });
+    this.services.emit({
+      type: 'turn.start',
+      trialId: this.spec.id,
+      turn: t,
+      steps: turn.steps,
+      cycle,
+      deadline: new Date(this.deadline(owner, steps)).toISOString(),
+    });
     const trajectory = this.store.trajectory(this.spec.id, steps[0]!);
     const gateway = this.gateway;
     this.syncRecord();
@@ -585,6 +598,7 @@ class TrialRun {
 
   /** Snapshot, diff and step scorers for the steps a turn closes. */
   private async scoreTurn(turn: TurnPlan, status: StepStatus): Promise<Map<number, StepOutcome>> {
+    this.services.emit({ type: 'trial.phase', trialId: this.spec.id, phase: 'scoring' });
     await this.sweepSandbox();
     const outcomes = new Map<number, StepOutcome>();
     let ref: string;

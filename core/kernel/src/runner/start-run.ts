@@ -456,6 +456,7 @@ class Run {
       runDir: this.store.dir,
       trials: specs.length,
       resumed: this.resumed,
+      complete: specs.length - pending.length,
     });
     if (this.resumed && !this.executor?.remote) await this.reclaim();
     const executor =

@@ -86,17 +86,20 @@ describe('a run through the per-turn lifecycle', () => {
     const events = await new RunStore(runDir).readEvents();
     const outline = events
       .filter((e) => e.type !== 'trajectory' && e.type !== 'log')
-      .map((e) => ('step' in e ? `${e.type}:${e.step}` : e.type));
+      .map((e) => ('step' in e ? `${e.type}:${e.step}` : 'phase' in e ? `${e.type}:${e.phase}` : e.type));
     expect(outline).toEqual([
       'run.start',
       'trial.start',
+      'trial.phase:sandbox',
       'step.start:0',
       'turn.start',
       'trial.usage',
+      'trial.phase:scoring',
       'step.end:0',
       'step.start:1',
       'turn.start',
       'trial.usage',
+      'trial.phase:scoring',
       'step.end:1',
       'trial.end',
       'run.end',
