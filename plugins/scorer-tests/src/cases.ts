@@ -45,18 +45,39 @@ export async function stepCases(step: Step): Promise<StepCase[]> {
   return cases;
 }
 
+/**
+ * Each step's cases, read and validated once: scoring step k runs the cases of every step before
+ * it again as regression, and would otherwise read them k times over a trial.
+ */
+export class CaseCache {
+  private readonly byStep = new Map<string, Promise<StepCase[]>>();
+
+  get(step: Step): Promise<StepCase[]> {
+    const key = `${step.index}\u0000${step.cases ?? ''}`;
+    let cases = this.byStep.get(key);
+    if (!cases) {
+      cases = stepCases(step);
+      this.byStep.set(key, cases);
+      // A folder that failed to read is read again next time, and fails with its own error.
+      cases.catch(() => this.byStep.delete(key));
+    }
+    return cases;
+  }
+}
+
 /** The step's own cases, then (as regression) every case of the steps before it. */
 export async function casesFor(
   steps: readonly Step[],
   step: Step,
   regression: boolean,
+  cache = new CaseCache(),
 ): Promise<LoadedCase[]> {
-  const own = (await stepCases(step)).map((item) => ({ ...item, scoredAs: item.category as ScoredCategory }));
+  const own = (await cache.get(step)).map((item) => ({ ...item, scoredAs: item.category as ScoredCategory }));
   if (!regression) return own;
   const earlier: LoadedCase[] = [];
   for (const previous of steps.filter((candidate) => candidate.index < step.index)) {
     earlier.push(
-      ...(await stepCases(previous)).map((item) => ({ ...item, scoredAs: 'regression' as const })),
+      ...(await cache.get(previous)).map((item) => ({ ...item, scoredAs: 'regression' as const })),
     );
   }
   return [...own, ...earlier];

@@ -9,7 +9,7 @@ import {
   type Score,
   type StepScoreContext,
 } from '@longhaul/core';
-import { casesFor, type LoadedCase } from './cases.js';
+import { CaseCache, casesFor, type LoadedCase } from './cases.js';
 import type { Check } from './check-output.js';
 import { type HttpCaseRun, runHttpCase } from './http/run-http-case.js';
 import type { TestsOptions } from './options.js';
@@ -55,6 +55,7 @@ function pytestSuiteOf(ctx: StepScoreContext): PytestSuite | undefined {
 export class TestsScorer {
   readonly scope = 'step' as const;
   readonly version = version;
+  private readonly cases = new CaseCache();
 
   constructor(private readonly options: TestsOptions) {}
 
@@ -71,7 +72,7 @@ export class TestsScorer {
         feedback,
       );
     }
-    const cases = await casesFor(ctx.task.steps, ctx.step, this.options.regression);
+    const cases = await casesFor(ctx.task.steps, ctx.step, this.options.regression, this.cases);
     if (cases.length === 0) return tallyScores([], undefined);
     const entrypoint = splitCommand(ctx.task.entrypoint);
     const results: CaseResult[] = new Array(cases.length);

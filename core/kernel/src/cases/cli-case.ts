@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error.js';
 import { timerMs } from '../config/timer-limit.js';
-import { readYaml } from '../config/yaml-file.js';
+import { readYaml, type YamlFile } from '../config/yaml-file.js';
 import { checkYaml } from './yaml-schema.js';
 
 /**
@@ -99,7 +99,11 @@ export type CliCase = z.output<typeof cliCaseSchema>;
 
 /** Reads and validates a case file; a bad file is a ConfigError located at the key at fault. */
 export async function readCliCase(file: string): Promise<CliCase> {
-  const yaml = await readYaml(file);
+  return cliCaseOf(await readYaml(file));
+}
+
+/** Validates a parsed case file as a CLI case. */
+export function cliCaseOf(yaml: YamlFile): CliCase {
   const parsed = checkYaml(yaml, cliCaseSchema);
   if (!parsed.data) throw new ConfigError(parsed.issues);
   for (const [name, expectation] of Object.entries(parsed.data.expect.files ?? {})) {

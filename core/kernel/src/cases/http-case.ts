@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error.js';
 import { timerMs } from '../config/timer-limit.js';
-import { readYaml } from '../config/yaml-file.js';
+import { readYaml, type YamlFile } from '../config/yaml-file.js';
 import { relativePath } from './cli-case.js';
 import { checkYaml } from './yaml-schema.js';
 
@@ -135,7 +135,11 @@ export type HttpCase = z.output<typeof httpCaseSchema>;
 
 /** Reads and validates an HTTP case file; a bad file is a ConfigError located at the key at fault. */
 export async function readHttpCase(file: string): Promise<HttpCase> {
-  const yaml = await readYaml(file);
+  return httpCaseOf(await readYaml(file));
+}
+
+/** Validates a parsed case file as an HTTP case. */
+export function httpCaseOf(yaml: YamlFile): HttpCase {
   const parsed = checkYaml(yaml, httpCaseSchema);
   if (!parsed.data) throw new ConfigError(parsed.issues);
   return parsed.data;
