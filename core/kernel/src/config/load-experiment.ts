@@ -175,13 +175,7 @@ export async function loadExperiment(
   }
 
   const taskPatterns = toList(field('tasks'));
-  const tasks = await loadTasks(
-    refs.source ?? [],
-    registry,
-    { baseDir, tasks: taskPatterns },
-    issueAt,
-    issues,
-  );
+  const tasks = await loadTasks(refs.source ?? [], registry, { baseDir, tasks: taskPatterns }, issueAt, issues);
   const selected = tasks && filterTasks(tasks, taskPatterns, raw.tasks, issueAt, issues);
   if (issues.length > 0 || !selected) throw new ConfigError(inFileOrder(issues));
 
