@@ -27,7 +27,7 @@ export class LonghaulSource implements Source {
     }
     const single = (await stat(join(path, 'task.yaml')).catch(() => undefined)) !== undefined;
     const roots = single ? [path] : await taskDirectories(path);
-    const selected = this.select(roots, path, issues).filter(wantedBy(ctx.tasks, roots));
+    const selected = this.select(roots, path, issues);
     const tasks: Task[] = [];
     for (const root of selected) {
       const task = await loadTask(root, issues);
@@ -40,7 +40,7 @@ export class LonghaulSource implements Source {
   private select(roots: string[], path: string, issues: IssueList): string[] {
     const filter = this.options.tasks;
     if (!filter) return roots;
-    const names = roots.map(nameOf);
+    const names = roots.map((root) => root.slice(root.lastIndexOf('/') + 1));
     filter.forEach((pattern, position) => {
       if (!names.some((name) => globToRegExp(pattern).test(name))) {
         issues.add({
@@ -53,22 +53,6 @@ export class LonghaulSource implements Source {
     });
     return roots.filter((_, index) => filter.some((pattern) => globToRegExp(pattern).test(names[index]!)));
   }
-}
-
-const nameOf = (root: string) => root.slice(root.lastIndexOf('/') + 1);
-
-/**
- * The experiment's own task patterns, applied before the tasks are read: a task's id is its
- * directory's name, so the tasks the experiment does not run are never read. When a pattern
- * matches no directory, every task is read, so that the kernel can name the tasks there are.
- */
-function wantedBy(patterns: readonly string[] | undefined, roots: string[]): (root: string) => boolean {
-  if (!patterns) return () => true;
-  const matches = (root: string) => patterns.some((pattern) => globToRegExp(pattern).test(nameOf(root)));
-  const everyPatternFound = patterns.every((pattern) =>
-    roots.some((root) => globToRegExp(pattern).test(nameOf(root))),
-  );
-  return everyPatternFound ? matches : () => true;
 }
 
 async function isFile(path: string): Promise<boolean> {

@@ -245,25 +245,6 @@ describe('source longhaul: bad task files are ConfigErrors that say where', () =
   });
 });
 
-describe("source longhaul: the experiment's task patterns", () => {
-  it('leave the tasks they do not select unread, so a broken one there does not stop the run', async () => {
-    const root = await problemsWith(validTask);
-    await writeTree({ 'task.yaml': 'id: broken\ntitle: [unclosed\n' }, join(root, 'broken'));
-    const source = new LonghaulSource(plugin.options.parse({ path: '.' }));
-    expect((await source.load({ baseDir: root, tasks: ['ec*'] })).map((task) => task.id)).toEqual(['echo']);
-    // Read as a whole, the problems folder has the broken task.
-    await expect(source.load({ baseDir: root })).rejects.toThrow(/broken/);
-  });
-
-  it('read every task when one pattern matches none, so that the run can name the tasks there are', async () => {
-    const root = await problemsWith(validTask);
-    const source = new LonghaulSource(plugin.options.parse({ path: '.' }));
-    expect(
-      (await source.load({ baseDir: root, tasks: ['echo', 'nothing*'] })).map((task) => task.id),
-    ).toEqual(['echo']);
-  });
-});
-
 describe('source longhaul: the problems shipped with longhaul', () => {
   it('load without issues', async () => {
     const root = join(import.meta.dirname, '../../..');

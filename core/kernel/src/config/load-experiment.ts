@@ -2,7 +2,7 @@ import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
 import { Container } from 'inversify';
 import { stringify } from 'yaml';
 import type { z } from 'zod';
-import type { Source, SourceContext } from '../contracts/source.js';
+import type { Source } from '../contracts/source.js';
 import type { Task } from '../contracts/task.js';
 import type { Condition, PluginRef, TrialSpec } from '../contracts/trial.js';
 import { PluginRegistry } from '../plugins/registry.js';
@@ -175,7 +175,7 @@ export async function loadExperiment(
   }
 
   const taskPatterns = toList(field('tasks'));
-  const tasks = await loadTasks(refs.source ?? [], registry, { baseDir, tasks: taskPatterns }, issueAt, issues);
+  const tasks = await loadTasks(refs.source ?? [], registry, baseDir, issueAt, issues);
   const selected = tasks && filterTasks(tasks, taskPatterns, raw.tasks, issueAt, issues);
   if (issues.length > 0 || !selected) throw new ConfigError(inFileOrder(issues));
 
@@ -314,7 +314,7 @@ function isRefPath(path: KeyPath): boolean {
 async function loadTasks(
   sources: LocatedRef[],
   registry: PluginRegistry,
-  context: SourceContext,
+  baseDir: string,
   issueAt: IssueAt,
   issues: ConfigIssue[],
 ): Promise<Task[] | undefined> {
@@ -322,7 +322,7 @@ async function loadTasks(
   const loaded = await Promise.all(
     sources.map(async ({ ref, path }) => {
       try {
-        return await registry.instantiate<Source>(container, 'source', ref).load(context);
+        return await registry.instantiate<Source>(container, 'source', ref).load({ baseDir });
       } catch (error) {
         if (isConfigError(error)) issues.push(...error.issues);
         else
