@@ -1,14 +1,10 @@
 import { Command, CommanderError } from 'commander';
-import * as images from './commands/images.js';
 import * as metrics from './commands/metrics.js';
 import * as plugins from './commands/plugins.js';
-import * as prune from './commands/prune.js';
 import * as report from './commands/report.js';
 import * as resume from './commands/resume.js';
 import * as run from './commands/run.js';
 import * as schema from './commands/schema.js';
-import * as slump from './commands/slump.js';
-import * as sweSteps from './commands/swe-steps.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
 import * as worker from './commands/worker.js';
@@ -27,11 +23,7 @@ const commands: { register(program: Command): void }[] = [
   plugins,
   tasks,
   report,
-  images,
-  prune,
   metrics,
-  slump,
-  sweSteps,
   worker,
 ];
 
