@@ -10,6 +10,7 @@ import * as validate from './commands/validate.js';
 import * as worker from './commands/worker.js';
 import { registerContributedCommands } from './contributed-commands.js';
 import { pluginSearch } from './plugin-search.js';
+import { cliVersion } from './version.js';
 
 /**
  * Each command lives in its own file under commands/ and exports `register(program)`. Add new
@@ -37,6 +38,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   pluginSearch.installDir = options.installDir;
   const program = new Command('longhaul')
     .description('Evaluate coding agents on long-horizon, iterative work')
+    .version(cliVersion, '--version', 'print the version of longhaul')
     .exitOverride()
     .showSuggestionAfterError();
   for (const command of commands) command.register(program);
