@@ -3,6 +3,7 @@ import * as metrics from './commands/metrics.js';
 import * as plugins from './commands/plugins.js';
 import * as report from './commands/report.js';
 import * as resume from './commands/resume.js';
+import * as retry from './commands/retry.js';
 import * as run from './commands/run.js';
 import * as schema from './commands/schema.js';
 import * as tasks from './commands/tasks.js';
@@ -19,6 +20,7 @@ import { cliVersion } from './version.js';
 const commands: { register(program: Command): void }[] = [
   run,
   resume,
+  retry,
   validate,
   schema,
   plugins,
