@@ -1,7 +1,8 @@
 import { pathToFileURL } from 'node:url';
-import type { CommandDefinition, DeclaredCommand } from '@longhaul/core';
+import { type CommandDefinition, type DeclaredCommand, runCommand } from '@longhaul/core';
 import type { Command } from 'commander';
-import { discoverPlugins } from './plugin-search.js';
+import { openCommandGateway } from './command-gateway.js';
+import { discoverPlugins, installDirOption } from './plugin-search.js';
 
 /**
  * Adds the commands installed packages declare in their manifests. Only the manifest is read
@@ -56,5 +57,11 @@ async function runContributed(command: DeclaredCommand, args: string[]): Promise
       `package '${command.packageName}' declares the command in package.json but ${command.module} does not default-export it (export default [defineCommand({ name: '${command.name}', ... })])`,
     );
   }
-  return definition.run(args, { cwd: process.cwd(), stdout: process.stdout, stderr: process.stderr });
+  return runCommand(definition, args, {
+    cwd: process.cwd(),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    openGateway: openCommandGateway,
+    ...installDirOption(),
+  });
 }

@@ -1,4 +1,4 @@
-import { type LoadedExperiment, loadExperiment } from '@longhaul/core';
+import { type LoadExperimentOptions, type LoadedExperiment, loadExperiment } from '@longhaul/core';
 import { checkGatewayConfig } from '@longhaul/gateway';
 import { installDirOption } from './plugin-search.js';
 
@@ -7,6 +7,10 @@ import { installDirOption } from './plugin-search.js';
  * too, `models:` and `prices:` checked by the gateway (backends, key variables set, files
  * present), every problem located in the file.
  */
-export function loadExperimentFile(file: string, set: string[]): Promise<LoadedExperiment> {
-  return loadExperiment(file, { set, checkModels: checkGatewayConfig, ...installDirOption() });
+export function loadExperimentFile(
+  file: string,
+  set: string[],
+  selection: Pick<LoadExperimentOptions, 'tasks' | 'trialLimit'> = {},
+): Promise<LoadedExperiment> {
+  return loadExperiment(file, { set, ...selection, checkModels: checkGatewayConfig, ...installDirOption() });
 }

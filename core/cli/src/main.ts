@@ -1,19 +1,17 @@
 import { Command, CommanderError } from 'commander';
-import * as images from './commands/images.js';
 import * as metrics from './commands/metrics.js';
 import * as plugins from './commands/plugins.js';
-import * as prune from './commands/prune.js';
 import * as report from './commands/report.js';
 import * as resume from './commands/resume.js';
+import * as retry from './commands/retry.js';
 import * as run from './commands/run.js';
 import * as schema from './commands/schema.js';
-import * as slump from './commands/slump.js';
-import * as sweSteps from './commands/swe-steps.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
 import * as worker from './commands/worker.js';
 import { registerContributedCommands } from './contributed-commands.js';
 import { pluginSearch } from './plugin-search.js';
+import { cliVersion } from './version.js';
 
 /**
  * Each command lives in its own file under commands/ and exports `register(program)`. Add new
@@ -22,16 +20,13 @@ import { pluginSearch } from './plugin-search.js';
 const commands: { register(program: Command): void }[] = [
   run,
   resume,
+  retry,
   validate,
   schema,
   plugins,
   tasks,
   report,
-  images,
-  prune,
   metrics,
-  slump,
-  sweSteps,
   worker,
 ];
 
@@ -45,6 +40,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   pluginSearch.installDir = options.installDir;
   const program = new Command('longhaul')
     .description('Evaluate coding agents on long-horizon, iterative work')
+    .version(cliVersion, '--version', 'print the version of longhaul')
     .exitOverride()
     .showSuggestionAfterError();
   for (const command of commands) command.register(program);

@@ -1,8 +1,7 @@
-import { formatIssue, isConfigError } from '@longhaul/core';
+import { badInputExitCode, configErrorText, isConfigError } from '@longhaul/core';
 import { CommanderError } from 'commander';
 
-/** Exit code for bad input: an experiment, task file or option that does not validate. */
-export const badInputExitCode = 2;
+export { badInputExitCode };
 
 /**
  * Runs a command's work; a ConfigError is printed to stderr one issue per line
@@ -13,10 +12,7 @@ export async function reportingConfigErrors<T>(work: () => Promise<T>): Promise<
     return await work();
   } catch (error) {
     if (!isConfigError(error)) throw error;
-    const count = error.issues.length;
-    process.stderr.write(
-      `${error.issues.map(formatIssue).join('\n')}\n${count} problem${count === 1 ? '' : 's'} found\n`,
-    );
+    process.stderr.write(configErrorText(error));
     throw new CommanderError(badInputExitCode, 'longhaul.badInput', error.message);
   }
 }

@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeProject } from '../../kernel/test/fixtures/config/project.js';
+import { repoRoot } from './install-copy.js';
 import { runCli } from './run-cli.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -27,5 +28,23 @@ describe('commands contributed by installed packages', () => {
   it('cannot replace a built-in command', async () => {
     const cwd = await project(['commands']);
     expect((await runCli(['--help'], cwd)).stdout.match(/\n {2}run /g)).toHaveLength(1);
+  });
+
+  it("the repository's plugins add images, prune, slump and swe-steps, which run through the CLI", async () => {
+    // Commander wraps descriptions to the terminal's width: compare with the lines joined.
+    const help = (await runCli(['--help'], repoRoot)).stdout.replace(/\s+/g, ' ');
+    for (const [name, from] of [
+      ['images', 'environment-docker'],
+      ['prune', 'environment-docker'],
+      ['slump', 'scorer-faithfulness'],
+      ['swe-steps', 'source-swe-steps'],
+    ]) {
+      expect(help).toMatch(new RegExp(` ${name} \\[args\\.\\.\\.\\] [^(]+\\(from @longhaul/${from}\\) `));
+    }
+    const ref = await runCli(['images', 'ref'], repoRoot);
+    expect(ref).toMatchObject({ code: 0, stderr: '' });
+    expect(ref.stdout).toMatch(/^longhaul\/base:[0-9a-f]{12}\n$/);
+    const usage = await runCli(['slump', 'calibrate'], repoRoot);
+    expect(usage).toMatchObject({ code: 1, stderr: "error: missing required argument 'labels'\n" });
   });
 });

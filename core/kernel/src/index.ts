@@ -7,6 +7,7 @@ export * from './plugins/index.js';
 export * from './runner/index.js';
 export * from './stats/index.js';
 export * from './store/index.js';
+export * from './text/columns.js';
 export * from './text/fs-reason.js';
 export * from './text/table.js';
 export * from './workspace/index.js';

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { closest, type Source, type SourceContext, type Task } from '@longhaul/core';
+import { basename, join, resolve } from 'node:path';
+import { closest, matchesTaskPattern, type Source, type SourceContext, type Task } from '@longhaul/core';
 import { IssueList } from './issues.js';
 import { loadTask } from './load-task.js';
 import type { SourceOptions } from './options.js';
@@ -27,7 +27,10 @@ export class LonghaulSource implements Source {
     }
     const single = (await stat(join(path, 'task.yaml')).catch(() => undefined)) !== undefined;
     const roots = single ? [path] : await taskDirectories(path);
-    const selected = this.select(roots, path, issues);
+    // A task's id is its directory's name, so the experiment's filter skips the others unread.
+    const wanted = (root: string) =>
+      !ctx.tasks || ctx.tasks.some((pattern) => matchesTaskPattern(basename(root), pattern));
+    const selected = this.select(roots, path, issues).filter(wanted);
     const tasks: Task[] = [];
     for (const root of selected) {
       const task = await loadTask(root, issues);

@@ -72,6 +72,14 @@ describe('source longhaul: a valid task', () => {
     expect((error as ConfigError).issues[0]).toMatchObject({ key: 'tasks[0]', suggestion: 'echo' });
   });
 
+  it("reads only the tasks the experiment's filter names: a broken task outside it is not read", async () => {
+    const root = await problemsWith(validTask);
+    await writeTree({ 'task.yaml': 'id: [not, a, string]\n' }, join(root, 'broken'));
+    const source = new LonghaulSource(plugin.options.parse({ path: '.' }));
+    expect((await source.load({ baseDir: root, tasks: ['ech?'] })).map((task) => task.id)).toEqual(['echo']);
+    await expect(source.load({ baseDir: root })).rejects.toBeInstanceOf(ConfigError);
+  });
+
   it("skips other sources' content: a script.yaml or a prs.json without task.yaml", async () => {
     const root = await problemsWith(validTask);
     await writeTree({ 'script.yaml': 'requests: []\n' }, join(root, 'emergent'));

@@ -33,6 +33,8 @@ export interface MineOptions {
   until: string;
   /** The dataset directory to write. */
   out: string;
+  /** Where relative paths (repo, out, prs, cacheDir) start; default: the working directory. */
+  cwd?: string;
   /** PR text exported from the forge (see readPrsFile). */
   prs?: string;
   /** The repository's name in task ids; default: the repository directory or bundle name. */
@@ -157,13 +159,14 @@ interface Pending {
  */
 export async function mine(options: MineOptions): Promise<Manifest> {
   const started = Date.now();
-  const out = resolve(options.out);
-  const cacheDir = resolve(options.cacheDir ?? join(out, 'cache'));
+  const at = (path: string) => resolve(options.cwd ?? '.', path);
+  const out = at(options.out);
+  const cacheDir = at(options.cacheDir ?? join(out, 'cache'));
   const rules: PathRules = { ...defaultPathRules, ...options.rules };
   const kindOf = classifier(rules);
   const { start, end } = windowBounds(options.since, options.until);
-  if (!existsSync(resolve(options.repo)))
-    throw new MineInputError(`${options.repo}: no such repository or bundle`);
+  const repo = at(options.repo);
+  if (!existsSync(repo)) throw new MineInputError(`${options.repo}: no such repository or bundle`);
   const chainOptions = {
     minLength: options.minChain ?? mineDefaults.minChain,
     maxLength: options.maxChain ?? mineDefaults.maxChain,
@@ -173,7 +176,9 @@ export async function mine(options: MineOptions): Promise<Manifest> {
     throw new MineInputError(
       `chain lengths: need 1 <= --min-chain (${chainOptions.minLength}) <= --max-chain (${chainOptions.maxLength})`,
     );
-  const texts: Map<number, PrText> = options.prs ? await readPrsFile(options.prs) : new Map();
+  const texts: Map<number, PrText> = options.prs
+    ? await readPrsFile(at(options.prs), options.prs)
+    : new Map();
   const settings: ValidationSettings = {
     image: options.image ?? (await defaultImage()),
     setup: options.setup ?? [],
@@ -182,13 +187,13 @@ export async function mine(options: MineOptions): Promise<Manifest> {
     timeoutSeconds: options.timeoutSeconds ?? mineDefaults.timeoutSeconds,
   };
   await checkImage(settings.image);
-  const git = await mirror(resolve(options.repo), cacheDir);
+  const git = await mirror(repo, cacheDir);
   const branch = options.branch ?? (await defaultBranch(git));
   const history = (await firstParentHistory(git, branch)).filter((commit) => {
     const time = Date.parse(commit.date);
     return time >= start && time <= end;
   });
-  const name = options.name ?? basename(resolve(options.repo)).replace(/\.(bundle|git)$/, '');
+  const name = options.name ?? basename(repo).replace(/\.(bundle|git)$/, '');
 
   const records: PrRecord[] = [];
   const pending: Pending[] = [];
@@ -348,7 +353,7 @@ export async function mine(options: MineOptions): Promise<Manifest> {
     if (record.excluded) excluded[record.excluded.reason] = (excluded[record.excluded.reason] ?? 0) + 1;
   const manifest: Manifest = {
     format: datasetFormat,
-    repository: { name, source: resolve(options.repo), branch, head },
+    repository: { name, source: repo, branch, head },
     window: { since: options.since, until: options.until },
     options: { ...settings, ...chainOptions, rules },
     environment: {

@@ -27,10 +27,10 @@ const entry = z.object({
  * Reads `--prs FILE`: a JSON list shaped like a forge export (`gh pr list --json
  * number,title,body,closingIssuesReferences` gives it): number, title, body, and the linked
  * issues under `closingIssuesReferences` or `issues`, each with number, title and body. Other
- * keys are ignored. Errors name the file, line, column and key.
+ * keys are ignored. Errors name the file (as `name`), line, column and key.
  */
-export async function readPrsFile(file: string): Promise<Map<number, PrText>> {
-  const yaml = await readYaml(file);
+export async function readPrsFile(file: string, name = file): Promise<Map<number, PrText>> {
+  const yaml = await readYaml(file, name);
   const parsed = z.array(entry).safeParse(yaml.value);
   if (!parsed.success) throw locatedError(yaml, parsed.error);
   const texts = new Map<number, PrText>();

@@ -6,16 +6,24 @@ import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
 import { driveRun } from '../progress/drive-run.js';
 
-function positive(label: string) {
+function positive(label: string, integer = false) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0 || (label === 'concurrency' && !Number.isInteger(n))) {
-      throw new InvalidArgumentError(
-        `${label} must be a positive ${label === 'concurrency' ? 'integer' : 'number'}`,
-      );
+    if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(`${label} must be a positive ${integer ? 'integer' : 'number'}`);
     }
     return n;
   };
+}
+
+/** `--tasks a,b*`: task ids or globs, comma-separated. */
+function taskPatterns(value: string): string[] {
+  const patterns = value
+    .split(',')
+    .map((pattern) => pattern.trim())
+    .filter(Boolean);
+  if (patterns.length === 0) throw new InvalidArgumentError('give task ids or globs, comma-separated');
+  return patterns;
 }
 
 /** Starts the run's model gateway from the experiment's `models:` (on loopback; keys stay on the host). */
@@ -30,7 +38,7 @@ export const openGateway: NonNullable<RunOptions['openGateway']> = ({ run, model
 export const concurrencyOption = [
   '--concurrency <n>',
   'trials at once (overrides the experiment)',
-  positive('concurrency'),
+  positive('concurrency', true),
 ] as const;
 
 export const graceOption = [
@@ -49,16 +57,32 @@ export function register(program: Command): void {
     .option('--run-dir <dir>', 'write the run into exactly this directory (default: runs/<name>-<time>)')
     .option(...concurrencyOption)
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
+    .option(
+      '--tasks <patterns>',
+      "run these tasks instead of the experiment's tasks: ids or globs, comma-separated ('word*,quire')",
+      taskPatterns,
+    )
+    .option('--limit <n>', 'run only the first n trials of the plan', positive('limit', true))
     .option('--executor <id>', 'where trials run: an executor plugin (same as --set executor=<id>)')
     .option(...graceOption)
     .action(
       async (
         file: string,
-        options: { runDir?: string; concurrency?: number; set: string[]; executor?: string; grace: number },
+        options: {
+          runDir?: string;
+          concurrency?: number;
+          set: string[];
+          tasks?: string[];
+          limit?: number;
+          executor?: string;
+          grace: number;
+        },
       ) => {
         const set =
           options.executor === undefined ? options.set : [`executor=${options.executor}`, ...options.set];
-        const experiment = await reportingConfigErrors(() => loadExperimentFile(file, set));
+        const experiment = await reportingConfigErrors(() =>
+          loadExperimentFile(file, set, { tasks: options.tasks, trialLimit: options.limit }),
+        );
         printWarnings(experiment.warnings);
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(

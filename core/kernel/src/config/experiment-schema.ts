@@ -102,6 +102,11 @@ export const experimentSchema = z
     reporters: list('Reporters (default: [summary])').default(['summary']),
     repeats: z.int().min(1).default(1).describe('Trials per task and condition'),
     concurrency: z.int().min(1).default(1).describe('Trials run at once'),
+    trialLimit: z
+      .int()
+      .min(1)
+      .optional()
+      .describe('Run only the first N trials of the plan (default: all); `longhaul run --limit N` sets it'),
     executor: pluginRefSchema
       .optional()
       .describe('Where trials run: an executor plugin (default: an in-process pool of `concurrency` trials)'),
@@ -141,6 +146,8 @@ export interface ExperimentConfig {
   reporters: PluginRef[];
   repeats: number;
   concurrency: number;
+  /** Only the first this many trials of the plan run. */
+  trialLimit?: number;
   /** The executor plugin, when one is chosen (at most one). */
   executor: PluginRef[];
   limits: LimitsConfig;

@@ -27,6 +27,13 @@ export interface LoadExperimentOptions {
   cwd?: string;
   /** Plugins to use instead of discovering them. */
   registry?: PluginRegistry;
+  /**
+   * Task ids or globs that replace the experiment's `tasks:` (`longhaul run --tasks`); a pattern
+   * that matches no task is an issue of the file `--tasks`.
+   */
+  tasks?: string[];
+  /** Only the first this many trials of the plan run, instead of the experiment's `trialLimit` (`run --limit`). */
+  trialLimit?: number;
   /** Where longhaul is installed, for discovery (see `DiscoverOptions.installDir`). */
   installDir?: string | null;
   /** Most trials the experiment may expand to (default: `defaultMaxTrials`). */
@@ -174,11 +181,23 @@ export async function loadExperiment(
     }
   }
 
-  const taskPatterns = toList(field('tasks'));
-  const tasks = await loadTasks(refs.source ?? [], registry, baseDir, issueAt, issues);
-  const selected = tasks && filterTasks(tasks, taskPatterns, raw.tasks, issueAt, issues);
+  const taskPatterns = opts.tasks ?? toList(field('tasks'));
+  const locateTask: LocateTask = opts.tasks
+    ? (_index, message, suggestion) => ({ file: '--tasks', message, suggestion })
+    : (index, message, suggestion) =>
+        issueAt(Array.isArray(raw.tasks) ? ['tasks', index] : ['tasks'], message, suggestion);
+  const selected = await selectTasks(
+    refs.source ?? [],
+    registry,
+    baseDir,
+    taskPatterns,
+    issueAt,
+    issues,
+    locateTask,
+  );
   if (issues.length > 0 || !selected) throw new ConfigError(inFileOrder(issues));
 
+  const trialLimit = opts.trialLimit ?? field('trialLimit');
   const name = field('name') ?? basename(path, extname(path)).replace(/[^A-Za-z0-9._-]/g, '-');
   const pick = (key: RefField) => (refs[key] ?? []).map((located) => located.ref);
   const description = field('description');
@@ -200,6 +219,7 @@ export async function loadExperiment(
     reporters: pick('reporters'),
     repeats: field('repeats')!,
     concurrency: field('concurrency')!,
+    ...(trialLimit === undefined ? {} : { trialLimit }),
     executor: pick('executor'),
     limits: field('limits')!,
     ...(models === undefined ? {} : { models }),
@@ -208,7 +228,7 @@ export async function loadExperiment(
   const tooMany = trialCountIssue(config, selected.length, opts.maxTrials ?? defaultMaxTrials);
   if (tooMany) throw new ConfigError([issueAt(['repeats'], tooMany)]);
   const conditions = expandConditions(config);
-  const trials = expandTrials(config, selected, conditions);
+  const trials = expandTrials(config, selected, conditions).slice(0, config.trialLimit);
   const ids = new Set<string>();
   const duplicate = trials.find((trial) => ids.size === ids.add(trial.id).size);
   if (duplicate) {
@@ -311,18 +331,49 @@ function isRefPath(path: KeyPath): boolean {
   return !!field && (path.length === 1 || (path.length === 2 && typeof path[1] === 'number'));
 }
 
+type LocateTask = (index: number, message: string, suggestion: string | undefined) => ConfigIssue;
+
+/**
+ * The tasks the experiment runs. Sources are given the filter, so one that honours it reads only
+ * the matching tasks; when a pattern then matches nothing (or a source fails), every task is
+ * loaded, so the issue can list the ids there are.
+ */
+async function selectTasks(
+  sources: LocatedRef[],
+  registry: PluginRegistry,
+  baseDir: string,
+  patterns: string[] | undefined,
+  issueAt: IssueAt,
+  issues: ConfigIssue[],
+  locateTask: LocateTask,
+): Promise<Task[] | undefined> {
+  const matching = (task: Task) => patterns!.some((pattern) => matchesTaskPattern(task.id, pattern));
+  if (patterns) {
+    const scratch: ConfigIssue[] = [];
+    const filtered = await loadTasks(sources, registry, baseDir, patterns, issueAt, scratch);
+    const everyPatternMatches = patterns.every((pattern) =>
+      filtered?.some((task) => matchesTaskPattern(task.id, pattern)),
+    );
+    if (filtered && scratch.length === 0 && everyPatternMatches) return filtered.filter(matching);
+  }
+  const tasks = await loadTasks(sources, registry, baseDir, undefined, issueAt, issues);
+  return tasks && filterTasks(tasks, patterns, locateTask, issues);
+}
+
 async function loadTasks(
   sources: LocatedRef[],
   registry: PluginRegistry,
   baseDir: string,
+  filter: string[] | undefined,
   issueAt: IssueAt,
   issues: ConfigIssue[],
 ): Promise<Task[] | undefined> {
   const container = new Container();
+  const context = filter ? { baseDir, tasks: filter } : { baseDir };
   const loaded = await Promise.all(
     sources.map(async ({ ref, path }) => {
       try {
-        return await registry.instantiate<Source>(container, 'source', ref).load({ baseDir });
+        return await registry.instantiate<Source>(container, 'source', ref).load(context);
       } catch (error) {
         if (isConfigError(error)) issues.push(...error.issues);
         else
@@ -361,8 +412,7 @@ async function loadTasks(
 function filterTasks(
   tasks: Task[],
   patterns: string[] | undefined,
-  written: unknown,
-  issueAt: IssueAt,
+  locateTask: LocateTask,
   issues: ConfigIssue[],
 ): Task[] | undefined {
   if (!patterns) return tasks;
@@ -372,8 +422,7 @@ function filterTasks(
     if (ids.some((id) => matchesTaskPattern(id, pattern))) continue;
     ok = false;
     const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, ...` : ids.join(', ');
-    const at = Array.isArray(written) ? ['tasks', index] : ['tasks'];
-    issues.push(issueAt(at, `no task matches '${pattern}' (tasks: ${shown})`, closest(pattern, ids)));
+    issues.push(locateTask(index, `no task matches '${pattern}' (tasks: ${shown})`, closest(pattern, ids)));
   }
   return ok
     ? tasks.filter((task) => patterns.some((pattern) => matchesTaskPattern(task.id, pattern)))
@@ -411,6 +460,7 @@ function resolvedYaml(config: ExperimentConfig, usedVariables: ReadonlyMap<strin
     reporters: rest.reporters.map(ref),
     repeats: rest.repeats,
     concurrency: rest.concurrency,
+    ...(rest.trialLimit === undefined ? {} : { trialLimit: rest.trialLimit }),
     ...(rest.executor[0] ? { executor: ref(rest.executor[0]) } : {}),
     limits: rest.limits,
   };

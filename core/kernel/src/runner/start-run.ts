@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Container } from 'inversify';
 import { ConfigError, type ConfigIssue } from '../config/config-error.js';
-import { loadExperiment } from '../config/load-experiment.js';
+import { type LoadedExperiment, loadExperiment } from '../config/load-experiment.js';
 import {
   type ConditionScore,
   type Environment,
@@ -30,6 +30,7 @@ import { writeJsonAtomic } from '../store/atomic.js';
 import { type LockFile, taskLock } from '../store/lock.js';
 import { RunStore, readJsonFile } from '../store/run-store.js';
 import { fsReason } from '../text/fs-reason.js';
+import { finishAttemptMoves } from './attempts.js';
 import { RunCancellation } from './cancellation.js';
 import { LocalExecutor } from './executor.js';
 import type { RunnableExperiment } from './experiment.js';
@@ -147,6 +148,18 @@ export async function resumeExperiment(
  * relative paths resolve against the original experiment's directory) and continues it.
  */
 export async function resumeRun(runDir: string, options: RunOptions = {}): Promise<RunResult> {
+  const { dir, experiment } = await openRun(runDir, options);
+  return resumeExperiment(experiment, dir, options);
+}
+
+/**
+ * The run in `runDir` and its experiment, as resume and retry continue it; a move of a trial to
+ * its attempts that a crash cut short is completed first.
+ */
+export async function openRun(
+  runDir: string,
+  options: Pick<RunOptions, 'cwd'> = {},
+): Promise<{ dir: string; store: RunStore; experiment: LoadedExperiment }> {
   const dir = resolve(options.cwd ?? process.cwd(), runDir);
   const store = new RunStore(dir);
   const found = await runDirState(dir);
@@ -156,7 +169,8 @@ export async function resumeRun(runDir: string, options: RunOptions = {}): Promi
       : undefined;
   if (saved === undefined) throw new ConfigError([{ file: dir, message: notARun(found) }]);
   const experiment = await loadExperiment(store.experimentFile, { cwd: options.cwd });
-  return resumeExperiment(experiment, dir, options);
+  await finishAttemptMoves(store);
+  return { dir, store, experiment };
 }
 
 /**

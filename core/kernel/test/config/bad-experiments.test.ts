@@ -11,7 +11,10 @@ beforeAll(async () => {
 });
 afterAll(() => remove());
 
-async function issuesOf(name: string, opts: { set?: string[]; env?: Record<string, string> } = {}) {
+async function issuesOf(
+  name: string,
+  opts: { set?: string[]; env?: Record<string, string>; tasks?: string[] } = {},
+) {
   const error = await loadExperiment(join(experiments, name), { cwd, env: {}, ...opts }).then(
     () => undefined,
     (caught: unknown) => caught,
@@ -127,6 +130,16 @@ describe('a bad experiment file is rejected with file, line, column and key', ()
         'source[1]',
         "sources 'list#1' and 'list#2' both have a task with the id 'calc'; task ids must be unique in an experiment",
       ),
+    ]);
+  });
+
+  it('a --tasks pattern that matches no task names --tasks and lists every task, though the source filters', async () => {
+    expect(await issuesOf('task-filter.yaml', { tasks: ['calc', 'wordfrq'] })).toEqual([
+      {
+        file: '--tasks',
+        message: "no task matches 'wordfrq' (tasks: wordfreq, wordcount, calc)",
+        suggestion: 'wordfreq',
+      },
     ]);
   });
 

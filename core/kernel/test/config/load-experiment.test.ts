@@ -15,8 +15,10 @@ afterAll(() => remove());
 // Written apart from its braces so that the linter does not take it for a misquoted template.
 const dollar = '$';
 
-const load = (name: string, opts: { set?: string[]; env?: Record<string, string> } = {}) =>
-  loadExperiment(join(experiments, name), { cwd, env: {}, ...opts });
+const load = (
+  name: string,
+  opts: { set?: string[]; env?: Record<string, string>; tasks?: string[]; trialLimit?: number } = {},
+) => loadExperiment(join(experiments, name), { cwd, env: {}, ...opts });
 
 describe('loadExperiment', () => {
   it('fills every default and names the experiment after its file', async () => {
@@ -44,6 +46,17 @@ describe('loadExperiment', () => {
       'wordcount.echo.checkpoints.none.r1',
       'calc.echo.checkpoints.none.r1',
     ]);
+  });
+
+  it('tasks and trialLimit options (run --tasks, --limit) narrow the plan, and the stored experiment keeps them', async () => {
+    const experiment = await load('minimal.yaml', { tasks: ['word*'], trialLimit: 1 });
+    expect(experiment.tasks.map((task) => task.id)).toEqual(['wordfreq', 'wordcount']);
+    expect(experiment.trials.map((trial) => trial.id)).toEqual(['wordfreq.echo.checkpoints.none.r1']);
+    const stored = parse(experiment.resolved) as { tasks: string[]; trialLimit: number };
+    expect(stored).toMatchObject({ tasks: ['word*'], trialLimit: 1 });
+    await writeFile(join(cwd, 'stored.yaml'), experiment.resolved);
+    const again = await loadExperiment(join(cwd, 'stored.yaml'), { cwd, env: {} });
+    expect(again.trials.map((trial) => trial.id)).toEqual(['wordfreq.echo.checkpoints.none.r1']);
   });
 
   it('expands tasks × harness × script × memory × repeats into trial specs', async () => {

@@ -1,4 +1,5 @@
 export * from './checks.js';
+export * from './commands.js';
 export * from './environment.js';
 export * from './harness.js';
 export * from './instantiate.js';

@@ -1,3 +1,4 @@
+export * from './command.js';
 export * from './environment.js';
 export * from './harness.js';
 export * from './plugin.js';

@@ -1,14 +1,17 @@
 import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from './run-cli.js';
+import { fileURLToPath } from 'node:url';
+import { describeCommandsConformance, runCommandCapturing } from '@longhaul/testkit';
+import { describe, expect, it } from 'vitest';
+import commands from '../src/commands/index.js';
+
+const runCli = (argv: string[], cwd: string) =>
+  runCommandCapturing(commands, argv, { cwd, installDir: null });
+
+describeCommandsConformance(fileURLToPath(new URL('..', import.meta.url)), commands);
 
 const window = ['swe-steps', 'mine', '.', '--since', '2025-01-01', '--until', '2025-02-01', '--out', 'd'];
-
-afterEach(() => {
-  process.exitCode = undefined;
-});
 
 describe('longhaul swe-steps mine: bad input', () => {
   it('a date that is not one: one line on stderr, exit 2, nothing written', async () => {

@@ -1,9 +1,24 @@
-import { baseImageRef, buildBaseImage, connectDocker, defaultCacheDir } from '@longhaul/environment-docker';
-import type { Command } from 'commander';
+import { type CommandContext, defineCommand, runCommandLine } from '@longhaul/core';
+import { Command } from 'commander';
+import { baseImageRef, buildBaseImage, defaultCacheDir } from '../base-image.js';
+import { connectDocker } from '../environment.js';
+
+const description = "Manage the docker environment's images";
 
 /** `longhaul images build|ref`: the base image of the docker environment, made without a registry. */
-export function register(program: Command): void {
-  const images = program.command('images').description("Manage the docker environment's images");
+export const imagesCommand = defineCommand({
+  name: 'images',
+  description,
+  run: (args, context) =>
+    runCommandLine(
+      new Command('longhaul images').description(description),
+      (images) => define(images, context),
+      args,
+      context,
+    ),
+});
+
+function define(images: Command, context: CommandContext): void {
   images
     .command('build')
     .description(
@@ -20,7 +35,7 @@ export function register(program: Command): void {
     .action(async (options: { mirror: string; cacheDir: string; force: boolean; quiet: boolean }) => {
       const started = Date.now();
       const docker = await connectDocker();
-      const log = options.quiet ? undefined : (line: string) => process.stderr.write(`${line}\n`);
+      const log = options.quiet ? undefined : (line: string) => context.stderr.write(`${line}\n`);
       const image = await buildBaseImage(docker, {
         mirror: options.mirror,
         cacheDir: options.cacheDir,
@@ -29,14 +44,14 @@ export function register(program: Command): void {
       });
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       if (!options.quiet) {
-        process.stderr.write(`${image.built ? `built in ${seconds} s` : 'already present'}: ${image.id}\n`);
+        context.stderr.write(`${image.built ? `built in ${seconds} s` : 'already present'}: ${image.id}\n`);
       }
-      process.stdout.write(`${image.ref}\n`);
+      context.stdout.write(`${image.ref}\n`);
     });
   images
     .command('ref')
     .description('Print the reference of the base image this installation uses')
     .action(() => {
-      process.stdout.write(`${baseImageRef()}\n`);
+      context.stdout.write(`${baseImageRef()}\n`);
     });
 }

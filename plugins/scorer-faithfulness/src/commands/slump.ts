@@ -1,26 +1,38 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadExperiment } from '@longhaul/core';
-import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import {
-  agreement,
-  type ExposureAudit,
-  exposureAudit,
-  gatewayModel,
-  llmExposureLevels,
-  parseLabels,
-  quadraticKappa,
-} from '@longhaul/scorer-faithfulness';
-import type { Command } from 'commander';
-import { formatColumns } from '../columns.js';
-import { installDirOption } from '../plugin-search.js';
-import { collect, reportingConfigErrors } from '../print-error.js';
+  type CommandContext,
+  defineCommand,
+  formatColumns,
+  loadExperiment,
+  runCommandLine,
+} from '@longhaul/core';
+import { Command } from 'commander';
+import { agreement, parseLabels, quadraticKappa } from '../calibration.js';
+import { type ExposureAudit, exposureAudit, llmExposureLevels } from '../exposure.js';
+import { gatewayModel } from '../gateway-model.js';
 
 const percent = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)}%`);
 const fixed = (value: number | null) => (value === null ? '–' : value.toFixed(3));
 
-function printAudit(audit: ExposureAudit): void {
+const description = "SLUMP's exposure audit and judge calibration";
+
+/** `longhaul slump audit|calibrate`: SLUMP's exposure audit and judge calibration. */
+export const slumpCommand = defineCommand({
+  name: 'slump',
+  description,
+  run: (args, context) =>
+    runCommandLine(
+      new Command('longhaul slump').description(description),
+      (slump) => define(slump, context),
+      args,
+      context,
+    ),
+});
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function printAudit(audit: ExposureAudit, context: CommandContext): void {
   const rows = audit.components.map((c) => [
     c.component,
     String(c.level),
@@ -28,7 +40,7 @@ function printAudit(audit: ExposureAudit): void {
     c.firstRecoverable === null ? '–' : String(c.firstRecoverable),
     c.firstExplicit === null ? '–' : String(c.firstExplicit),
   ]);
-  process.stdout.write(
+  context.stdout.write(
     `${audit.task}: RCR ${fixed(audit.rcr)}, ESR ${fixed(audit.esr)}, ${audit.recoverable}/${audit.components.length} recoverable\n` +
       `${formatColumns([['COMPONENT', 'LEVEL', 'REQUEST', 'RECOVERABLE AT', 'EXPLICIT AT'], ...rows])}\n` +
       `exposure curve (turn: recoverable / explicit): ${audit.curve
@@ -37,9 +49,7 @@ function printAudit(audit: ExposureAudit): void {
   );
 }
 
-/** `longhaul slump audit|calibrate`: SLUMP's exposure audit and judge calibration. */
-export function register(program: Command): void {
-  const slump = program.command('slump').description("SLUMP's exposure audit and judge calibration");
+function define(slump: Command, context: CommandContext): void {
   slump
     .command('audit')
     .description(
@@ -53,29 +63,26 @@ export function register(program: Command): void {
     .option('--json', 'print the audit as JSON')
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
     .action(async (file: string, options: { model?: string; json?: boolean; set: string[] }) => {
-      const experiment = await reportingConfigErrors(() =>
-        loadExperiment(file, { set: options.set, ...installDirOption() }),
-      );
+      const installDir = context.installDir === undefined ? {} : { installDir: context.installDir };
+      const experiment = await loadExperiment(file, {
+        set: options.set,
+        cwd: context.cwd,
+        ...installDir,
+      });
       const tasks = experiment.tasks.filter((task) => (task.components ?? []).length > 0);
       if (tasks.length === 0) {
-        process.stderr.write(`${file}: no task has components to audit\n`);
+        context.stderr.write(`${file}: no task has components to audit\n`);
         process.exitCode = 2;
         return;
       }
       let llm: ((task: (typeof tasks)[number]) => Promise<ExposureAudit>) | undefined;
       let close = async () => {};
       if (options.model) {
-        const runDir = await mkdtemp(join(tmpdir(), 'longhaul-audit-'));
-        const gateway = await reportingConfigErrors(() =>
-          createGateway({ models: experiment.config.models } as GatewayConfigInput, {
-            runDir,
-            baseDir: experiment.config.baseDir,
-          }),
-        );
-        close = async () => {
-          await gateway.close();
-          await rm(runDir, { recursive: true, force: true });
-        };
+        const gateway = await context.openGateway(experiment.config.models, {
+          baseDir: experiment.config.baseDir,
+          configFile: file,
+        });
+        close = () => gateway.close();
         const model = await gatewayModel(gateway, 'exposure-audit', options.model, 'longhaul slump audit');
         llm = async (task) => exposureAudit(await llmExposureLevels(model, task));
       }
@@ -92,15 +99,15 @@ export function register(program: Command): void {
             : undefined;
           results.push({ authored, derived, kappa });
           if (!options.json) {
-            printAudit(authored);
+            printAudit(authored, context);
             if (derived) {
-              process.stdout.write(`re-derived by ${options.model}:\n`);
-              printAudit(derived);
-              process.stdout.write(`agreement of levels (quadratic-weighted κ): ${fixed(kappa ?? null)}\n`);
+              context.stdout.write(`re-derived by ${options.model}:\n`);
+              printAudit(derived, context);
+              context.stdout.write(`agreement of levels (quadratic-weighted κ): ${fixed(kappa ?? null)}\n`);
             }
           }
         }
-        if (options.json) process.stdout.write(`${JSON.stringify(results, null, 1)}\n`);
+        if (options.json) context.stdout.write(`${JSON.stringify(results, null, 1)}\n`);
       } finally {
         await close();
       }
@@ -120,11 +127,11 @@ export function register(program: Command): void {
     )
     .option('--json', 'print the results as JSON')
     .action(async (file: string, options: { reference?: string; json?: boolean }) => {
-      const table = await reportingConfigErrors(async () => parseLabels(await readFile(file, 'utf8'), file));
+      const table = parseLabels(await readFile(resolve(context.cwd, file), 'utf8'), file);
       const names = Object.keys(table.raters);
       const reference = options.reference ?? names[0]!;
       if (!table.raters[reference]) {
-        process.stderr.write(`${file}: no rater column '${reference}' (columns: ${names.join(', ')})\n`);
+        context.stderr.write(`${file}: no rater column '${reference}' (columns: ${names.join(', ')})\n`);
         process.exitCode = 2;
         return;
       }
@@ -136,7 +143,7 @@ export function register(program: Command): void {
           ...agreement(table.raters[reference]!, table.raters[name]!),
         }));
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(results, null, 1)}\n`);
+        context.stdout.write(`${JSON.stringify(results, null, 1)}\n`);
         return;
       }
       const rows = results.map((r) => [
@@ -150,7 +157,7 @@ export function register(program: Command): void {
         String(r.falseAbsence),
         r.perLevel.map((level) => `${level.level}:${fixed(level.kappa)}`).join(' '),
       ]);
-      process.stdout.write(
+      context.stdout.write(
         `${table.rows} pairs\n${formatColumns([['PAIR', 'κ (QUADRATIC)', 'EXACT', 'SPEARMAN', '±1', '2–3', '3–4', 'FALSE ABSENT', 'κ PER LEVEL'], ...rows])}\n`,
       );
     });

@@ -1,21 +1,35 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { ConfigError, readYaml } from '@longhaul/core';
-import { baseImageRef } from '@longhaul/environment-docker';
-import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
+import { dirname, resolve } from 'node:path';
 import {
-  defaultPathRules,
-  type FoldPolicy,
-  foldPolicies,
-  type Manifest,
-  type MineProgress,
-  mine,
-  mineDefaults,
-} from '@longhaul/source-swe-steps';
-import { type Command, InvalidArgumentError, Option } from 'commander';
-import { formatColumns } from '../columns.js';
-import { collect, reportingConfigErrors } from '../print-error.js';
+  type CommandContext,
+  type CommandGateway,
+  ConfigError,
+  defineCommand,
+  formatColumns,
+  readYaml,
+  runCommandLine,
+} from '@longhaul/core';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { type FoldPolicy, foldPolicies } from '../chains.js';
+import type { Manifest } from '../dataset.js';
+import { type MineProgress, mine, mineDefaults } from '../mine.js';
+import { defaultPathRules } from '../path-rules.js';
+
+const description = 'SWE-STEPS: chains of pull requests from git history';
+
+/** `longhaul swe-steps mine`: a SWE-STEPS dataset from a repository's history. */
+export const sweStepsCommand = defineCommand({
+  name: 'swe-steps',
+  description,
+  run: (args, context) =>
+    runCommandLine(
+      new Command('longhaul swe-steps').description(description),
+      (sweSteps) => define(sweSteps, context),
+      args,
+      context,
+    ),
+});
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 interface MineFlags {
   since: string;
@@ -49,8 +63,8 @@ function integer(value: string): number {
 }
 
 /** One live line on a terminal, plain lines otherwise. */
-function progressPrinter(): (event: MineProgress) => void {
-  const tty = process.stderr.isTTY === true;
+function progressPrinter(context: CommandContext): (event: MineProgress) => void {
+  const tty = (context.stderr as { isTTY?: boolean }).isTTY === true;
   return (event) => {
     let line: string;
     switch (event.phase) {
@@ -60,7 +74,7 @@ function progressPrinter(): (event: MineProgress) => void {
       case 'pr':
         line = `[${event.done}/${event.total}] PR #${event.pr}: ${event.outcome}${event.cached ? ' (cached)' : ''}`;
         if (tty) {
-          process.stderr.write(`\r\x1b[2K${line}`);
+          context.stderr.write(`\r\x1b[2K${line}`);
           return;
         }
         break;
@@ -71,11 +85,11 @@ function progressPrinter(): (event: MineProgress) => void {
         line = `dataset written to ${event.dir}`;
         break;
     }
-    process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${line}\n`);
+    context.stderr.write(`${tty ? '\r\x1b[2K' : ''}${line}\n`);
   };
 }
 
-function printSummary(manifest: Manifest): void {
+function printSummary(manifest: Manifest, context: CommandContext): void {
   const s = manifest.stats;
   const reasons = Object.entries(s.excluded)
     .map(([reason, count]) => `${reason} ${count}`)
@@ -90,7 +104,7 @@ function printSummary(manifest: Manifest): void {
       chain.base.slice(0, 12),
     ];
   });
-  process.stdout.write(
+  context.stdout.write(
     `${manifest.repository.name} ${manifest.window.since}..${manifest.window.until}: ${s.prsSeen} PRs seen ` +
       `(${s.commits} commits), ${s.prsSeen - s.validated} excluded (${reasons || 'none'}), ${s.validated} validated ` +
       `(${s.validatedNow} now, ${s.fromCache} from the cache), ${s.testsDropped} tests dropped, ` +
@@ -99,18 +113,14 @@ function printSummary(manifest: Manifest): void {
   );
 }
 
-async function modelsOf(file: string): Promise<unknown> {
-  const yaml = await readYaml(file);
+async function modelsOf(file: string, name: string): Promise<unknown> {
+  const yaml = await readYaml(file, name);
   const models = (yaml.value as { models?: unknown } | null)?.models;
   if (!models) throw new ConfigError([yaml.issue([], 'has no models: mapping to classify with')]);
   return models;
 }
 
-/** `longhaul swe-steps mine`: a SWE-STEPS dataset from a repository's history. */
-export function register(program: Command): void {
-  const sweSteps = program
-    .command('swe-steps')
-    .description('SWE-STEPS: chains of pull requests from git history');
+function define(sweSteps: Command, context: CommandContext): void {
   sweSteps
     .command('mine')
     .description(
@@ -132,7 +142,10 @@ export function register(program: Command): void {
       '--branch <branch>',
       "branch whose first-parent history is mined (default: the repository's HEAD)",
     )
-    .option('--image <image>', `validation image with git, Python and pytest (default: ${baseImageRef()})`)
+    .option(
+      '--image <image>',
+      'validation image with git, Python and pytest (default: the newest `longhaul images build` image)',
+    )
     .option(
       '--setup <command>',
       'shell command run in the repository before its tests (repeatable)',
@@ -169,63 +182,57 @@ export function register(program: Command): void {
     .option('--models <file>', "YAML file with a models: mapping (an experiment's works) for --classify")
     .option('--json', 'print the manifest stats as JSON')
     .action(async (repo: string, flags: MineFlags) => {
-      let classify: { gateway: Awaited<ReturnType<typeof createGateway>>; model: string } | undefined;
-      let runDir: string | undefined;
+      let classify: { gateway: CommandGateway; model: string } | undefined;
       if (flags.classify) {
         if (!flags.models) {
-          process.stderr.write('--classify needs --models FILE naming the model\n');
+          context.stderr.write('--classify needs --models FILE naming the model\n');
           process.exitCode = 2;
           return;
         }
-        const models = await reportingConfigErrors(() => modelsOf(flags.models!));
-        runDir = await mkdtemp(join(tmpdir(), 'longhaul-swe-steps-classify-'));
-        const gateway = await reportingConfigErrors(() =>
-          createGateway({ models } as GatewayConfigInput, {
-            runDir: runDir!,
-            baseDir: dirname(resolve(flags.models!)),
-          }),
-        );
+        const file = resolve(context.cwd, flags.models);
+        const gateway = await context.openGateway(await modelsOf(file, flags.models), {
+          baseDir: dirname(file),
+          configFile: flags.models,
+        });
         classify = { gateway, model: flags.classify };
       }
       try {
-        const manifest = await reportingConfigErrors(() =>
-          mine({
-            repo,
-            since: flags.since,
-            until: flags.until,
-            out: flags.out,
-            prs: flags.prs,
-            name: flags.name,
-            branch: flags.branch,
-            image: flags.image ?? baseImageRef(),
-            environmentImage: flags.image,
-            setup: flags.setup,
-            command: flags.testCommand?.split(/\s+/).filter(Boolean),
-            reruns: flags.reruns,
-            timeoutSeconds: flags.timeout,
-            minChain: flags.minChain,
-            maxChain: flags.maxChain,
-            fold: flags.fold,
-            rules: {
-              tests: flags.testGlob.length > 0 ? flags.testGlob : defaultPathRules.tests,
-              config: flags.configGlob.length > 0 ? flags.configGlob : defaultPathRules.config,
-              docs: flags.docsGlob.length > 0 ? flags.docsGlob : defaultPathRules.docs,
-            },
-            concurrency: flags.concurrency,
-            cacheDir: flags.cacheDir,
-            classify,
-            progress: progressPrinter(),
-          }),
-        );
-        if (flags.json) process.stdout.write(`${JSON.stringify(manifest.stats, null, 1)}\n`);
-        else printSummary(manifest);
+        const manifest = await mine({
+          repo,
+          cwd: context.cwd,
+          since: flags.since,
+          until: flags.until,
+          out: flags.out,
+          prs: flags.prs,
+          name: flags.name,
+          branch: flags.branch,
+          image: flags.image,
+          environmentImage: flags.image,
+          setup: flags.setup,
+          command: flags.testCommand?.split(/\s+/).filter(Boolean),
+          reruns: flags.reruns,
+          timeoutSeconds: flags.timeout,
+          minChain: flags.minChain,
+          maxChain: flags.maxChain,
+          fold: flags.fold,
+          rules: {
+            tests: flags.testGlob.length > 0 ? flags.testGlob : defaultPathRules.tests,
+            config: flags.configGlob.length > 0 ? flags.configGlob : defaultPathRules.config,
+            docs: flags.docsGlob.length > 0 ? flags.docsGlob : defaultPathRules.docs,
+          },
+          concurrency: flags.concurrency,
+          cacheDir: flags.cacheDir,
+          classify,
+          progress: progressPrinter(context),
+        });
+        if (flags.json) context.stdout.write(`${JSON.stringify(manifest.stats, null, 1)}\n`);
+        else printSummary(manifest, context);
       } catch (error) {
         if (!(error instanceof Error) || !['MineInputError', 'GitError'].includes(error.name)) throw error;
-        process.stderr.write(`swe-steps mine: ${error.message}\n`);
+        context.stderr.write(`swe-steps mine: ${error.message}\n`);
         process.exitCode = error.name === 'MineInputError' ? 2 : 1;
       } finally {
         await classify?.gateway.close();
-        if (runDir) await rm(runDir, { recursive: true, force: true });
       }
     });
 }

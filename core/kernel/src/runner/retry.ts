@@ -1,0 +1,47 @@
+import type { TrialRecord } from '../contracts/trial.js';
+import { moveToAttempts } from './attempts.js';
+import { isTrialComplete, openRun, type RunOptions, type RunResult, resumeExperiment } from './start-run.js';
+
+/** What `retryRun` re-runs by default: the trials that ended with a fault (`error:<class>`). */
+export const defaultRetryStatuses = ['error'];
+
+/**
+ * Whether a trial's status is one of `statuses`: `error` stands for every `error:<class>`, any
+ * other entry is a status (`error:harness`, `timeout`, `budget`, `failed`, `ok`).
+ */
+export function matchesRetryStatus(status: TrialRecord['status'], statuses: readonly string[]): boolean {
+  return statuses.some((wanted) => wanted === status || (wanted === 'error' && status.startsWith('error:')));
+}
+
+export interface RetryOptions extends RunOptions {
+  /** Statuses whose trials run again (default: `defaultRetryStatuses`). */
+  statuses?: readonly string[];
+  /** Told which trials were moved aside, before the run resumes. */
+  onRetry?(retried: RetryResult['retried']): void;
+}
+
+export interface RetryResult extends RunResult {
+  /** The trials moved aside to run again, with the attempt number their earlier run was kept as. */
+  retried: { id: string; attempt: number }[];
+}
+
+/**
+ * Runs again the complete trials of the run in `runDir` that ended with one of `statuses`. Each
+ * one's folder moves, whole, to `trials/<id>/attempts/<n>/` (earlier attempts stay beside it),
+ * which leaves the trial incomplete; then the run resumes, running exactly those trials and
+ * anything an interrupted run left, and writes its summary anew. A retry that is stopped is
+ * finished by `resume` or another `retry`; a move cut short is completed first.
+ */
+export async function retryRun(runDir: string, options: RetryOptions = {}): Promise<RetryResult> {
+  const { dir, store, experiment } = await openRun(runDir, options);
+  const statuses = options.statuses ?? defaultRetryStatuses;
+  const retried: RetryResult['retried'] = [];
+  for (const spec of experiment.trials) {
+    const record = await store.readTrial(spec.id);
+    if (!record || !isTrialComplete(record) || !matchesRetryStatus(record.status, statuses)) continue;
+    retried.push({ id: spec.id, attempt: await moveToAttempts(store, spec.id) });
+  }
+  options.onRetry?.(retried);
+  const result = await resumeExperiment(experiment, dir, options);
+  return { ...result, retried };
+}
