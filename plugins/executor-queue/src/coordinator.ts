@@ -56,13 +56,15 @@ export class QueueExecutor implements Executor {
       await queue.addBulk(specs.map((spec) => this.job(spec)));
       while (pending.size > 0 && !stop.aborted) {
         for (const spec of pending) {
+          // The job first: a job is removed only after its trial.json is final, so a job missing
+          // here with trial.json not final afterwards really is lost (not just finished).
+          const job = await queue.getJob(jobIdOf(spec));
           const record = await context.readTrial(spec.id);
           if (record && isTrialComplete(record)) {
             results.set(spec.id, record);
             pending.delete(spec);
             continue;
           }
-          const job = await queue.getJob(jobIdOf(spec));
           if (!job) {
             await queue.add(this.job(spec).name, spec, this.job(spec).opts);
           } else if (await job.isFailed()) {

@@ -22,21 +22,29 @@ export interface WorkerOptions extends Pick<QueueOptions, 'url' | 'queue' | 'loc
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const { host, stop, abort } = options;
   const lockMs = Math.round(options.lockSeconds * 1000);
-  const process = async (job: Job<TrialSpec>, token?: string) => {
+  const process = async (job: Job<TrialSpec>, token?: string, lost?: AbortSignal) => {
     const spec = job.data;
+    const startedAt = Date.now();
     host.log(`trial ${spec.id} of ${spec.runId}: started (attempt ${job.attemptsMade + 1})`);
+    // `lost`: this worker's lock on the job lapsed (Redis was away longer than lockSeconds), so the
+    // job may already be another worker's; the trial is aborted here rather than run twice.
+    const signals = (signal: AbortSignal) => (lost ? AbortSignal.any([signal, lost]) : signal);
     let record: Awaited<ReturnType<WorkerHost['runTrial']>>;
     try {
       record = await host.runTrial(spec, {
         emit: (event) => {
           job.updateProgress(event).catch(() => {});
         },
-        stop,
-        abort,
+        stop: signals(stop),
+        abort: signals(abort),
       });
     } catch (error) {
       host.log(`trial ${spec.id} of ${spec.runId}: cannot run here: ${errorMessage(error)}`);
       throw new Error(`error:worker: ${errorMessage(error)}`);
+    }
+    if (lost?.aborted && !isTrialComplete(record)) {
+      host.log(`trial ${spec.id} of ${spec.runId}: left to the queue (this worker lost its lock on it)`);
+      throw new Error('error:worker: the worker lost its lock on the job');
     }
     if (!isTrialComplete(record)) {
       // Stopped by this worker's shutdown: the trial goes back to the queue for another worker.
@@ -44,7 +52,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       await job.moveToDelayed(Date.now(), token);
       throw new DelayedError();
     }
-    host.log(`trial ${spec.id} of ${spec.runId}: ${record.status}`);
+    // A trial that ended before this attempt (its worker lost the job while finishing it) ran nothing here.
+    const earlier = record.endedAt !== undefined && Date.parse(record.endedAt) < startedAt;
+    host.log(`trial ${spec.id} of ${spec.runId}: ${earlier ? 'had already ended ' : ''}${record.status}`);
     return { status: record.status };
   };
   const worker = new Worker<TrialSpec>(options.queue, process, {
@@ -56,12 +66,19 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   });
   let unreachable = false;
   worker.on('error', (error) => {
-    if (unreachable) return;
+    // A lost lock is reported by 'lockRenewalFailed' below; the others are connection faults.
+    if (unreachable || error.message.startsWith('could not renew lock')) return;
     unreachable = true;
     host.log(`queue: ${error.message}; waiting for it to come back`);
   });
   worker.on('ready', () => {
     unreachable = false;
+  });
+  worker.on('lockRenewalFailed', (jobIds) => {
+    for (const id of jobIds) {
+      host.log(`job ${id}: this worker's lock on it lapsed; the queue gives it to a worker again`);
+      worker.cancelJob(id, 'lock lost');
+    }
   });
   const closing = new Promise<void>((resolve) => {
     if (stop.aborted) resolve();
