@@ -48,8 +48,13 @@ export class QueueExecutor implements Executor {
     };
     queue.on('error', onError);
     events.on('error', onError);
+    // Trials whose start this coordinator saw and whose end it has not seen yet.
+    const unended = new Set<string>();
     events.on('progress', ({ jobId, data }) => {
-      if (ours.has(jobId) && isRunEvent(data)) context.emit(data);
+      if (!ours.has(jobId) || !isRunEvent(data)) return;
+      if (data.type === 'trial.start') unended.add(data.trialId);
+      if (data.type === 'trial.end') unended.delete(data.trialId);
+      context.emit(data);
     });
     const pending = new Set(specs);
     try {
@@ -69,6 +74,7 @@ export class QueueExecutor implements Executor {
             await queue.add(this.job(spec).name, spec, this.job(spec).opts);
           } else if (await job.isFailed()) {
             results.set(spec.id, await this.recordFault(spec, job, record, context));
+            unended.delete(spec.id);
             pending.delete(spec);
           }
         }
@@ -77,6 +83,10 @@ export class QueueExecutor implements Executor {
           await sleep(this.options.pollSeconds * 1000, undefined, { signal: stop }).catch(() => {});
       }
       if (stop.aborted) await this.withdraw(queue, [...pending]);
+      // A worker writes trial.json before it sends the trial's last events: wait for them a little,
+      // so that events.jsonl and the reporters see each trial end.
+      const deadline = Date.now() + Math.max(5_000, this.options.pollSeconds * 2_000);
+      while (unended.size > 0 && !stop.aborted && Date.now() < deadline) await sleep(100);
     } finally {
       await events.close().catch(() => {});
       await queue.close().catch(() => {});

@@ -1,5 +1,6 @@
 export * from './checks.js';
 export * from './environment.js';
+export * from './executor.js';
 export * from './harness.js';
 export * from './instantiate.js';
 export * from './memory.js';
