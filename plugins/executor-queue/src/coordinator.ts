@@ -121,7 +121,9 @@ export class QueueExecutor implements Executor {
     context: ExecutorContext,
   ): Promise<TrialRecord> {
     const { status, message } = failureOf(job.failedReason);
-    const error = `${message} (tried ${job.attemptsMade} time${job.attemptsMade === 1 ? '' : 's'})`;
+    // Tries that ended in a failure, and those whose worker vanished (see the worker's processor).
+    const tries = Math.min(this.options.attempts, job.attemptsMade + job.stalledCounter);
+    const error = `${message} (tried ${tries} time${tries === 1 ? '' : 's'})`;
     const record: TrialRecord = {
       id: spec.id,
       task: spec.task.id,

@@ -1,5 +1,5 @@
 import { errorMessage, isTrialComplete, type TrialSpec, type WorkerHost } from '@longhaul/core';
-import { DelayedError, type Job, Worker } from 'bullmq';
+import { DelayedError, type Job, UnrecoverableError, Worker } from 'bullmq';
 import { connectionOf, type QueueOptions } from './options.js';
 
 export interface WorkerOptions extends Pick<QueueOptions, 'url' | 'queue' | 'lockSeconds'> {
@@ -25,6 +25,13 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const process = async (job: Job<TrialSpec>, token?: string, lost?: AbortSignal) => {
     const spec = job.data;
     const startedAt = Date.now();
+    // A worker vanishing with the job counts as a try, as a failure does (see `maxStalledCount`).
+    const tries = job.attemptsMade + job.stalledCounter;
+    if (tries >= (job.opts.attempts ?? 1)) {
+      throw new UnrecoverableError(
+        `error:worker: its workers vanished or failed while running it (${job.stalledCounter} vanished)`,
+      );
+    }
     host.log(`trial ${spec.id} of ${spec.runId}: started (attempt ${job.attemptsMade + 1})`);
     // `lost`: this worker's lock on the job lapsed (Redis was away longer than lockSeconds), so the
     // job may already be another worker's; the trial is aborted here rather than run twice.
@@ -62,6 +69,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     concurrency: options.concurrency,
     lockDuration: lockMs,
     stalledInterval: lockMs,
+    // BullMQ fails a job stalled more than this, whatever its attempts; the processor above counts
+    // stalls among the job's attempts instead.
+    maxStalledCount: Number.MAX_SAFE_INTEGER,
     autorun: false,
   });
   let unreachable = false;

@@ -10,7 +10,7 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-it('a worker killed mid-step: another worker resumes the trial from its last complete step', async () => {
+it('workers killed mid-trial, twice: another worker resumes the trial from its last complete step', async () => {
   cluster = await Cluster.create();
   const first = await cluster.worker('w1');
   const coordinator = cluster.coordinator('run', runFlags(1));
@@ -32,10 +32,22 @@ it('a worker killed mid-step: another worker resumes the trial from its last com
   await first.exited;
   const firstScored = (await stat(join(stepDir('01-lines'), 'scores.json'))).mtimeMs;
 
-  await cluster.worker('w2');
+  // The second worker vanishes too, soon after it took the trial: with `attempts: 3` a third
+  // worker still gets it.
+  const second = await cluster.worker('w2');
+  await until(
+    () => /started \(attempt/.test(second.output()),
+    600_000,
+    'the second worker to take the trial',
+  );
+  second.child.kill('SIGKILL');
+  await second.exited;
+  expect(existsSync(join(stepDir('03-chars'), 'scores.json'))).toBe(false);
+
+  await cluster.worker('w3');
   expect(await coordinator.exited, coordinator.output()).toBe(0);
   await expectAllPassed(cluster, 1);
-  // Step 1 was complete when the worker died: it never ran again.
+  // Step 1 was complete when the first worker died: it never ran again.
   expect((await stat(join(stepDir('01-lines'), 'scores.json'))).mtimeMs).toBe(firstScored);
   const events = (await readFile(join(cluster.runDir, 'events.jsonl'), 'utf8'))
     .trim()
