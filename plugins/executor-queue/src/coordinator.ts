@@ -48,25 +48,33 @@ export class QueueExecutor implements Executor {
     };
     queue.on('error', onError);
     events.on('error', onError);
+    // Trials whose start this coordinator saw and whose end it has not seen yet.
+    const unended = new Set<string>();
     events.on('progress', ({ jobId, data }) => {
-      if (ours.has(jobId) && isRunEvent(data)) context.emit(data);
+      if (!ours.has(jobId) || !isRunEvent(data)) return;
+      if (data.type === 'trial.start') unended.add(data.trialId);
+      if (data.type === 'trial.end') unended.delete(data.trialId);
+      context.emit(data);
     });
     const pending = new Set(specs);
     try {
       await queue.addBulk(specs.map((spec) => this.job(spec)));
       while (pending.size > 0 && !stop.aborted) {
         for (const spec of pending) {
+          // The job first: a job is removed only after its trial.json is final, so a job missing
+          // here with trial.json not final afterwards really is lost (not just finished).
+          const job = await queue.getJob(jobIdOf(spec));
           const record = await context.readTrial(spec.id);
           if (record && isTrialComplete(record)) {
             results.set(spec.id, record);
             pending.delete(spec);
             continue;
           }
-          const job = await queue.getJob(jobIdOf(spec));
           if (!job) {
             await queue.add(this.job(spec).name, spec, this.job(spec).opts);
           } else if (await job.isFailed()) {
             results.set(spec.id, await this.recordFault(spec, job, record, context));
+            unended.delete(spec.id);
             pending.delete(spec);
           }
         }
@@ -75,6 +83,10 @@ export class QueueExecutor implements Executor {
           await sleep(this.options.pollSeconds * 1000, undefined, { signal: stop }).catch(() => {});
       }
       if (stop.aborted) await this.withdraw(queue, [...pending]);
+      // A worker writes trial.json before it sends the trial's last events: wait for them a little,
+      // so that events.jsonl and the reporters see each trial end.
+      const deadline = Date.now() + Math.max(5_000, this.options.pollSeconds * 2_000);
+      while (unended.size > 0 && !stop.aborted && Date.now() < deadline) await sleep(100);
     } finally {
       await events.close().catch(() => {});
       await queue.close().catch(() => {});
@@ -109,7 +121,9 @@ export class QueueExecutor implements Executor {
     context: ExecutorContext,
   ): Promise<TrialRecord> {
     const { status, message } = failureOf(job.failedReason);
-    const error = `${message} (tried ${job.attemptsMade} time${job.attemptsMade === 1 ? '' : 's'})`;
+    // Tries that ended in a failure, and those whose worker vanished (see the worker's processor).
+    const tries = Math.min(this.options.attempts, job.attemptsMade + job.stalledCounter);
+    const error = `${message} (tried ${tries} time${tries === 1 ? '' : 's'})`;
     const record: TrialRecord = {
       id: spec.id,
       task: spec.task.id,

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { expect } from 'vitest';
 
 export const repoRoot = resolve(import.meta.dirname, '../../..');
 export const experiment = join(import.meta.dirname, 'fixtures/tally.yaml');
@@ -49,9 +50,9 @@ function start(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Proc {
 }
 
 /**
- * A throwaway cluster: its own redis-server (append-only file, so a restart keeps the jobs),
- * workers each in its own working directory, and a coordinator. Everything it starts is stopped
- * by `close`.
+ * A throwaway cluster: its own redis-server (append-only file synced on every write, so a restart,
+ * even after SIGKILL, keeps the jobs), workers each in its own working directory, and a
+ * coordinator. Everything it starts is stopped by `close`.
  */
 export class Cluster {
   readonly procs: Proc[] = [];
@@ -89,6 +90,8 @@ export class Cluster {
         data,
         '--appendonly',
         'yes',
+        '--appendfsync',
+        'always',
         '--save',
         '',
       ],
@@ -97,8 +100,9 @@ export class Cluster {
     await until(() => this.redis!.output().includes('Ready to accept connections'), 60_000, 'redis-server');
   }
 
-  async stopRedis(): Promise<void> {
-    this.redis?.child.kill('SIGTERM');
+  /** Stops redis-server: SIGTERM lets it shut down, SIGKILL drops it as a crash would. */
+  async stopRedis(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    this.redis?.child.kill(signal);
     await this.redis?.exited;
   }
 
@@ -142,4 +146,20 @@ export class Cluster {
     await this.stopRedis();
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Flags for a coordinator: `repeats` trials, the run store read every second, and `extra`. */
+export function runFlags(repeats: number, ...extra: string[]): string[] {
+  return ['--set', `repeats=${repeats}`, '--set', 'executor.options.pollSeconds=1', ...extra];
+}
+
+/** summary.json holds `count` trials, each ok with every step passing. */
+export async function expectAllPassed(cluster: Cluster, count: number) {
+  const summary = await cluster.summary();
+  expect(summary.trials).toHaveLength(count);
+  for (const trial of summary.trials) {
+    expect(trial.status).toBe('ok');
+    expect(trial.steps.map((s) => s.scores['tests.strict'])).toEqual([1, 1, 1]);
+  }
+  return summary;
 }

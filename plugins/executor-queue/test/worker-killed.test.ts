@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { Cluster, until } from './cluster.js';
+import { Cluster, expectAllPassed, runFlags, until } from './cluster.js';
 
 let cluster: Cluster | undefined;
 afterEach(async () => {
@@ -10,15 +10,10 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-it('a worker killed mid-step: another worker resumes the trial from its last complete step', async () => {
+it('workers killed mid-trial, twice: another worker resumes the trial from its last complete step', async () => {
   cluster = await Cluster.create();
   const first = await cluster.worker('w1');
-  const coordinator = cluster.coordinator('run', [
-    '--set',
-    'repeats=1',
-    '--set',
-    'executor.options.pollSeconds=1',
-  ]);
+  const coordinator = cluster.coordinator('run', runFlags(1));
   const trials = join(cluster.runDir, 'trials');
   let stepDir = (n: string) => join(trials, n);
   // Step 2's case pauses three seconds: kill the worker while it is scored.
@@ -37,12 +32,22 @@ it('a worker killed mid-step: another worker resumes the trial from its last com
   await first.exited;
   const firstScored = (await stat(join(stepDir('01-lines'), 'scores.json'))).mtimeMs;
 
-  await cluster.worker('w2');
+  // The second worker vanishes too, soon after it took the trial: with `attempts: 3` a third
+  // worker still gets it.
+  const second = await cluster.worker('w2');
+  await until(
+    () => /started \(attempt/.test(second.output()),
+    600_000,
+    'the second worker to take the trial',
+  );
+  second.child.kill('SIGKILL');
+  await second.exited;
+  expect(existsSync(join(stepDir('03-chars'), 'scores.json'))).toBe(false);
+
+  await cluster.worker('w3');
   expect(await coordinator.exited, coordinator.output()).toBe(0);
-  const [trial] = (await cluster.summary()).trials;
-  expect(trial!.status).toBe('ok');
-  expect(trial!.steps.map((s) => s.scores['tests.strict'])).toEqual([1, 1, 1]);
-  // Step 1 was complete when the worker died: it never ran again.
+  await expectAllPassed(cluster, 1);
+  // Step 1 was complete when the first worker died: it never ran again.
   expect((await stat(join(stepDir('01-lines'), 'scores.json'))).mtimeMs).toBe(firstScored);
   const events = (await readFile(join(cluster.runDir, 'events.jsonl'), 'utf8'))
     .trim()

@@ -10,6 +10,7 @@ import {
   tokens,
   type WorkerHost,
 } from '../contracts/index.js';
+import type { PluginRegistry } from '../plugins/registry.js';
 import { RunStore } from '../store/run-store.js';
 import type { RunnerRegistry } from './experiment.js';
 import { errorMessage } from './faults.js';
@@ -19,6 +20,8 @@ import { type ClosableGateway, isTrialComplete, type RunOptions } from './start-
 export interface TrialHostOptions {
   /** Where plugins are discovered (this machine's installation). Default: the process's cwd. */
   cwd?: string;
+  /** The plugins to use instead of discovering them (a worker in a test process). */
+  registry?: PluginRegistry;
   /** Opens this machine's gateway for a run whose experiment has `models:` (keys stay here). */
   openGateway?: RunOptions['openGateway'];
   /** How long a harness gets to end its turn after an abort before it is abandoned. */
@@ -96,7 +99,10 @@ export class TrialHost implements WorkerHost {
 
   private async load(runDir: string): Promise<HostedRun> {
     const store = new RunStore(runDir);
-    const experiment = await loadExperiment(store.experimentFile, { cwd: this.options.cwd ?? process.cwd() });
+    const experiment = await loadExperiment(store.experimentFile, {
+      cwd: this.options.cwd ?? process.cwd(),
+      registry: this.options.registry,
+    });
     const info: RunInfo = { runId: basename(store.dir), runDir: store.dir, baseDir: experiment.baseDir };
     const container = new Container();
     container.bind(tokens.Run).toConstantValue(info);
