@@ -154,7 +154,7 @@ for (const [label, root, formats] of [
         `  mccabe (one process)    cpu ${fmt(mccabe.cpuMs)}  wall ${fmt(mccabe.analysisMs)}  ${rate(lines, mccabe.cpuMs)} (cpu)`,
       );
     } catch (error) {
-      console.log(`  mccabe (one process)    not run: ${error.message.split('\n')[0]}`);
+      console.log(`  mccabe (one process)    not run: ${error.message.trim().split('\n').pop()}`);
     }
   }
   if (!values['no-jscpd']) {
