@@ -2,12 +2,14 @@
 // Throughput of @longhaul/metrics against the floor (parsing the same files) and against the tools
 // people use for two of its parts: mccabe (cyclomatic complexity, one Python process over all files)
 // and jscpd (clones). Build first: `npx turbo run build --filter=@longhaul/metrics`, then
-// `node bench/quality/bench.mjs [--runs N] [--python DIR] [--scripts DIR] [--no-jscpd]`. Times are CPU time of this process (ast-grep's worker
-// threads included) and wall time; on a busy machine, trust CPU time.
+// `node bench/quality/bench.mjs [--runs N] [--python DIR] [--scripts DIR] [--no-jscpd]`.
+// Each case runs in its own child process, so its peak memory is its own: CPU time of that process
+// (ast-grep's worker threads included) and wall time, best of N; on a busy machine, trust CPU time.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from '@ast-grep/napi';
 import { analyzeProject, languageOfPath, readSourceTree, registerGrammars } from '@longhaul/metrics';
@@ -19,6 +21,9 @@ const { values } = parseArgs({
     'no-jscpd': { type: 'boolean' },
     python: { type: 'string', default: pythonTree },
     scripts: { type: 'string', default: scriptTree },
+    // Internal: run one case over one tree in this process and print its figures as JSON.
+    case: { type: 'string' },
+    root: { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -40,8 +45,65 @@ async function measure(work) {
   return { ...best, result };
 }
 
+/** Two files changed as an agent's step might: a function appended to each of two modules. */
+function changeTwoFiles(sources) {
+  const picked = new Set(
+    [...sources]
+      .sort((a, b) => a.path.localeCompare(b.path))
+      .filter((file) => file.text.length > 2000)
+      .slice(0, 2)
+      .map((file) => file.path),
+  );
+  const added = '\n\ndef _bench_added(value):\n    if value:\n        return value + 1\n    return 0\n';
+  return sources.map((file) => (picked.has(file.path) ? { ...file, text: file.text + added } : file));
+}
+
+/** The cases, each measured in a child process of its own (see `runCase`). */
+const cases = {
+  baseline: async () => ({ cpuMs: 0, wallMs: 0 }),
+  parse: async (sources) =>
+    measure(() => {
+      for (const file of sources) parse(languageOfPath(file.path).lang, file.text).root();
+    }),
+  full: async (sources) => measure(() => analyzeProject(sources)),
+  noRules: async (sources) => measure(() => analyzeProject(sources, { rules: false })),
+  incremental: async (sources) => {
+    const before = await analyzeProject(sources);
+    const changed = changeTwoFiles(sources);
+    const run = await measure(() => analyzeProject(changed, {}, sources, before.results));
+    return { ...run, measured: run.result.measured };
+  },
+};
+
+if (values.case) {
+  registerGrammars();
+  const sources = await readSourceTree(values.root);
+  const lines = sources.reduce((total, file) => total + file.text.split('\n').length, 0);
+  const { result, ...figures } = await cases[values.case](sources);
+  const summary = result?.summary;
+  process.stdout.write(
+    `${JSON.stringify({ ...figures, files: sources.length, lines, loc: summary?.loc, callables: summary?.callables, peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`,
+  );
+  process.exit(0);
+}
+
+function runCase(name, root) {
+  const script = fileURLToPath(import.meta.url);
+  const child = spawnSync(
+    process.execPath,
+    [script, '--case', name, '--root', root, '--runs', String(runs)],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    },
+  );
+  if (child.status !== 0) throw new Error(`bench case ${name} on ${root} failed: ${child.stderr}`);
+  return JSON.parse(child.stdout.trim().split('\n').pop());
+}
+
 const rate = (lines, ms) => `${Math.round(lines / (ms / 1000)).toLocaleString('en-US')} lines/s`;
 const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const mb = (figures) => `peak ${Math.round(figures.peakRssMb)} MB`;
 
 /** jscpd over the tree (fetched once by npx, then timed with /usr/bin/time for its CPU time). */
 function jscpd(root, formats) {
@@ -58,37 +120,42 @@ function jscpd(root, formats) {
   return { wallMs: wall * 1000, cpuMs: (user + system) * 1000 };
 }
 
-registerGrammars();
 for (const [label, root, formats] of [
   ['Python', values.python, 'python'],
   ['TypeScript/JavaScript', values.scripts, 'javascript,typescript'],
 ]) {
-  const sources = await readSourceTree(root);
-  const lines = sources.reduce((total, file) => total + file.text.split('\n').length, 0);
-  const parseOnly = await measure(() => {
-    for (const file of sources) parse(languageOfPath(file.path).lang, file.text).root();
-  });
-  const full = await measure(() => analyzeProject(sources));
-  const noRules = await measure(() => analyzeProject(sources, { rules: false }));
-  const summary = full.result.summary;
+  const baseline = runCase('baseline', root);
+  const parseOnly = runCase('parse', root);
+  const full = runCase('full', root);
+  const noRules = runCase('noRules', root);
+  const incremental = runCase('incremental', root);
+  const { lines } = full;
+  const row = (name, figures) =>
+    console.log(
+      `  ${name.padEnd(24)}cpu ${fmt(figures.cpuMs)}  wall ${fmt(figures.wallMs)}  ${rate(lines, figures.cpuMs)} (cpu)  ${(figures.cpuMs / parseOnly.cpuMs).toFixed(2)}× floor  ${mb(figures)}`,
+    );
   console.log(`\n${label}: ${root}`);
   console.log(
-    `  ${sources.length} files, ${lines.toLocaleString('en-US')} lines, ${summary.loc.toLocaleString('en-US')} LOC, ${summary.callables} callables, best of ${runs}`,
+    `  ${full.files} files, ${lines.toLocaleString('en-US')} lines, ${full.loc.toLocaleString('en-US')} LOC, ${full.callables} callables, best of ${runs}; peak memory is the case's process (${Math.round(baseline.peakRssMb)} MB with the sources read and nothing measured)`,
   );
+  row('parse only (floor)', parseOnly);
+  row('full metrics', full);
+  row('metrics without rules', noRules);
+  row('incremental, 2 files', incremental);
   console.log(
-    `  parse only (floor)      cpu ${fmt(parseOnly.cpuMs)}  wall ${fmt(parseOnly.wallMs)}  ${rate(lines, parseOnly.cpuMs)} (cpu)`,
-  );
-  console.log(
-    `  full metrics            cpu ${fmt(full.cpuMs)}  wall ${fmt(full.wallMs)}  ${rate(lines, full.cpuMs)} (cpu)  ${(full.cpuMs / parseOnly.cpuMs).toFixed(1)}× floor`,
-  );
-  console.log(
-    `  metrics without rules   cpu ${fmt(noRules.cpuMs)}  wall ${fmt(noRules.wallMs)}  ${rate(lines, noRules.cpuMs)} (cpu)  ${(noRules.cpuMs / parseOnly.cpuMs).toFixed(1)}× floor`,
+    `  incremental re-score of a 2-file change: ${incremental.measured} files parsed, ${((100 * incremental.cpuMs) / full.cpuMs).toFixed(1)}% of the full run's cpu time`,
   );
   if (label === 'Python') {
-    const mccabe = runMccabe(sources.map((file) => file.file));
-    console.log(
-      `  mccabe (one process)    cpu ${fmt(mccabe.cpuMs)}  wall ${fmt(mccabe.analysisMs)}  ${rate(lines, mccabe.cpuMs)} (cpu)`,
-    );
+    registerGrammars();
+    const sources = await readSourceTree(root);
+    try {
+      const mccabe = runMccabe(sources.map((file) => file.file));
+      console.log(
+        `  mccabe (one process)    cpu ${fmt(mccabe.cpuMs)}  wall ${fmt(mccabe.analysisMs)}  ${rate(lines, mccabe.cpuMs)} (cpu)`,
+      );
+    } catch (error) {
+      console.log(`  mccabe (one process)    not run: ${error.message.trim().split('\n').pop()}`);
+    }
   }
   if (!values['no-jscpd']) {
     const time = jscpd(root, formats);

@@ -16,6 +16,7 @@ export {
   sourcesAtCommit,
   sourceTouchingCommits,
 } from './git.js';
+export { contentHash, optionsKey, type PreviousResults } from './incremental.js';
 export { languageById, languageOfPath, languages, registerGrammars } from './languages/registry.js';
 export type { LanguageId, LanguageSpec, RuleFamily } from './languages/types.js';
 export {

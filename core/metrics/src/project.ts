@@ -2,6 +2,7 @@ import { analyzeSources } from './batch.js';
 import { churnBetween } from './churn.js';
 import type { SourceFile } from './discovery.js';
 import { analyzeFile, type FileAnalysis } from './file-analysis.js';
+import { optionsKey, type PreviousResults, reusable } from './incremental.js';
 import { languageOfPath, registerGrammars } from './languages/registry.js';
 import type { LanguageSpec } from './languages/types.js';
 import { buildMatcher, type Matcher } from './matcher.js';
@@ -51,6 +52,10 @@ export interface ProjectReport {
   hits: RuleHit[];
   clones: CloneInstance[][];
   options: MetricsOptions;
+  /** This measurement's per-file results, to pass as `reuse` when measuring the next snapshot. */
+  results: PreviousResults;
+  /** Files measured by this call; the others reused their results from `reuse`. */
+  measured: number;
 }
 
 const matchers = new Map<string, Matcher>();
@@ -83,14 +88,37 @@ function ratio(numerator: number, denominator: number): number {
   return denominator > 0 ? numerator / denominator : 0;
 }
 
-/** Measures a set of sources (see README for every metric). */
+/** Analyzes the sources without a reusable result in `reuse`; gives every analysis, in order. */
+async function analyzeChanged(
+  sources: readonly SourceFile[],
+  options: MetricsOptions,
+  reuse: PreviousResults | undefined,
+): Promise<{ analyses: FileAnalysis[]; results: PreviousResults; measured: number }> {
+  const { hashes, reused, missing } = reusable(sources, options, reuse);
+  const measured = missing.length ? await analyzeSources(missing, options) : [];
+  let next = 0;
+  const analyses = reused.map((analysis) => analysis ?? measured[next++]!);
+  const files = new Map<string, { hash: string; analysis: FileAnalysis }>();
+  for (const [index, source] of sources.entries())
+    files.set(source.path, { hash: hashes[index]!, analysis: analyses[index]! });
+  return { analyses, results: { options: optionsKey(options), files }, measured: missing.length };
+}
+
+/**
+ * Measures a set of sources (see README for every metric). `previous` is the snapshot before,
+ * for churn. `reuse` is the `results` of an earlier call (normally on `previous`): files whose path
+ * and content are unchanged take their per-file results from it instead of being parsed again;
+ * everything that depends on several files (clones, verbosity, totals) is computed afresh, so the
+ * report equals a full measurement.
+ */
 export async function analyzeProject(
   sources: readonly SourceFile[],
   options: Partial<MetricsOptions> = {},
   previous?: readonly SourceFile[],
+  reuse?: PreviousResults,
 ): Promise<ProjectReport> {
   const resolved = resolveOptions(options);
-  const analyses = await analyzeSources(sources, resolved);
+  const { analyses, results, measured } = await analyzeChanged(sources, resolved, reuse);
   const clones = findClones(analyses);
   const callables = analyses.flatMap((analysis) => analysis.callables);
   const hits = analyses.flatMap((analysis) => analysis.hits);
@@ -134,16 +162,18 @@ export async function analyzeProject(
     delta_loc: null,
   };
   if (previous) {
-    const before = sum(
-      (await analyzeSources(previous, { ...resolved, rules: false })).map((file) => file.metrics.loc),
-    );
+    // LOC does not depend on the rule pack: files missing from `reuse` are measured without it.
+    const { reused, missing } = reusable(previous, resolved, reuse);
+    const before =
+      sum(reused.map((analysis) => analysis?.metrics.loc ?? 0)) +
+      sum((await analyzeSources(missing, { ...resolved, rules: false })).map((file) => file.metrics.loc));
     const churn = churnBetween(previous, sources);
     summary.lines_added = churn.added;
     summary.lines_removed = churn.removed;
     summary.churn_ratio = before > 0 ? (churn.added + churn.removed) / before : null;
     summary.delta_loc = before > 0 ? (loc - before) / before : null;
   }
-  return { summary, files, callables, hits, clones, options: resolved };
+  return { summary, files, callables, hits, clones, options: resolved, results, measured };
 }
 
 /** Groups identical candidates across files; marks clone lines and verbose lines per file. */

@@ -1,7 +1,13 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Score, Scorer, StepScoreContext, WorkspaceFile } from '@longhaul/core';
-import { analyzeProject, type ProjectReport, type SourceFile, selectSources } from '@longhaul/metrics';
+import {
+  analyzeProject,
+  type PreviousResults,
+  type ProjectReport,
+  type SourceFile,
+  selectSources,
+} from '@longhaul/metrics';
 import type { QualityOptions } from './options.js';
 
 /** Bumped whenever a metric's definition changes, so regraded runs say which one they used. */
@@ -30,10 +36,19 @@ async function writeAtomic(path: string, text: string): Promise<void> {
 
 const jsonl = (rows: readonly unknown[]) => rows.map((row) => `${JSON.stringify(row)}\n`).join('');
 
-/** Step scorer `quality`: reads the step's snapshot (no sandbox) and the previous one for churn. */
+/** Trials whose last step's per-file results are kept (the most recently scored ones). */
+const keptTrials = 16;
+
+/**
+ * Step scorer `quality`: reads the step's snapshot (no sandbox) and the previous one for churn.
+ * It keeps the per-file results of each trial's last scored step in memory, so the next step of
+ * the same trial re-measures only the files whose content changed (the report is the same as a
+ * full measurement). A new process (a resumed run) starts with a full measurement.
+ */
 export class QualityScorer implements Extract<Scorer, { scope: 'step' }> {
   readonly scope = 'step';
   readonly version = version;
+  private readonly lastResults = new Map<string, PreviousResults>();
 
   constructor(private readonly options: QualityOptions) {}
 
@@ -43,9 +58,20 @@ export class QualityScorer implements Extract<Scorer, { scope: 'step' }> {
       ? sourcesOf(await ctx.snapshots.get(ctx.previous), this.options)
       : undefined;
     ctx.signal.throwIfAborted();
-    const report = await analyzeProject(current, this.options, previous);
+    const trial = `${ctx.trial.runId}/${ctx.trial.id}`;
+    const report = await analyzeProject(current, this.options, previous, this.lastResults.get(trial));
+    this.keep(trial, report.results);
     await this.write(ctx.outDir, report);
     return Object.entries(report.summary).map(([metric, value]) => ({ metric, value }));
+  }
+
+  private keep(trial: string, results: PreviousResults): void {
+    this.lastResults.delete(trial);
+    this.lastResults.set(trial, results);
+    for (const oldest of this.lastResults.keys()) {
+      if (this.lastResults.size <= keptTrials) break;
+      this.lastResults.delete(oldest);
+    }
   }
 
   private async write(outDir: string, report: ProjectReport): Promise<void> {
@@ -55,7 +81,7 @@ export class QualityScorer implements Extract<Scorer, { scope: 'step' }> {
     );
     await writeAtomic(
       join(outDir, 'quality.json'),
-      `${JSON.stringify({ version, scores, options: report.options }, null, 2)}\n`,
+      `${JSON.stringify({ version, scores, options: report.options, reusedFiles: report.summary.files - report.measured }, null, 2)}\n`,
     );
     if (!this.options.details) return;
     await writeAtomic(join(outDir, 'quality.files.jsonl'), jsonl(report.files));

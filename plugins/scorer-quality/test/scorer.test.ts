@@ -87,6 +87,28 @@ describe('scorer quality', () => {
     expect(scores.find((score) => score.metric === 'churn_ratio')?.value).toBeNull();
   });
 
+  it('re-measures only the changed files of the next step of the same trial, with the same scores', async () => {
+    if (scorer.scope !== 'step') throw new Error('quality is a step scorer');
+    const trial = { id: 't1', runId: 'r1' } as StepScoreContext['trial'];
+    const third = [
+      ...second.filter((f) => f.path !== 'util.py'),
+      file('util.py', 'def twice(x):\n    return x + x\n'),
+    ];
+    const scoreOf = async (s: Scorer, files: WorkspaceFile[], previous?: WorkspaceFile[]) => {
+      if (s.scope !== 'step') throw new Error('quality is a step scorer');
+      const ctx = { ...(await context(files, previous)), trial };
+      const scores = await s.score(ctx);
+      const written = JSON.parse(await readFile(join(ctx.outDir, 'quality.json'), 'utf8'));
+      return { scores, reused: written.reusedFiles };
+    };
+    expect((await scoreOf(scorer, second, first)).reused).toBe(0);
+    const incremental = await scoreOf(scorer, third, second);
+    expect(incremental.reused).toBe(1);
+    const full = await scoreOf(instantiatePlugin<Scorer>(plugin, { exclude: ['notes/'] }), third, second);
+    expect(full.reused).toBe(0);
+    expect(incremental.scores).toEqual(full.scores);
+  });
+
   it('rejects unknown options', () => {
     expect(() => instantiatePlugin<Scorer>(plugin, { threshold: 3 })).toThrow(/threshold/);
   });
