@@ -7,6 +7,9 @@ import {
   type Environment,
   excludeMatcher,
   readDirectoryFiles,
+  requirementsIssues,
+  requirementsProblem,
+  requiresNothing,
   type SandboxSpec,
   type SnapshotStore,
   type Task,
@@ -15,12 +18,19 @@ import Docker from 'dockerode';
 import { agentUser, packFiles } from './archive.js';
 import { baseImageRef, baseRecipe } from './base-image.js';
 import { Containment } from './containment.js';
-import { imageProblem, type ResolvedImage, resolveImage } from './images.js';
+import {
+  type ImageRequest,
+  imageProblem,
+  plainImageRef,
+  type ResolvedImage,
+  resolveImage,
+} from './images.js';
 import { dockerName, labels, ownerLabel } from './labels.js';
 import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';
 import { type DockerOptions, parseSize } from './options.js';
 import { ContainerCgroup, runsInContainer } from './proc.js';
 import { prune, removedNames } from './prune.js';
+import { probeImage } from './requirements.js';
 import { DockerSandbox } from './sandbox.js';
 
 /** Makes the agent user and the workspace in images that were not built by `longhaul images build`. */
@@ -261,6 +271,10 @@ export class DockerEnvironment implements Environment {
     return { removed: removedNames(await prune(await this.connect(), { runId: options.runId })) };
   }
 
+  /**
+   * What keeps tasks from running: an image missing or not buildable, or (probed once per image in
+   * a throwaway container) what the task's image lacks of its `environment.requires`.
+   */
   async check(tasks: Pick<Task, 'id' | 'root' | 'environment'>[]): Promise<string[]> {
     let docker: Docker;
     try {
@@ -268,18 +282,36 @@ export class DockerEnvironment implements Environment {
     } catch (error) {
       return [(error as Error).message];
     }
-    const problems = await Promise.all(
-      tasks.map((task) =>
-        imageProblem(docker, {
-          taskId: task.id,
-          taskRoot: task.root,
-          needs: task.environment,
-          image: this.options.image,
-          buildTimeoutMs: this.options.buildTimeoutMs,
-        }),
-      ),
-    );
-    return [...new Set(problems.filter((problem) => problem !== undefined))];
+    const request = (task: Pick<Task, 'id' | 'root' | 'environment'>): ImageRequest => ({
+      taskId: task.id,
+      taskRoot: task.root,
+      needs: task.environment,
+      image: this.options.image,
+      buildTimeoutMs: this.options.buildTimeoutMs,
+    });
+    const problems: string[] = [];
+    const probes = new Map<string, Promise<string[]>>();
+    for (const task of tasks) {
+      const problem = await imageProblem(docker, request(task));
+      if (problem !== undefined) {
+        problems.push(problem);
+        continue;
+      }
+      const requires = task.environment.requires;
+      if (requires === undefined || requiresNothing(requires)) continue;
+      const issues = requirementsIssues(requires);
+      if (issues.length > 0) {
+        problems.push(`task ${task.id}: environment.requires: ${issues.join('; ')}`);
+        continue;
+      }
+      const ref = plainImageRef(request(task));
+      if (ref === undefined) continue;
+      const key = JSON.stringify([ref, requires]);
+      if (!probes.has(key)) probes.set(key, probeImage(docker, ref, requires, this.options.env));
+      const missing = await probes.get(key)!;
+      if (missing.length > 0) problems.push(requirementsProblem(task.id, `in image ${ref}`, missing));
+    }
+    return [...new Set(problems)];
   }
 
   /** Docker's version and the id of every image this environment used (or would use): for lock.json. */

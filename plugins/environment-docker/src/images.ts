@@ -113,6 +113,12 @@ export async function resolveImage(docker: Docker, request: ImageRequest): Promi
   return found;
 }
 
+/** The image a task would run in when it is a named or base image (a Dockerfile's is built at open). */
+export function plainImageRef(request: ImageRequest): string | undefined {
+  const source = imageSource(request);
+  return 'dockerfile' in source ? undefined : 'named' in source ? source.named : source.base;
+}
+
 /**
  * Why `resolveImage` would fail for this task, without building anything: a Dockerfile that does
  * not exist, a named or base image missing from the host, toolchains the base image lacks.

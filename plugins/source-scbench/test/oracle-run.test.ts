@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, rmdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -100,4 +100,42 @@ describe('the oracle over scbench problems and problems/linkshelf', () => {
     expect(prompt).toContain('Keep working in the virtual environment you set up earlier');
     expect(prompt).toContain('python3 wordfreq.py <file> [--top N] [--json] [--stopwords]');
   }, 600_000);
+
+  it('refuses, in validate and in run, problems this host cannot run, naming each and what it lacks', async () => {
+    const experiment = join(work, 'scbench-requirements.yaml');
+    const path = join(import.meta.dirname, 'fixtures/requirements');
+    await writeFile(
+      experiment,
+      [
+        'name: scbench-requirements',
+        `source: { id: scbench, options: { path: ${path}, problems: [pep701, uvrun] } }`,
+        'harness: oracle',
+        'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
+        'scorers: [tests]',
+        '',
+      ].join('\n'),
+    );
+    // A PATH without uv and with Debian's Python 3.11 first, as on the machines CI runs on.
+    const env = { ...process.env, PATH: '/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' };
+    const runDir = join(work, 'refused');
+    for (const args of [
+      ['validate', experiment],
+      ['run', experiment, '--run-dir', runDir],
+    ]) {
+      const failed = await promisify(execFile)('node', [bin, ...args], {
+        cwd: repoRoot,
+        env,
+        timeout: 120_000,
+      }).catch((error: { code: number; stderr: string }) => error);
+      expect(failed).toMatchObject({ code: 2 });
+      const { stderr } = failed as { stderr: string };
+      expect(stderr).toMatch(
+        /environment 'local': task pep701 cannot run on this host: missing python3 >= 3\.12 \(python3 is 3\.11\.\d+\)/,
+      );
+      expect(stderr).toContain(
+        "environment 'local': task uvrun cannot run on this host: missing programs on PATH: uv",
+      );
+    }
+    expect(existsSync(runDir), 'nothing was run').toBe(false);
+  }, 300_000);
 });
