@@ -20,7 +20,7 @@ if (!skipWithoutDocker()) {
       expect(problems).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^task needs-uv cannot run in image ${baseImageRef()}: missing python3 >= 3\\.99 \\(python3 is 3\\.11\\.\\d+\\); Python packages httpx; programs on PATH: uv$`,
+            `^task needs-uv cannot run in image ${baseImageRef()}: missing python3 >= 3\\.99, python3 is 3\\.11\\.\\d+; Python packages httpx; programs on PATH: uv$`,
           ),
         ),
       ]);

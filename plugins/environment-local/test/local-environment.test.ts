@@ -306,7 +306,7 @@ describe('local environment: requirements', () => {
     ]);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(
-      /^task needs-more cannot run on this host: missing python3 >= 99 \(python3 is 3\.\d+\.\d+\); Python packages no-such-dist-x; programs on PATH: no-such-tool-x$/,
+      /^task needs-more cannot run on this host: missing python3 >= 99, python3 is 3\.\d+\.\d+; Python packages no-such-dist-x; programs on PATH: no-such-tool-x$/,
     );
   });
 

@@ -126,11 +126,22 @@ export async function loadProblem(
   const hash = await hashProblem(root);
   const assets = Object.values(config.static_assets).map((asset) => asset.path);
   const cache = cacheDir(hash);
+  const at = (key: string) => {
+    const where = yaml.locate([key]);
+    return where ? `${configPath}:${where.line}` : configPath;
+  };
+  const python = config.requires_python ?? options.requiresPython;
   const requires = problemRequirements({
-    python: (config.requires_python ?? options.requiresPython)?.replace(/^\s*>=\s*/, '').trim(),
-    testDependencies: config.test_dependencies,
+    python:
+      python === undefined
+        ? undefined
+        : {
+            version: python.replace(/^\s*>=\s*/, '').trim(),
+            origin: config.requires_python ? at('requires_python') : 'source option requiresPython',
+          },
+    testDependencies: { names: config.test_dependencies, origin: at('test_dependencies') },
     entryCommand,
-    testSources: testSources.map((file) => file.source),
+    testFiles: testSources,
   });
   const suite: PytestSuite = {
     testsDir,

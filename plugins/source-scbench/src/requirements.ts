@@ -59,12 +59,16 @@ const programUse = new RegExp(
   'g',
 );
 
-/** The programs of `knownPrograms` that these test sources run. */
-export function programsCalled(sources: readonly string[]): string[] {
-  const found = new Set<string>();
-  for (const source of sources)
-    for (const match of source.matchAll(programUse)) found.add((match[2] ?? match[4] ?? match[6])!);
-  return [...found].sort();
+/** The programs of `knownPrograms` that these test sources run, each with where it is first run (`file:line`). */
+export function programsCalled(files: readonly { path: string; source: string }[]): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of files)
+    for (const match of file.source.matchAll(programUse)) {
+      const name = (match[2] ?? match[4] ?? match[6])!;
+      const line = file.source.slice(0, match.index).split('\n').length;
+      if (!found.has(name)) found.set(name, `${file.path}:${line}`);
+    }
+  return new Map([...found].sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** `httpx>=0.27`, `uvicorn[standard]` → the distribution name pip would install. */
@@ -83,17 +87,22 @@ function program(command: string): string | undefined {
  * and the config's `test_dependencies`; the entry command's program and those the tests call.
  */
 export function problemRequirements(input: {
-  python?: string;
-  testDependencies: readonly string[];
+  python?: { version: string; origin: string };
+  testDependencies: { names: readonly string[]; origin: string };
   entryCommand: string;
-  testSources: readonly string[];
+  testFiles: readonly { path: string; source: string }[];
 }): Requirements {
-  const packages = ['pytest', 'pytest-timeout', ...input.testDependencies.map(distributionName)];
+  const origins: Record<string, string> = {};
+  if (input.python) origins.python = input.python.origin;
+  const declared = input.testDependencies.names.map(distributionName);
+  for (const name of declared) origins[name] = input.testDependencies.origin;
+  const called = programsCalled(input.testFiles);
+  for (const [name, where] of called) origins[name] ??= where;
   const entry = program(input.entryCommand);
-  const commands = [...(entry && !entry.includes('/') ? [entry] : []), ...programsCalled(input.testSources)];
   return {
-    ...(input.python !== undefined ? { python: input.python } : {}),
-    pythonPackages: [...new Set(packages)],
-    commands: [...new Set(commands)],
+    ...(input.python ? { python: input.python.version } : {}),
+    pythonPackages: [...new Set(['pytest', 'pytest-timeout', ...declared])],
+    commands: [...new Set([...(entry && !entry.includes('/') ? [entry] : []), ...called.keys()])],
+    origins,
   };
 }

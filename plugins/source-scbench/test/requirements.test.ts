@@ -18,10 +18,15 @@ describe('source scbench: what a problem needs', () => {
       python: '3.12',
       pythonPackages: ['pytest', 'pytest-timeout'],
       commands: ['python3'],
+      origins: { python: `${join(fixtures, 'pep701/config.yaml')}:11` },
     });
     expect(uvrun!.environment.requires).toEqual({
       pythonPackages: ['pytest', 'pytest-timeout'],
       commands: ['python3', 'uv'],
+      origins: {
+        'pytest-timeout': `${join(fixtures, 'uvrun/config.yaml')}:10`,
+        uv: `${join(fixtures, 'uvrun/tests/test_checkpoint_1.py')}:9`,
+      },
     });
   });
 
@@ -31,7 +36,11 @@ describe('source scbench: what a problem needs', () => {
       requiresPython: '>=3.12',
       entryCommand: 'uv run {entry_file}',
     });
-    expect(uvrun!.environment.requires).toMatchObject({ python: '3.12', commands: ['uv'] });
+    expect(uvrun!.environment.requires).toMatchObject({
+      python: '3.12',
+      commands: ['uv'],
+      origins: { python: 'source option requiresPython' },
+    });
   });
 
   it('refuses a problem whose tests read a data file the checkout lacks, at the line that reads it', async () => {
@@ -46,16 +55,20 @@ describe('source scbench: what a problem needs', () => {
   });
 
   it('finds programs as tests run them, not every mention of the word', () => {
-    expect(
-      programsCalled([
-        'subprocess.run(["uv", "run", "x.py"])',
-        'subprocess.run("g++ -O2 main.cc", shell=True)',
-        'shutil.which("rustc")',
-        'subprocess.run(["node"])',
-        'assert out == "go"',
-        'note = "make sure"',
-      ]),
-    ).toEqual(['g++', 'node', 'rustc', 'uv']);
+    const source = [
+      'subprocess.run(["uv", "run", "x.py"])',
+      'subprocess.run("g++ -O2 main.cc", shell=True)',
+      'shutil.which("rustc")',
+      'subprocess.run(["node"])',
+      'assert out == "go"',
+      'note = "make sure"',
+    ].join('\n');
+    expect([...programsCalled([{ path: 't.py', source }])]).toEqual([
+      ['g++', 't.py:2'],
+      ['node', 't.py:4'],
+      ['rustc', 't.py:3'],
+      ['uv', 't.py:1'],
+    ]);
     expect(distributionName('httpx>=0.27')).toBe('httpx');
     expect(distributionName('uvicorn[standard]')).toBe('uvicorn');
   });

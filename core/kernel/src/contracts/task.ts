@@ -55,6 +55,11 @@ export interface Requirements {
   pythonPackages?: string[];
   /** Programs that must be on PATH (`uv`, `node`, `g++`, `rustc`). */
   commands?: string[];
+  /**
+   * Where a requirement was stated (`file:line`), by `python`, a package or a program name: named
+   * next to it when it is missing, so the user knows which file asks for it.
+   */
+  origins?: Record<string, string>;
 }
 
 export interface Step {

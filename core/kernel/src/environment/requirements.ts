@@ -21,6 +21,11 @@ export function parseVersion(text: string): number[] | undefined {
   return match ? match[1]!.split('.').map(Number) : undefined;
 }
 
+/** Whether version `have` is `need` or later (`3.13` is at least `3.12`; `3.12.1` is at least `3.12`). */
+export function versionAtLeast(have: string, need: string): boolean {
+  return atLeast(parseVersion(have) ?? [], parseVersion(need) ?? []);
+}
+
 function atLeast(have: number[], need: number[]): boolean {
   for (let i = 0; i < need.length; i++) {
     const a = have[i] ?? 0;
@@ -76,16 +81,22 @@ export function requirementsProbe(requires: Requirements): string[] {
 /** What the probe's output says is missing, one phrase each (empty: everything is there). */
 export function missingRequirements(requires: Requirements, output: string): string[] {
   const lines = output.split('\n').map((line) => line.trim());
+  const from = (key: string) => (requires.origins?.[key] ? ` (${requires.origins[key]})` : '');
   const missing: string[] = [];
   const need = requires.python;
   const python = lines.find((line) => line.startsWith('python '))?.slice('python '.length);
-  if (lines.includes('python-missing')) missing.push(`python3${need ? ` >= ${need}` : ''} (not on PATH)`);
+  if (lines.includes('python-missing'))
+    missing.push(`python3${need ? ` >= ${need}` : ''}${from('python')}, not on PATH`);
   else if (lines.includes('python-failed') && python === undefined) missing.push('a working python3');
   else if (need !== undefined && python !== undefined && !atLeast(parseVersion(python)!, parseVersion(need)!))
-    missing.push(`python3 >= ${need} (python3 is ${python})`);
-  const packages = lines.filter((line) => line.startsWith('package-missing ')).map((line) => line.slice(16));
+    missing.push(`python3 >= ${need}${from('python')}, python3 is ${python}`);
+  const named = (prefix: string) =>
+    lines
+      .filter((line) => line.startsWith(prefix))
+      .map((line) => line.slice(prefix.length) + from(line.slice(prefix.length)));
+  const packages = named('package-missing ');
   if (packages.length > 0) missing.push(`Python packages ${packages.join(', ')}`);
-  const commands = lines.filter((line) => line.startsWith('command-missing ')).map((line) => line.slice(16));
+  const commands = named('command-missing ');
   if (commands.length > 0) missing.push(`programs on PATH: ${commands.join(', ')}`);
   return missing;
 }

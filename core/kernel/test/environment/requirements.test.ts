@@ -29,7 +29,7 @@ describe('requirements probe', () => {
       commands: ['sh', 'no-such-program-longhaul'],
     });
     expect(missing).toHaveLength(3);
-    expect(missing[0]).toMatch(/^python3 >= 99\.1 \(python3 is 3\.\d+\.\d+\)$/);
+    expect(missing[0]).toMatch(/^python3 >= 99\.1, python3 is 3\.\d+\.\d+$/);
     expect(missing[1]).toBe('Python packages no-such-dist-longhaul');
     expect(missing[2]).toBe('programs on PATH: no-such-program-longhaul');
   });
@@ -38,7 +38,21 @@ describe('requirements probe', () => {
     const requires = { python: '3.12' };
     const [, ...args] = requirementsProbe(requires);
     const output = execFileSync('/bin/sh', args, { encoding: 'utf8', env: { PATH: '/nonexistent' } });
-    expect(missingRequirements(requires, output)).toEqual(['python3 >= 3.12 (not on PATH)']);
+    expect(missingRequirements(requires, output)).toEqual(['python3 >= 3.12, not on PATH']);
+  });
+
+  it('names where each missing requirement was stated', () => {
+    const requires = {
+      python: '3.12',
+      commands: ['uv', 'git'],
+      origins: { python: 'config.yaml:9', uv: 'tests/test_checkpoint_1.py:9' },
+    };
+    expect(missingRequirements(requires, 'python 3.11.2\ncommand-missing uv\ncommand-missing git\n')).toEqual(
+      [
+        'python3 >= 3.12 (config.yaml:9), python3 is 3.11.2',
+        'programs on PATH: uv (tests/test_checkpoint_1.py:9), git',
+      ],
+    );
   });
 
   it('refuses names that could break out of the probe script', () => {
