@@ -78,6 +78,8 @@ function parseMount(
 export class DockerEnvironment implements Environment {
   private docker: Promise<Docker> | undefined;
   private readonly images = new Map<string, ResolvedImage>();
+  /** The named or base images `check` found for its tasks. */
+  private readonly planned = new Set<string>();
 
   constructor(
     private readonly options: DockerOptions,
@@ -297,6 +299,8 @@ export class DockerEnvironment implements Environment {
         problems.push(problem);
         continue;
       }
+      const planned = plainImageRef(request(task));
+      if (planned !== undefined) this.planned.add(planned);
       const requires = task.environment.requires;
       if (requires === undefined || requiresNothing(requires)) continue;
       const issues = requirementsIssues(requires);
@@ -304,12 +308,11 @@ export class DockerEnvironment implements Environment {
         problems.push(`task ${task.id}: environment.requires: ${issues.join('; ')}`);
         continue;
       }
-      const ref = plainImageRef(request(task));
-      if (ref === undefined) continue;
-      const key = JSON.stringify([ref, requires]);
-      if (!probes.has(key)) probes.set(key, probeImage(docker, ref, requires, this.options.env));
+      if (planned === undefined) continue;
+      const key = JSON.stringify([planned, requires]);
+      if (!probes.has(key)) probes.set(key, probeImage(docker, planned, requires, this.options.env));
       const missing = await probes.get(key)!;
-      if (missing.length > 0) problems.push(requirementsProblem(task.id, `in image ${ref}`, missing));
+      if (missing.length > 0) problems.push(requirementsProblem(task.id, `in image ${planned}`, missing));
     }
     return [...new Set(problems)];
   }
@@ -320,14 +323,17 @@ export class DockerEnvironment implements Environment {
     const version = await docker.version();
     const images: Record<string, string> = {};
     for (const [ref, image] of this.images) images[ref] = image.id;
+    // Before any sandbox opened (lock.json is written first at the start of a run): the images
+    // `check` found for the tasks, else the default one.
     if (this.images.size === 0) {
-      const ref = this.options.image ?? baseImageRef();
-      const id = await docker
-        .getImage(ref)
-        .inspect()
-        .then((i) => i.Id)
-        .catch(() => undefined);
-      if (id !== undefined) images[ref] = id;
+      for (const ref of this.planned.size > 0 ? this.planned : [this.options.image ?? baseImageRef()]) {
+        const id = await docker
+          .getImage(ref)
+          .inspect()
+          .then((i) => i.Id)
+          .catch(() => undefined);
+        if (id !== undefined) images[ref] = id;
+      }
     }
     return { engine: version.Version, api: version.ApiVersion, images, baseRecipe };
   }

@@ -9,18 +9,19 @@ const task = (id: string, requires: object) => ({ id, root: '/nonexistent', envi
 if (!skipWithoutDocker()) {
   describe('docker: task requirements', () => {
     it('refuses, before the run, a task whose image lacks its Python, packages or programs; the probe leaves no container', async () => {
-      const problems = await environment().check([
+      // Pinned to the Debian 12 image, so its Python 3.11 is what is probed.
+      const problems = await environment({ image: baseImageRef() }).check([
         task('fine', {
           python: '3.11',
           pythonPackages: ['pytest', 'pytest-timeout'],
           commands: ['git', 'node'],
         }),
-        task('needs-uv', { python: '3.99', pythonPackages: ['httpx'], commands: ['uv', 'git'] }),
+        task('needs-uv', { python: '3.12', pythonPackages: ['httpx'], commands: ['uv', 'git'] }),
       ]);
       expect(problems).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^task needs-uv cannot run in image ${baseImageRef()}: missing python3 >= 3\\.99, python3 is 3\\.11\\.\\d+; Python packages httpx; programs on PATH: uv$`,
+            `^task needs-uv cannot run in image ${baseImageRef()}: missing python3 >= 3\\.12, python3 is 3\\.11\\.\\d+; Python packages httpx; programs on PATH: uv$`,
           ),
         ),
       ]);

@@ -1,4 +1,11 @@
-import { baseImageRef, buildBaseImage, connectDocker, defaultCacheDir } from '@longhaul/environment-docker';
+import {
+  type BaseSuite,
+  baseImageRef,
+  buildBaseImage,
+  connectDocker,
+  defaultCacheDir,
+  recipeOf,
+} from '@longhaul/environment-docker';
 import type { Command } from 'commander';
 
 /** `longhaul images build|ref`: the base image of the docker environment, made without a registry. */
@@ -9,6 +16,11 @@ export function register(program: Command): void {
     .description(
       'Build the base image (Debian minbase via debootstrap + python3, pytest, PyYAML, git and the host Node) and import it as longhaul/base:<recipe hash>; needs root, debootstrap and a Debian mirror',
     )
+    .option(
+      '--suite <release>',
+      'Debian release: bookworm (12, Python 3.11) or trixie (13, Python 3.13)',
+      'bookworm',
+    )
     .option('--mirror <url>', 'Debian mirror debootstrap downloads from', 'http://deb.debian.org/debian')
     .option(
       '--cache-dir <dir>',
@@ -17,26 +29,36 @@ export function register(program: Command): void {
     )
     .option('--force', 'rebuild even when the image exists', false)
     .option('--quiet', 'print only the image reference', false)
-    .action(async (options: { mirror: string; cacheDir: string; force: boolean; quiet: boolean }) => {
-      const started = Date.now();
-      const docker = await connectDocker();
-      const log = options.quiet ? undefined : (line: string) => process.stderr.write(`${line}\n`);
-      const image = await buildBaseImage(docker, {
-        mirror: options.mirror,
-        cacheDir: options.cacheDir,
-        force: options.force,
-        log,
-      });
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      if (!options.quiet) {
-        process.stderr.write(`${image.built ? `built in ${seconds} s` : 'already present'}: ${image.id}\n`);
-      }
-      process.stdout.write(`${image.ref}\n`);
-    });
+    .action(
+      async (options: {
+        suite: string;
+        mirror: string;
+        cacheDir: string;
+        force: boolean;
+        quiet: boolean;
+      }) => {
+        const started = Date.now();
+        const docker = await connectDocker();
+        const log = options.quiet ? undefined : (line: string) => process.stderr.write(`${line}\n`);
+        const image = await buildBaseImage(docker, {
+          suite: recipeOf(options.suite as BaseSuite).suite,
+          mirror: options.mirror,
+          cacheDir: options.cacheDir,
+          force: options.force,
+          log,
+        });
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        if (!options.quiet) {
+          process.stderr.write(`${image.built ? `built in ${seconds} s` : 'already present'}: ${image.id}\n`);
+        }
+        process.stdout.write(`${image.ref}\n`);
+      },
+    );
   images
     .command('ref')
     .description('Print the reference of the base image this installation uses')
-    .action(() => {
-      process.stdout.write(`${baseImageRef()}\n`);
+    .option('--suite <release>', 'Debian release: bookworm or trixie', 'bookworm')
+    .action((options: { suite: string }) => {
+      process.stdout.write(`${baseImageRef(recipeOf(options.suite as BaseSuite))}\n`);
     });
 }
