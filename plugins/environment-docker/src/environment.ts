@@ -6,8 +6,10 @@ import {
   ClassifiedError,
   type Environment,
   excludeMatcher,
+  missingRequirements,
   readDirectoryFiles,
   requirementsIssues,
+  requirementsProbe,
   requirementsProblem,
   requiresNothing,
   type SandboxSpec,
@@ -292,7 +294,7 @@ export class DockerEnvironment implements Environment {
       buildTimeoutMs: this.options.buildTimeoutMs,
     });
     const problems: string[] = [];
-    const probes = new Map<string, Promise<string[]>>();
+    const probes = new Map<string, Promise<string>>();
     for (const task of tasks) {
       const problem = await imageProblem(docker, request(task));
       if (problem !== undefined) {
@@ -309,9 +311,10 @@ export class DockerEnvironment implements Environment {
         continue;
       }
       if (planned === undefined) continue;
-      const key = JSON.stringify([planned, requires]);
+      // One probe per image and question; tasks asking the same share it.
+      const key = JSON.stringify([planned, requirementsProbe(requires)]);
       if (!probes.has(key)) probes.set(key, probeImage(docker, planned, requires, this.options.env));
-      const missing = await probes.get(key)!;
+      const missing = missingRequirements(requires, await probes.get(key)!);
       if (missing.length > 0) problems.push(requirementsProblem(task.id, `in image ${planned}`, missing));
     }
     return [...new Set(problems)];

@@ -1,4 +1,4 @@
-import { missingRequirements, type Requirements, requirementsProbe } from '@longhaul/core';
+import { type Requirements, requirementsProbe } from '@longhaul/core';
 import type Docker from 'dockerode';
 import { labels, ownerLabel } from './labels.js';
 
@@ -6,15 +6,15 @@ import { labels, ownerLabel } from './labels.js';
 const probeTimeoutMs = 60_000;
 
 /**
- * What `image` lacks of `requires`: the kernel's probe run once in a throwaway container of the
- * image (no network, removed after), with the `env` every sandbox command gets. Empty: nothing.
+ * The output of the kernel's requirements probe (read it with `missingRequirements`), run in a
+ * throwaway container of `image` (no network, removed after) with the `env` every sandbox command gets.
  */
 export async function probeImage(
   docker: Docker,
   image: string,
   requires: Requirements,
   env: Record<string, string>,
-): Promise<string[]> {
+): Promise<string> {
   const container = await docker.createContainer({
     Image: image,
     Entrypoint: [],
@@ -34,7 +34,7 @@ export async function probeImage(
       clearTimeout(timer);
     }
     const output = (await container.logs({ stdout: true, stderr: true })) as unknown as Buffer;
-    return missingRequirements(requires, output.toString('utf8').replaceAll('\r', ''));
+    return output.toString('utf8').replaceAll('\r', '');
   } finally {
     await container.remove({ force: true }).catch(() => undefined);
   }

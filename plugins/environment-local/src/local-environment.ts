@@ -182,6 +182,7 @@ export class LocalEnvironment implements Environment {
       PATH: hardened ? hardenedPath : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
       ...this.options.env,
     };
+    const probes = new Map<string, Promise<{ stdout: string }>>();
     for (const task of tasks) {
       const requires = task.environment.requires;
       if (requires === undefined || requiresNothing(requires)) continue;
@@ -190,8 +191,11 @@ export class LocalEnvironment implements Environment {
         problems.push(`task ${task.id}: environment.requires: ${issues.join('; ')}`);
         continue;
       }
+      // Tasks of one benchmark mostly ask for the same things: one probe per distinct question.
       const [command, ...args] = requirementsProbe(requires);
-      const { stdout } = await promisify(execFile)(command!, args, { env, timeout: 60_000 });
+      const key = args.join('\0');
+      if (!probes.has(key)) probes.set(key, promisify(execFile)(command!, args, { env, timeout: 60_000 }));
+      const { stdout } = await probes.get(key)!;
       const missing = missingRequirements(requires, stdout);
       if (missing.length > 0) problems.push(requirementsProblem(task.id, 'on this host', missing));
     }
