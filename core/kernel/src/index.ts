@@ -3,6 +3,7 @@ export * from './atif/index.js';
 export * from './cases/index.js';
 export * from './config/index.js';
 export * from './contracts/index.js';
+export * from './environment/index.js';
 export * from './plugins/index.js';
 export * from './runner/index.js';
 export * from './stats/index.js';

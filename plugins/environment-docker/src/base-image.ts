@@ -38,6 +38,30 @@ export const baseRecipe = {
   ],
 } as const;
 
+/**
+ * The same recipe on Debian 13 (trixie), whose python3 is 3.13: for tasks that need a newer Python
+ * than Debian 12's 3.11 (SlopCodeBench's solutions may use 3.12 syntax). Its hash differs from
+ * the Debian 12 recipe's, so both images live side by side.
+ */
+export const trixieRecipe = { ...baseRecipe, suite: 'trixie' } as const;
+
+export type BaseRecipe = typeof baseRecipe | typeof trixieRecipe;
+
+/** The base images there are, each with the python3 its Debian release ships, oldest first. */
+export const baseVariants: readonly { recipe: BaseRecipe; python: string }[] = [
+  { recipe: baseRecipe, python: '3.11' },
+  { recipe: trixieRecipe, python: '3.13' },
+];
+
+export type BaseSuite = BaseRecipe['suite'];
+
+export function recipeOf(suite: BaseSuite = 'bookworm'): BaseRecipe {
+  const variant = baseVariants.find((item) => item.recipe.suite === suite);
+  if (variant === undefined)
+    throw new Error(`no base image for Debian ${suite} (there are: bookworm, trixie)`);
+  return variant.recipe;
+}
+
 export const baseRepository = 'longhaul/base';
 
 /** Toolchains the base image provides, as tasks name them in `environment.toolchains`. */
@@ -60,16 +84,18 @@ function npmDirectory(): string | undefined {
 }
 
 /** The recipe hash that names the base image; it changes with the recipe, the Node version and the CPU. */
-export function baseImageHash(): string {
-  const inputs = JSON.stringify({ recipe: baseRecipe, node: process.version, arch: process.arch });
+export function baseImageHash(recipe: BaseRecipe = baseRecipe): string {
+  const inputs = JSON.stringify({ recipe, node: process.version, arch: process.arch });
   return createHash('sha256').update(inputs).digest('hex').slice(0, 12);
 }
 
-export function baseImageRef(): string {
-  return `${baseRepository}:${baseImageHash()}`;
+export function baseImageRef(recipe: BaseRecipe = baseRecipe): string {
+  return `${baseRepository}:${baseImageHash(recipe)}`;
 }
 
 export interface BaseImageBuild {
+  /** The Debian release: bookworm (12, Python 3.11; the default) or trixie (13, Python 3.13). */
+  suite?: BaseSuite;
   mirror?: string;
   /** Keeps downloaded packages and the finished root filesystem between builds. */
   cacheDir?: string;
@@ -146,6 +172,7 @@ async function finishRoot(root: string): Promise<void> {
 
 async function makeRootTarball(
   tarball: string,
+  recipe: BaseRecipe,
   options: BaseImageBuild,
   log: (line: string) => void,
 ): Promise<void> {
@@ -155,14 +182,15 @@ async function makeRootTarball(
   const work = await mkdtemp(join(tmpdir(), 'longhaul-rootfs-'));
   const root = join(work, 'root');
   try {
-    log(`debootstrap ${baseRecipe.suite} (minbase + ${baseRecipe.packages.join(', ')})`);
+    log(`debootstrap ${recipe.suite} (minbase + ${recipe.packages.join(', ')})`);
     await runTool(
       'debootstrap',
       [
         '--variant=minbase',
-        `--include=${baseRecipe.packages.join(',')}`,
+        `--include=${recipe.packages.join(',')}`,
+        // One package cache for every release: a file name is a package version, the same everywhere.
         `--cache-dir=${debs}`,
-        baseRecipe.suite,
+        recipe.suite,
         root,
         options.mirror ?? 'http://deb.debian.org/debian',
       ],
@@ -190,7 +218,9 @@ export async function followProgress(docker: Docker, stream: NodeJS.ReadableStre
 /** Builds longhaul/base:<hash> unless it exists; a cached root filesystem tarball skips debootstrap. */
 export async function buildBaseImage(docker: Docker, options: BaseImageBuild = {}): Promise<BuiltImage> {
   const log = options.log ?? (() => {});
-  const ref = baseImageRef();
+  const recipe = recipeOf(options.suite);
+  const hash = baseImageHash(recipe);
+  const ref = baseImageRef(recipe);
   if (!options.force) {
     const existing = await docker
       .getImage(ref)
@@ -200,18 +230,18 @@ export async function buildBaseImage(docker: Docker, options: BaseImageBuild = {
   }
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   await mkdir(cacheDir, { recursive: true });
-  const tarball = join(cacheDir, `base-${baseImageHash()}.tar`);
-  if (options.force || !existsSync(tarball)) await makeRootTarball(tarball, options, log);
+  const tarball = join(cacheDir, `base-${hash}.tar`);
+  if (options.force || !existsSync(tarball)) await makeRootTarball(tarball, recipe, options, log);
   else log(`using the cached root filesystem ${tarball}`);
   log(`docker import → ${ref}`);
   const stream = await docker.importImage(createReadStream(tarball), {
     repo: baseRepository,
-    tag: baseImageHash(),
+    tag: hash,
     changes: [
       'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
       'ENV LANG=C.UTF-8',
       'WORKDIR /workspace',
-      `LABEL longhaul.image=base longhaul.recipe=${baseImageHash()}`,
+      `LABEL longhaul.image=base longhaul.recipe=${hash} longhaul.suite=${recipe.suite}`,
       'CMD ["/bin/bash"]',
     ],
   });

@@ -6,7 +6,12 @@ import {
   ClassifiedError,
   type Environment,
   excludeMatcher,
+  missingRequirements,
   readDirectoryFiles,
+  requirementsIssues,
+  requirementsProbe,
+  requirementsProblem,
+  requiresNothing,
   type SandboxSpec,
   type SnapshotStore,
   type Task,
@@ -15,12 +20,19 @@ import Docker from 'dockerode';
 import { agentUser, packFiles } from './archive.js';
 import { baseImageRef, baseRecipe } from './base-image.js';
 import { Containment } from './containment.js';
-import { imageProblem, type ResolvedImage, resolveImage } from './images.js';
+import {
+  type ImageRequest,
+  imageProblem,
+  plainImageRef,
+  type ResolvedImage,
+  resolveImage,
+} from './images.js';
 import { dockerName, labels, ownerLabel } from './labels.js';
 import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';
 import { type DockerOptions, parseSize } from './options.js';
 import { ContainerCgroup, runsInContainer } from './proc.js';
 import { prune, removedNames } from './prune.js';
+import { probeImage } from './requirements.js';
 import { DockerSandbox } from './sandbox.js';
 
 /** Makes the agent user and the workspace in images that were not built by `longhaul images build`. */
@@ -68,6 +80,8 @@ function parseMount(
 export class DockerEnvironment implements Environment {
   private docker: Promise<Docker> | undefined;
   private readonly images = new Map<string, ResolvedImage>();
+  /** The named or base images `check` found for its tasks. */
+  private readonly planned = new Set<string>();
 
   constructor(
     private readonly options: DockerOptions,
@@ -261,6 +275,10 @@ export class DockerEnvironment implements Environment {
     return { removed: removedNames(await prune(await this.connect(), { runId: options.runId })) };
   }
 
+  /**
+   * What keeps tasks from running: an image missing or not buildable, or (probed once per image in
+   * a throwaway container) what the task's image lacks of its `environment.requires`.
+   */
   async check(tasks: Pick<Task, 'id' | 'root' | 'environment'>[]): Promise<string[]> {
     let docker: Docker;
     try {
@@ -268,18 +286,38 @@ export class DockerEnvironment implements Environment {
     } catch (error) {
       return [(error as Error).message];
     }
-    const problems = await Promise.all(
-      tasks.map((task) =>
-        imageProblem(docker, {
-          taskId: task.id,
-          taskRoot: task.root,
-          needs: task.environment,
-          image: this.options.image,
-          buildTimeoutMs: this.options.buildTimeoutMs,
-        }),
-      ),
-    );
-    return [...new Set(problems.filter((problem) => problem !== undefined))];
+    const request = (task: Pick<Task, 'id' | 'root' | 'environment'>): ImageRequest => ({
+      taskId: task.id,
+      taskRoot: task.root,
+      needs: task.environment,
+      image: this.options.image,
+      buildTimeoutMs: this.options.buildTimeoutMs,
+    });
+    const problems: string[] = [];
+    const probes = new Map<string, Promise<string>>();
+    for (const task of tasks) {
+      const problem = await imageProblem(docker, request(task));
+      if (problem !== undefined) {
+        problems.push(problem);
+        continue;
+      }
+      const planned = plainImageRef(request(task));
+      if (planned !== undefined) this.planned.add(planned);
+      const requires = task.environment.requires;
+      if (requires === undefined || requiresNothing(requires)) continue;
+      const issues = requirementsIssues(requires);
+      if (issues.length > 0) {
+        problems.push(`task ${task.id}: environment.requires: ${issues.join('; ')}`);
+        continue;
+      }
+      if (planned === undefined) continue;
+      // One probe per image and question; tasks asking the same share it.
+      const key = JSON.stringify([planned, requirementsProbe(requires)]);
+      if (!probes.has(key)) probes.set(key, probeImage(docker, planned, requires, this.options.env));
+      const missing = missingRequirements(requires, await probes.get(key)!);
+      if (missing.length > 0) problems.push(requirementsProblem(task.id, `in image ${planned}`, missing));
+    }
+    return [...new Set(problems)];
   }
 
   /** Docker's version and the id of every image this environment used (or would use): for lock.json. */
@@ -288,14 +326,17 @@ export class DockerEnvironment implements Environment {
     const version = await docker.version();
     const images: Record<string, string> = {};
     for (const [ref, image] of this.images) images[ref] = image.id;
+    // Before any sandbox opened (lock.json is written first at the start of a run): the images
+    // `check` found for the tasks, else the default one.
     if (this.images.size === 0) {
-      const ref = this.options.image ?? baseImageRef();
-      const id = await docker
-        .getImage(ref)
-        .inspect()
-        .then((i) => i.Id)
-        .catch(() => undefined);
-      if (id !== undefined) images[ref] = id;
+      for (const ref of this.planned.size > 0 ? this.planned : [this.options.image ?? baseImageRef()]) {
+        const id = await docker
+          .getImage(ref)
+          .inspect()
+          .then((i) => i.Id)
+          .catch(() => undefined);
+        if (id !== undefined) images[ref] = id;
+      }
     }
     return { engine: version.Version, api: version.ApiVersion, images, baseRecipe };
   }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { ClassifiedError, type EnvironmentNeeds, readDirectoryFiles } from '@longhaul/core';
+import { ClassifiedError, type EnvironmentNeeds, readDirectoryFiles, versionAtLeast } from '@longhaul/core';
 import type Docker from 'dockerode';
 import { packFiles } from './archive.js';
-import { baseImageRef, baseToolchains, followProgress } from './base-image.js';
+import { type BaseRecipe, baseImageRef, baseToolchains, baseVariants, followProgress } from './base-image.js';
 import { dockerName } from './labels.js';
 
 export interface ResolvedImage {
@@ -57,7 +57,7 @@ async function buildDockerfile(docker: Docker, request: ImageRequest, path: stri
       {
         t: ref,
         dockerfile: basename(path),
-        buildargs: { LONGHAUL_BASE: baseImageRef() },
+        buildargs: { LONGHAUL_BASE: baseImageRef(baseFor(request.taskId, request.needs)) },
         labels: { 'longhaul.task': request.taskId },
         abortSignal: signal,
       } as Docker.ImageBuildOptions,
@@ -78,7 +78,22 @@ async function buildDockerfile(docker: Docker, request: ImageRequest, path: stri
   return built;
 }
 
-type ImageSource = { dockerfile: string } | { named: string } | { base: string };
+type ImageSource = { dockerfile: string } | { named: string } | { base: string; suite: string };
+
+/**
+ * The base image for a task: Debian 12's unless the task needs a newer python3 than 3.11, then the
+ * oldest release whose python3 is new enough (Debian 13: 3.13).
+ */
+export function baseFor(taskId: string, needs: EnvironmentNeeds): BaseRecipe {
+  const python = needs.requires?.python;
+  const variant = baseVariants.find((item) => python === undefined || versionAtLeast(item.python, python));
+  if (variant === undefined)
+    throw new ClassifiedError(
+      'sandbox',
+      `task ${taskId} needs python3 >= ${python}, newer than any base image has (${baseVariants.map((item) => `${item.recipe.suite}: ${item.python}`).join(', ')}); give the task an environment.image or dockerfile`,
+    );
+  return variant.recipe;
+}
 
 /** Where a task's image comes from: its Dockerfile, a named image, else the base image. */
 function imageSource(request: ImageRequest): ImageSource {
@@ -96,13 +111,16 @@ function imageSource(request: ImageRequest): ImageSource {
       `task ${request.taskId} needs toolchains the base image lacks (${missing.join(', ')}); give the task an environment.dockerfile or image`,
     );
   }
-  return { base: baseImageRef() };
+  const recipe = baseFor(request.taskId, needs);
+  return { base: baseImageRef(recipe), suite: recipe.suite };
 }
 
-const missingImage = (source: { named: string } | { base: string }, taskId: string) =>
+const missingImage = (source: { named: string } | { base: string; suite: string }, taskId: string) =>
   'named' in source
     ? `image ${source.named} (task ${taskId}) is not on this Docker host and no registry is used: build or load it first`
-    : `the base image ${source.base} is missing: run \`longhaul images build\` once on this Docker host`;
+    : source.suite === 'bookworm'
+      ? `the base image ${source.base} is missing: run \`longhaul images build\` once on this Docker host`
+      : `the Debian ${source.suite} base image ${source.base} (task ${taskId} needs its Python) is missing: run \`longhaul images build --suite ${source.suite}\` once on this Docker host`;
 
 /** The image a task runs in: its own (named or built), else the environment's, else the base image. */
 export async function resolveImage(docker: Docker, request: ImageRequest): Promise<ResolvedImage> {
@@ -111,6 +129,12 @@ export async function resolveImage(docker: Docker, request: ImageRequest): Promi
   const found = await inspect(docker, 'named' in source ? source.named : source.base);
   if (found === undefined) throw new ClassifiedError('sandbox', missingImage(source, request.taskId));
   return found;
+}
+
+/** The image a task would run in when it is a named or base image (a Dockerfile's is built at open). */
+export function plainImageRef(request: ImageRequest): string | undefined {
+  const source = imageSource(request);
+  return 'dockerfile' in source ? undefined : 'named' in source ? source.named : source.base;
 }
 
 /**

@@ -5,11 +5,15 @@ import { dockerOptions } from './options.js';
 export { agentUser } from './archive.js';
 export {
   type BaseImageBuild,
+  type BaseSuite,
   type BuiltImage,
   baseImageRef,
   baseRecipe,
+  baseVariants,
   buildBaseImage,
   defaultCacheDir,
+  recipeOf,
+  trixieRecipe,
 } from './base-image.js';
 export { connectDocker, DockerEnvironment } from './environment.js';
 export type { DockerExecResult } from './exec.js';

@@ -1,15 +1,23 @@
+import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { arch, platform, release, tmpdir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import {
   assetExcludes,
   ClassifiedError,
   type Environment,
   excludeMatcher,
+  missingRequirements,
   parseSize,
+  requirementsIssues,
+  requirementsProbe,
+  requirementsProblem,
+  requiresNothing,
   type SandboxSpec,
   type SnapshotStore,
+  type Task,
 } from '@longhaul/core';
 import { hardenedPath, hardeningTools, type ReadOnlyMount } from './bubblewrap.js';
 import { type Containment, PlainContainment } from './containment.js';
@@ -160,6 +168,38 @@ export class LocalEnvironment implements Environment {
       }
       return { source, target: target ?? source };
     });
+  }
+
+  /**
+   * Refuses tasks whose `environment.requires` this host does not meet (an older python3, a Python
+   * package or a program missing), probed with the PATH and `env` its sandboxes' commands get.
+   */
+  async check(tasks: Pick<Task, 'id' | 'root' | 'environment'>[]): Promise<string[]> {
+    const problems: string[] = [];
+    const hardened = this.options.isolation === 'bubblewrap';
+    const env = {
+      ...process.env,
+      PATH: hardened ? hardenedPath : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
+      ...this.options.env,
+    };
+    const probes = new Map<string, Promise<{ stdout: string }>>();
+    for (const task of tasks) {
+      const requires = task.environment.requires;
+      if (requires === undefined || requiresNothing(requires)) continue;
+      const issues = requirementsIssues(requires);
+      if (issues.length > 0) {
+        problems.push(`task ${task.id}: environment.requires: ${issues.join('; ')}`);
+        continue;
+      }
+      // Tasks of one benchmark mostly ask for the same things: one probe per distinct question.
+      const [command, ...args] = requirementsProbe(requires);
+      const key = args.join('\0');
+      if (!probes.has(key)) probes.set(key, promisify(execFile)(command!, args, { env, timeout: 60_000 }));
+      const { stdout } = await probes.get(key)!;
+      const missing = missingRequirements(requires, stdout);
+      if (missing.length > 0) problems.push(requirementsProblem(task.id, 'on this host', missing));
+    }
+    return problems;
   }
 
   /** Removes the sandbox folders of runs whose runner is dead (with `runId`, of that run only). */

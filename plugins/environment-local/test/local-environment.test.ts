@@ -290,3 +290,36 @@ describe('local environment', () => {
     expect(() => localOptions.parse({ exclude: [] })).toThrow(/exclude/);
   });
 });
+
+describe('local environment: requirements', () => {
+  const task = (id: string, requires: NonNullable<SandboxSpec['needs']['requires']>) => ({
+    id,
+    root: base,
+    environment: { requires },
+  });
+
+  it('refuses, before any sandbox opens, a task whose Python, packages or programs the host lacks', async () => {
+    const env = environment({ env: { PATH: '/usr/bin:/bin' } });
+    const problems = await env.check([
+      task('fine', { python: '3', pythonPackages: ['pytest'], commands: ['sh'] }),
+      task('needs-more', { python: '99', pythonPackages: ['no-such-dist-x'], commands: ['no-such-tool-x'] }),
+    ]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      /^task needs-more cannot run on this host: missing python3 >= 99, python3 is 3\.\d+\.\d+; Python packages no-such-dist-x; programs on PATH: no-such-tool-x$/,
+    );
+  });
+
+  it('uses the PATH its sandboxes get: a program only the env option puts on PATH counts', async () => {
+    const bin = join(base, 'bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'uv'), '#!/bin/sh\n', { mode: 0o755 });
+    const requires = { commands: ['uv'] };
+    expect(await environment({ env: { PATH: `${bin}:/usr/bin:/bin` } }).check([task('t', requires)])).toEqual(
+      [],
+    );
+    expect(await environment({ env: { PATH: '/usr/bin:/bin' } }).check([task('t', requires)])).toEqual([
+      'task t cannot run on this host: missing programs on PATH: uv',
+    ]);
+  });
+});

@@ -26,7 +26,17 @@ export const configFileSchema = z.looseObject({
     .record(z.string(), z.strictObject({ path: z.string().min(1) }))
     .default({})
     .describe('Files or directories of the problem copied into the workspace at the same relative path'),
-  test_dependencies: z.array(z.string()).default([]),
+  test_dependencies: z
+    .array(z.string())
+    .default([])
+    .describe('Python packages the tests import (pip names); the interpreter must have them'),
+  requires_python: z
+    .string()
+    .regex(/^\s*(>=)?\s*\d+(\.\d+)*\s*$/, 'a version like "3.12" or ">=3.12"')
+    .optional()
+    .describe(
+      "Lowest Python the solution and tests need (longhaul's key: upstream states it per environment, python3.12)",
+    ),
   markers: z
     .record(
       z.string(),

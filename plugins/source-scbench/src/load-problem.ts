@@ -13,8 +13,10 @@ import {
   type Task,
 } from '@longhaul/core';
 import { configFileSchema, markerGroup } from './config-file.js';
+import { dataFileIssues } from './data-files.js';
 import { assemble, cacheDir } from './materialize.js';
 import type { ScbenchOptions } from './options.js';
+import { problemRequirements } from './requirements.js';
 import { renderSpec } from './spec-text.js';
 
 const ignored = new Set(['__pycache__', '.pytest_cache', '.DS_Store']);
@@ -84,6 +86,14 @@ export async function loadProblem(
       message: 'missing tests/conftest.py (it declares --entrypoint and --checkpoint)',
     });
   }
+  const testSources = (await isDir(testsDir))
+    ? (await readDirectoryFiles(testsDir))
+        .filter(
+          (file) => file.path.endsWith('.py') && !file.path.split('/').some((part) => ignored.has(part)),
+        )
+        .map((file) => ({ path: join(testsDir, file.path), source: Buffer.from(file.data).toString('utf8') }))
+    : [];
+  issues.push(...(await dataFileIssues(testsDir, testSources, new Set(Object.keys(config.static_assets)))));
   const steps: Omit<Step, 'solution'>[] = [];
   const solutions: (string | undefined)[] = [];
   for (const [index, [name]] of checkpoints.entries()) {
@@ -116,6 +126,23 @@ export async function loadProblem(
   const hash = await hashProblem(root);
   const assets = Object.values(config.static_assets).map((asset) => asset.path);
   const cache = cacheDir(hash);
+  const at = (key: string) => {
+    const where = yaml.locate([key]);
+    return where ? `${configPath}:${where.line}` : configPath;
+  };
+  const python = config.requires_python ?? options.requiresPython;
+  const requires = problemRequirements({
+    python:
+      python === undefined
+        ? undefined
+        : {
+            version: python.replace(/^\s*>=\s*/, '').trim(),
+            origin: config.requires_python ? at('requires_python') : 'source option requiresPython',
+          },
+    testDependencies: { names: config.test_dependencies, origin: at('test_dependencies') },
+    entryCommand,
+    testFiles: testSources,
+  });
   const suite: PytestSuite = {
     testsDir,
     python: options.python,
@@ -143,7 +170,12 @@ export async function loadProblem(
     entrypoint: entryCommand,
     language: 'python',
     // The assets are the problem's: left out of snapshots (and so of quality metrics), as upstream does.
-    environment: { toolchains: ['python'], network: 'none', ...(assets.length > 0 ? { assets } : {}) },
+    environment: {
+      toolchains: ['python'],
+      network: 'none',
+      requires,
+      ...(assets.length > 0 ? { assets } : {}),
+    },
     seed: assets.length > 0 ? await assemble(join(cache, 'seed'), root, assets) : undefined,
     steps: await Promise.all(
       steps.map(async (step, index) => {

@@ -22,6 +22,13 @@ export const optionsSchema = z.strictObject({
     .describe(
       'Interpreter that runs the hidden pytest suites (needs pytest: apt-get install python3-pytest)',
     ),
+  requiresPython: z
+    .string()
+    .regex(/^\s*(>=)?\s*\d+(\.\d+)*\s*$/, 'a version like "3.12" or ">=3.12"')
+    .optional()
+    .describe(
+      'Lowest Python for problems whose config sets no requires_python; "3.12" is what SlopCodeBench\'s own environment (python3.12) gives every problem',
+    ),
   suiteTimeoutSeconds: z
     .number()
     .positive()

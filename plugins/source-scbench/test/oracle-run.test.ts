@@ -1,57 +1,21 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, rmdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bin, build, repoRoot } from './cli-build.js';
 
 // End to end through the real CLI: the oracle harness writes each checkpoint's reference solution,
 // the tests scorer runs the hidden pytest suites (scbench source) and HTTP cases (native source,
 // problems/linkshelf), and the solve-rates scorer and reporter make the Table 1.
-const repoRoot = resolve(import.meta.dirname, '../../..');
-const bin = join(repoRoot, 'core/cli/bin/longhaul.js');
-const packages = [
-  'core/cli',
-  'harnesses/oracle',
-  'plugins/environment-local',
-  'plugins/scripts',
-  'plugins/memory-basic',
-  'plugins/scorer-tests',
-  'plugins/scorer-solve-rates',
-  'plugins/reporter-solve-rates',
-  'plugins/source-scbench',
-  'plugins/source-longhaul',
-];
 let work: string;
-
-/** The CLI runs built packages; turbo rebuilds what changed (one test file at a time, by a lock). */
-async function build(): Promise<void> {
-  const lock = join(tmpdir(), 'longhaul-cli-test-build.lock');
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      await new Promise((done) => setTimeout(done, 200));
-    }
-  }
-  try {
-    const filters = packages.map((pkg) => `--filter=./${pkg}`);
-    execFileSync('npx', ['turbo', 'run', 'build', ...filters, '--output-logs=errors-only'], {
-      cwd: repoRoot,
-      stdio: 'ignore',
-      timeout: 300_000,
-    });
-  } finally {
-    rmdirSync(lock);
-  }
-}
 
 beforeAll(async () => {
   await build();
   work = await mkdtemp(join(tmpdir(), 'longhaul-scbench-run-'));
-}, 320_000);
+}, 620_000);
 
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
@@ -100,4 +64,42 @@ describe('the oracle over scbench problems and problems/linkshelf', () => {
     expect(prompt).toContain('Keep working in the virtual environment you set up earlier');
     expect(prompt).toContain('python3 wordfreq.py <file> [--top N] [--json] [--stopwords]');
   }, 600_000);
+
+  it('refuses, in validate and in run, problems this host cannot run, naming each and what it lacks', async () => {
+    const experiment = join(work, 'scbench-requirements.yaml');
+    const path = join(import.meta.dirname, 'fixtures/requirements');
+    await writeFile(
+      experiment,
+      [
+        'name: scbench-requirements',
+        `source: { id: scbench, options: { path: ${path}, problems: [pep701, uvrun] } }`,
+        'harness: oracle',
+        'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
+        'scorers: [tests]',
+        '',
+      ].join('\n'),
+    );
+    // A PATH without uv and with Debian's Python 3.11 first, as on the machines CI runs on.
+    const env = { ...process.env, PATH: '/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' };
+    const runDir = join(work, 'refused');
+    for (const args of [
+      ['validate', experiment],
+      ['run', experiment, '--run-dir', runDir],
+    ]) {
+      const failed = await promisify(execFile)('node', [bin, ...args], {
+        cwd: repoRoot,
+        env,
+        timeout: 120_000,
+      }).catch((error: { code: number; stderr: string }) => error);
+      expect(failed).toMatchObject({ code: 2 });
+      const { stderr } = failed as { stderr: string };
+      expect(stderr).toMatch(
+        /environment 'local': task pep701 cannot run on this host: missing python3 >= 3\.12 \(\S+\/pep701\/config\.yaml:11\), python3 is 3\.11\.\d+/,
+      );
+      expect(stderr).toContain(
+        `environment 'local': task uvrun cannot run on this host: missing programs on PATH: uv (${path}/uvrun/tests/test_checkpoint_1.py:9)`,
+      );
+    }
+    expect(existsSync(runDir), 'nothing was run').toBe(false);
+  }, 300_000);
 });

@@ -136,6 +136,27 @@ describe('source scbench', () => {
     );
   });
 
+  it('names everything a problem lacks to run, each with its path', async () => {
+    const root = await copyOf('wordfreq');
+    await rm(join(root, 'checkpoint_2.md'));
+    await rm(join(root, 'tests/test_checkpoint_2.py'));
+    await rm(join(root, 'tests/conftest.py'));
+    await rm(join(root, 'stopwords'), { recursive: true });
+    await writeFile(
+      join(root, 'tests/test_checkpoint_1.py'),
+      `from pathlib import Path\nGOLDEN = Path(__file__).parent / "data" / "golden.txt"\n${await readFile(join(root, 'tests/test_checkpoint_1.py'), 'utf8')}`,
+    );
+    expect(await issues(root)).toEqual([
+      expect.stringMatching(
+        /config\.yaml:\d+:\d+: static_assets\.stopwords\.path: no such file or directory: stopwords/,
+      ),
+      `${root}/tests/conftest.py: missing tests/conftest.py (it declares --entrypoint and --checkpoint)`,
+      `${root}/tests/test_checkpoint_1.py:2:1: the tests read ${root}/tests/data/golden.txt, which is not there (a data file missing from the problem)`,
+      `${root}/checkpoint_2.md: missing checkpoint_2.md (the spec of checkpoint checkpoint_2)`,
+      `${root}/tests/test_checkpoint_2.py: missing tests/test_checkpoint_2.py (the tests of checkpoint checkpoint_2)`,
+    ]);
+  });
+
   it('checks config.yaml against the format', async () => {
     const root = await copyOf('wordfreq');
     const config = await readFile(join(root, 'config.yaml'), 'utf8');

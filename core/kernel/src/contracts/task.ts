@@ -40,6 +40,26 @@ export interface EnvironmentNeeds {
    * snapshot too, and snapshots leave them out, so they are never scored as the agent's code.
    */
   assets?: string[];
+  /**
+   * What the task's programs (the solution and its hidden tests) need on the sandbox's PATH.
+   * Environments check it before a run (`Environment.check`), so a task that cannot run there is
+   * refused with what is missing instead of scoring low.
+   */
+  requires?: Requirements;
+}
+
+export interface Requirements {
+  /** Lowest version `python3` must be, as `3.12`. */
+  python?: string;
+  /** Python distributions `python3` must have installed, by their pip names (`pytest-timeout`, `httpx`). */
+  pythonPackages?: string[];
+  /** Programs that must be on PATH (`uv`, `node`, `g++`, `rustc`). */
+  commands?: string[];
+  /**
+   * Where a requirement was stated (`file:line`), by `python`, a package or a program name: named
+   * next to it when it is missing, so the user knows which file asks for it.
+   */
+  origins?: Record<string, string>;
 }
 
 export interface Step {

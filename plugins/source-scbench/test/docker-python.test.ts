@@ -1,0 +1,90 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bin, build, repoRoot } from './cli-build.js';
+
+// A problem whose reference solution needs Python 3.12 (pep701), in the docker environment: the
+// task's Python requirement picks the Debian 13 base image (Python 3.13), where it scores strict 1;
+// pinned to the Debian 12 image (Python 3.11) it is refused before the run.
+const run = promisify(execFile);
+const problems = join(import.meta.dirname, 'fixtures/requirements');
+
+function imageRef(suite: string): string {
+  return execFileSync('node', [bin, 'images', 'ref', '--suite', suite], { encoding: 'utf8' }).trim();
+}
+
+function missingImage(ref: string): string | undefined {
+  try {
+    execFileSync('docker', ['image', 'inspect', ref], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return `${ref} is not on this Docker host (longhaul images build --suite trixie)`;
+  }
+}
+
+let work: string;
+let missing: string | undefined;
+
+beforeAll(async () => {
+  await build();
+  missing = missingImage(imageRef('trixie')) ?? missingImage(imageRef('bookworm'));
+  if (missing !== undefined && process.env.CI)
+    throw new Error(`CI is set and this test cannot run: ${missing}`);
+  work = await mkdtemp(join(tmpdir(), 'longhaul-scbench-docker-'));
+}, 620_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+async function experiment(name: string, environment: string): Promise<string> {
+  const file = join(work, `${name}.yaml`);
+  await writeFile(
+    file,
+    [
+      `name: ${name}`,
+      `source: { id: scbench, options: { path: ${problems}, problems: [pep701] } }`,
+      'harness: oracle',
+      `environment: ${environment}`,
+      'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
+      'scorers: [tests, solve-rates]',
+      'reporters: [solve-rates]',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+describe('scbench in docker: the base image chosen by the Python a problem needs', () => {
+  it('scores a 3.12-syntax reference solution strict 1 in the Debian 13 image', async (context) => {
+    if (missing) return context.skip(missing);
+    const runDir = join(work, 'trixie');
+    await run('node', [bin, 'run', await experiment('pep701-docker', 'docker'), '--run-dir', runDir], {
+      cwd: repoRoot,
+      timeout: 600_000,
+    });
+    const table = JSON.parse(await readFile(join(runDir, 'solve-rates.json'), 'utf8'));
+    expect(table['oracle/just-solve/none']).toMatchObject({ strict: 1, iso: 1, core: 1 });
+    const lock = JSON.parse(await readFile(join(runDir, 'lock.json'), 'utf8'));
+    expect(JSON.stringify(lock)).toContain(imageRef('trixie'));
+    expect(JSON.stringify(lock)).not.toContain(imageRef('bookworm'));
+  }, 620_000);
+
+  it('refuses it before the run in the Debian 12 image, naming what is missing', async (context) => {
+    if (missing) return context.skip(missing);
+    const bookworm = imageRef('bookworm');
+    const file = await experiment('pep701-bookworm', `{ id: docker, options: { image: '${bookworm}' } }`);
+    const failed = await run('node', [bin, 'validate', file], { cwd: repoRoot, timeout: 120_000 }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed).toMatchObject({ code: 2 });
+    expect((failed as { stderr: string }).stderr).toMatch(
+      new RegExp(
+        `environment 'docker': task pep701 cannot run in image ${bookworm}: missing python3 >= 3\\.12 \\(\\S+/pep701/config\\.yaml:11\\), python3 is 3\\.11\\.\\d+`,
+      ),
+    );
+  }, 200_000);
+});
