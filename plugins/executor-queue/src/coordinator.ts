@@ -83,9 +83,10 @@ export class QueueExecutor implements Executor {
           await sleep(this.options.pollSeconds * 1000, undefined, { signal: stop }).catch(() => {});
       }
       if (stop.aborted) await this.withdraw(queue, [...pending]);
-      // A worker writes trial.json before it sends the trial's last events: wait for them a little,
-      // so that events.jsonl and the reporters see each trial end.
-      const deadline = Date.now() + Math.max(5_000, this.options.pollSeconds * 2_000);
+      // A worker writes trial.json before it sends the trial's last events: wait for them, so that
+      // events.jsonl and the reporters see each trial end. They come within milliseconds; the
+      // bound is for a worker that died in between, generous for one slowed by a busy machine.
+      const deadline = Date.now() + Math.max(30_000, this.options.pollSeconds * 2_000);
       while (unended.size > 0 && !stop.aborted && Date.now() < deadline) await sleep(100);
     } finally {
       await events.close().catch(() => {});
