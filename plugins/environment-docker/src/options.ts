@@ -8,7 +8,7 @@ export const dockerOptions = z
       .union([endpointOption, z.array(endpointOption).min(1)])
       .optional()
       .describe(
-        'Docker daemon(s) to open sandboxes on, `DOCKER_HOST`-style (unix:///path.sock, tcp://host:port, ssh://user@host); a list spreads sandboxes over them round-robin. Default: DOCKER_HOST, else /var/run/docker.sock. Sandboxes need the daemon on this machine (unix://): tcp and ssh endpoints serve `check`, `describe`, `prune` and `images build --host` only.',
+        'Docker daemon(s) to open sandboxes on, `DOCKER_HOST`-style (unix:///path.sock, tcp://host:port, ssh://user@host); a list spreads sandboxes over them round-robin. Default: DOCKER_HOST, else /var/run/docker.sock. Sandboxes need the daemon on this machine (unix://): tcp and ssh endpoints serve `check`, `describe` and `images build --host` only.',
       ),
     tls: tlsOption
       .optional()
