@@ -16,10 +16,11 @@ import {
   type SnapshotStore,
   type Task,
 } from '@longhaul/core';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { agentUser, packFiles } from './archive.js';
 import { baseImageRef, baseRecipe } from './base-image.js';
 import { Containment } from './containment.js';
+import { dockerClient, isLocalEndpoint, type TlsFiles } from './endpoint.js';
 import {
   type ImageRequest,
   imageProblem,
@@ -46,18 +47,33 @@ function agentSetup(workspace: string): string {
   ].join(' && ');
 }
 
-/** A connection to the Docker daemon that says what to do when there is none. */
-export async function connectDocker(docker = new Docker()): Promise<Docker> {
+/** How long a daemon may take to answer a ping before its endpoint counts as dead. */
+const pingTimeoutMs = 30_000;
+
+/**
+ * A connection to the Docker daemon (the default one, or `endpoint`) that says what to do when
+ * there is none. A dead endpoint is a sandbox fault after at most 30 s, never a hang.
+ */
+export async function connectDocker(docker?: Docker, endpoint?: string, tls?: TlsFiles): Promise<Docker> {
+  const client = docker ?? dockerClient(endpoint, tls);
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await docker.ping();
-    return docker;
+    await Promise.race([
+      client.ping(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer in ${pingTimeoutMs / 1000} s`)), pingTimeoutMs);
+      }),
+    ]);
+    return client;
   } catch (error) {
-    const where = process.env.DOCKER_HOST ?? '/var/run/docker.sock';
+    const where = endpoint ?? process.env.DOCKER_HOST ?? '/var/run/docker.sock';
     throw new ClassifiedError(
       'sandbox',
       `cannot reach the Docker daemon at ${where} (${(error as Error).message}); start dockerd or set DOCKER_HOST`,
       { cause: error },
     );
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -78,7 +94,9 @@ function parseMount(
  * snapshot and copy the cases into that one only.
  */
 export class DockerEnvironment implements Environment {
-  private docker: Promise<Docker> | undefined;
+  /** One connection per endpoint of the `host` option (one, the default daemon, without it). */
+  private readonly daemons: { endpoint?: string; docker?: Promise<Docker> }[];
+  private next = 0;
   private readonly images = new Map<string, ResolvedImage>();
   /** The named or base images `check` found for its tasks. */
   private readonly planned = new Set<string>();
@@ -89,18 +107,30 @@ export class DockerEnvironment implements Environment {
     /** Relative host paths in `mounts` start here: the experiment file's directory. */
     private readonly baseDir = process.cwd(),
     private readonly client?: Docker,
-  ) {}
+  ) {
+    const hosts = [options.host ?? []].flat();
+    this.daemons = hosts.length === 0 ? [{}] : hosts.map((endpoint) => ({ endpoint }));
+  }
 
-  private connect(): Promise<Docker> {
-    this.docker ??= connectDocker(this.client);
-    this.docker.catch(() => {
-      this.docker = undefined;
+  private connect(
+    daemon = this.daemons[0] as { endpoint?: string; docker?: Promise<Docker> },
+  ): Promise<Docker> {
+    daemon.docker ??= connectDocker(this.client, daemon.endpoint, this.options.tls);
+    daemon.docker.catch(() => {
+      daemon.docker = undefined;
     });
-    return this.docker;
+    return daemon.docker;
   }
 
   async open(spec: SandboxSpec): Promise<DockerSandbox> {
-    const docker = await this.connect();
+    // Round-robin over the endpoints: trials spread evenly over the daemons.
+    const daemon = this.daemons[this.next++ % this.daemons.length] as (typeof this.daemons)[number];
+    if (!isLocalEndpoint(daemon.endpoint))
+      throw new ClassifiedError(
+        'sandbox',
+        `docker option host: ${daemon.endpoint} is a remote daemon; sandboxes need one on this machine (unix://), because the environment kills process trees, reads cgroup counters and guards the host from here`,
+      );
+    const docker = await this.connect(daemon);
     const image = await resolveImage(docker, {
       taskId: spec.task.id,
       taskRoot: spec.task.root,
@@ -272,7 +302,11 @@ export class DockerEnvironment implements Environment {
    * (with `runId`, only that run's): what a killed run left behind.
    */
   async reclaim(options: { runId?: string }): Promise<{ removed: string[] }> {
-    return { removed: removedNames(await prune(await this.connect(), { runId: options.runId })) };
+    const removed: string[] = [];
+    // prune also drops this host's firewall chains: only daemons on this machine are reclaimed.
+    for (const daemon of this.daemons.filter((d) => isLocalEndpoint(d.endpoint)))
+      removed.push(...removedNames(await prune(await this.connect(daemon), { runId: options.runId })));
+    return { removed };
   }
 
   /**
@@ -280,12 +314,6 @@ export class DockerEnvironment implements Environment {
    * a throwaway container) what the task's image lacks of its `environment.requires`.
    */
   async check(tasks: Pick<Task, 'id' | 'root' | 'environment'>[]): Promise<string[]> {
-    let docker: Docker;
-    try {
-      docker = await this.connect();
-    } catch (error) {
-      return [(error as Error).message];
-    }
     const request = (task: Pick<Task, 'id' | 'root' | 'environment'>): ImageRequest => ({
       taskId: task.id,
       taskRoot: task.root,
@@ -294,28 +322,40 @@ export class DockerEnvironment implements Environment {
       buildTimeoutMs: this.options.buildTimeoutMs,
     });
     const problems: string[] = [];
-    const probes = new Map<string, Promise<string>>();
-    for (const task of tasks) {
-      const problem = await imageProblem(docker, request(task));
-      if (problem !== undefined) {
-        problems.push(problem);
+    // Every endpoint must be up and hold the images: a trial may land on any of them.
+    for (const daemon of this.daemons) {
+      let docker: Docker;
+      try {
+        docker = await this.connect(daemon);
+      } catch (error) {
+        problems.push((error as Error).message);
         continue;
       }
-      const planned = plainImageRef(request(task));
-      if (planned !== undefined) this.planned.add(planned);
-      const requires = task.environment.requires;
-      if (requires === undefined || requiresNothing(requires)) continue;
-      const issues = requirementsIssues(requires);
-      if (issues.length > 0) {
-        problems.push(`task ${task.id}: environment.requires: ${issues.join('; ')}`);
-        continue;
+      const where = daemon.endpoint === undefined ? '' : ` (on ${daemon.endpoint})`;
+      const probes = new Map<string, Promise<string>>();
+      for (const task of tasks) {
+        const problem = await imageProblem(docker, request(task));
+        if (problem !== undefined) {
+          problems.push(`${problem}${where}`);
+          continue;
+        }
+        const planned = plainImageRef(request(task));
+        if (planned !== undefined) this.planned.add(planned);
+        const requires = task.environment.requires;
+        if (requires === undefined || requiresNothing(requires)) continue;
+        const issues = requirementsIssues(requires);
+        if (issues.length > 0) {
+          problems.push(`task ${task.id}: environment.requires: ${issues.join('; ')}`);
+          continue;
+        }
+        if (planned === undefined) continue;
+        // One probe per image and question; tasks asking the same share it.
+        const key = JSON.stringify([planned, requirementsProbe(requires)]);
+        if (!probes.has(key)) probes.set(key, probeImage(docker, planned, requires, this.options.env));
+        const missing = missingRequirements(requires, await probes.get(key)!);
+        if (missing.length > 0)
+          problems.push(requirementsProblem(task.id, `in image ${planned}${where}`, missing));
       }
-      if (planned === undefined) continue;
-      // One probe per image and question; tasks asking the same share it.
-      const key = JSON.stringify([planned, requirementsProbe(requires)]);
-      if (!probes.has(key)) probes.set(key, probeImage(docker, planned, requires, this.options.env));
-      const missing = missingRequirements(requires, await probes.get(key)!);
-      if (missing.length > 0) problems.push(requirementsProblem(task.id, `in image ${planned}`, missing));
     }
     return [...new Set(problems)];
   }

@@ -1,8 +1,18 @@
 import { excludesOption, maxFileSizeOption, sizeOption as size } from '@longhaul/core';
 import { z } from 'zod';
+import { endpointOption, tlsOption } from './endpoint.js';
 
 export const dockerOptions = z
   .object({
+    host: z
+      .union([endpointOption, z.array(endpointOption).min(1)])
+      .optional()
+      .describe(
+        'Docker daemon(s) to open sandboxes on, `DOCKER_HOST`-style (unix:///path.sock, tcp://host:port, ssh://user@host); a list spreads sandboxes over them round-robin. Default: DOCKER_HOST, else /var/run/docker.sock. Sandboxes need the daemon on this machine (unix://): tcp and ssh endpoints serve `check`, `describe` and `images build --host` only.',
+      ),
+    tls: tlsOption
+      .optional()
+      .describe('CA, client certificate and key files for tcp:// endpoints (as `docker --tlsverify`).'),
     image: z
       .string()
       .min(1)
@@ -81,7 +91,16 @@ export const dockerOptions = z
       .default(1_800_000)
       .describe("Time limit for building a task's Dockerfile."),
   })
-  .strict();
+  .strict()
+  .superRefine((options, context) => {
+    const hosts = [options.host ?? []].flat();
+    if (options.tls !== undefined && !hosts.some((host) => host.startsWith('tcp://')))
+      context.addIssue({
+        code: 'custom',
+        path: ['tls'],
+        message: 'tls applies to tcp:// endpoints only, and host names none',
+      });
+  });
 
 export type DockerOptions = z.output<typeof dockerOptions>;
 

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { type CommandContext, defineCommand, runCommandLine } from '@longhaul/core';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { type BaseSuite, baseImageRef, buildBaseImage, defaultCacheDir, recipeOf } from '../base-image.js';
+import { endpointOption } from '../endpoint.js';
 import { connectDocker } from '../environment.js';
 
 const description = "Manage the docker environment's images";
@@ -35,33 +37,31 @@ function define(images: Command, context: CommandContext): void {
       'where downloaded packages and the root filesystem tarball are kept',
       defaultCacheDir(),
     )
+    .option(
+      '--host <endpoint>',
+      'Docker daemon to import the image into (unix:///path.sock, tcp://host:port, ssh://user@host); the root filesystem is built here and streamed there',
+      parseHost,
+    )
+    .option('--tls-dir <dir>', 'directory with ca.pem, cert.pem and key.pem for a tcp:// --host')
     .option('--force', 'rebuild even when the image exists', false)
     .option('--quiet', 'print only the image reference', false)
-    .action(
-      async (options: {
-        suite: string;
-        mirror: string;
-        cacheDir: string;
-        force: boolean;
-        quiet: boolean;
-      }) => {
-        const started = Date.now();
-        const docker = await connectDocker();
-        const log = options.quiet ? undefined : (line: string) => context.stderr.write(`${line}\n`);
-        const image = await buildBaseImage(docker, {
-          suite: recipeOf(options.suite as BaseSuite).suite,
-          mirror: options.mirror,
-          cacheDir: options.cacheDir,
-          force: options.force,
-          log,
-        });
-        const seconds = ((Date.now() - started) / 1000).toFixed(1);
-        if (!options.quiet) {
-          context.stderr.write(`${image.built ? `built in ${seconds} s` : 'already present'}: ${image.id}\n`);
-        }
-        context.stdout.write(`${image.ref}\n`);
-      },
-    );
+    .action(async (options: BuildFlags) => {
+      const started = Date.now();
+      const docker = await connectDocker(undefined, options.host, tlsFiles(options.tlsDir));
+      const log = options.quiet ? undefined : (line: string) => context.stderr.write(`${line}\n`);
+      const image = await buildBaseImage(docker, {
+        suite: recipeOf(options.suite as BaseSuite).suite,
+        mirror: options.mirror,
+        cacheDir: options.cacheDir,
+        force: options.force,
+        log,
+      });
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      if (!options.quiet) {
+        context.stderr.write(`${image.built ? `built in ${seconds} s` : 'already present'}: ${image.id}\n`);
+      }
+      context.stdout.write(`${image.ref}\n`);
+    });
   images
     .command('ref')
     .description('Print the reference of the base image this installation uses')
@@ -69,4 +69,28 @@ function define(images: Command, context: CommandContext): void {
     .action((options: { suite: string }) => {
       context.stdout.write(`${baseImageRef(recipeOf(options.suite as BaseSuite))}\n`);
     });
+}
+
+interface BuildFlags {
+  suite: string;
+  mirror: string;
+  cacheDir: string;
+  host?: string;
+  tlsDir?: string;
+  force: boolean;
+  quiet: boolean;
+}
+
+function parseHost(host: string): string {
+  if (!endpointOption.safeParse(host).success)
+    throw new InvalidArgumentError(
+      'not a Docker endpoint (unix:///path.sock, tcp://host:port or ssh://user@host)',
+    );
+  return host;
+}
+
+function tlsFiles(dir: string | undefined) {
+  return dir === undefined
+    ? undefined
+    : { ca: join(dir, 'ca.pem'), cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') };
 }
