@@ -1,5 +1,5 @@
 export { buildReport, type ReportOptions, renderReport, reportData, scriptJson } from './build-report.js';
-export { type LoadedRun, loadRun } from './load-run.js';
+export { type LoadedRun, loadRun, type SummaryConditions } from './load-run.js';
 export * from './model.js';
 export { type StepDetail, trialDetail } from './trial-detail.js';
 export { textLimit, truncate } from './truncate.js';

@@ -11,7 +11,11 @@ export interface SummaryConditions {
     solveRates: { strict: number | null; iso: number | null; core: number | null };
     costUsd: number;
     durationMs: number;
+    /** Per score: the mean over the condition's steps (or its trial-scope scores). */
+    scores?: Record<string, number | boolean | null>;
   }[];
+  /** Scores of experiment-scope scorers, per condition. */
+  experimentScores?: { key: string; condition: string; value: number | boolean | null }[];
 }
 
 export interface CaseResult {
@@ -53,7 +57,8 @@ async function readText(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // ENOTDIR: a file where a trial or step folder should be (not a trial, so nothing to read).
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
     throw error;
   }
 }

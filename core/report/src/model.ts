@@ -69,6 +69,13 @@ export interface SeriesPoint {
   trials: number;
 }
 
+/** A score per condition as summary.json holds it (condition means and experiment-scope scores). */
+export interface ConditionScore {
+  condition: string;
+  key: string;
+  value: number | boolean | null;
+}
+
 export interface RunModel {
   name: string;
   dir: string;
@@ -79,6 +86,8 @@ export interface RunModel {
   conditionRows: ConditionRow[];
   /** Whether conditionRows come from summary.json (a finished run) or from the trial records. */
   fromSummary: boolean;
+  /** summary.json's scores per condition; empty before a run finishes. */
+  conditionScores: ConditionScore[];
   scoreKeys: string[];
   stats: ScoreInterval[];
   paired: PairedInterval[];
@@ -256,6 +265,12 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
       durationMs: summary.durationMs,
     };
   });
+  const conditionScores: ConditionScore[] = [
+    ...(run.summary?.conditions ?? []).flatMap((row) =>
+      Object.entries(row.scores ?? {}).map(([key, value]) => ({ condition: row.condition, key, value })),
+    ),
+    ...(run.summary?.experimentScores ?? []).map(({ key, condition, value }) => ({ condition, key, value })),
+  ];
   return {
     name: run.name,
     dir: run.dir,
@@ -264,6 +279,7 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
     matrix,
     conditionRows,
     fromSummary,
+    conditionScores,
     scoreKeys,
     stats,
     paired,
