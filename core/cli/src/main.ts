@@ -11,6 +11,7 @@ import * as slump from './commands/slump.js';
 import * as sweSteps from './commands/swe-steps.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
+import * as view from './commands/view.js';
 import * as worker from './commands/worker.js';
 import { registerContributedCommands } from './contributed-commands.js';
 import { pluginSearch } from './plugin-search.js';
@@ -27,6 +28,7 @@ const commands: { register(program: Command): void }[] = [
   plugins,
   tasks,
   report,
+  view,
   images,
   prune,
   metrics,
