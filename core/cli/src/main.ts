@@ -3,6 +3,7 @@ import * as images from './commands/images.js';
 import * as metrics from './commands/metrics.js';
 import * as plugins from './commands/plugins.js';
 import * as prune from './commands/prune.js';
+import * as regrade from './commands/regrade.js';
 import * as report from './commands/report.js';
 import * as resume from './commands/resume.js';
 import * as run from './commands/run.js';
@@ -29,6 +30,7 @@ const commands: { register(program: Command): void }[] = [
   tasks,
   report,
   view,
+  regrade,
   images,
   prune,
   metrics,

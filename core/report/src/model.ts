@@ -7,7 +7,7 @@ import {
   type StoredFigure,
   type TrialRecord,
 } from '@longhaul/core';
-import type { LoadedRun } from './load-run.js';
+import { type LoadedRun, regradedKey } from './load-run.js';
 
 /** One trial as the overview and the timeline show it (no step content: that comes per trial). */
 export interface TrialRow {
@@ -128,7 +128,7 @@ function trialRow(record: TrialRecord, key: string): TrialRow {
       turns: step.turns,
       durationMs: step.durationMs,
       costUsd: step.usage.costUsd,
-      scores: step.scores,
+      scores: { ...step.scores },
     })),
   };
 }
@@ -167,6 +167,17 @@ function conditionRow(condition: string, trials: TrialRow[]): ConditionRow {
 /** Everything the report's pages show of one run, computed once. */
 export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
   const trials = run.trials.map((trial, index) => trialRow(trial.record, `r${runIndex}-t${index}`));
+  // Regraded scores sit beside the originals, as <key>@<regrade>, in every table and plot.
+  for (const regrade of run.regrades ?? []) {
+    for (const regraded of regrade.steps) {
+      const step = trials
+        .find((trial) => trial.id === regraded.trialId)
+        ?.steps.find((s) => s.index === regraded.index);
+      if (!step) continue;
+      for (const [key, value] of Object.entries(regraded.scores))
+        step.scores[regradedKey(key, regrade.id)] = value;
+    }
+  }
   const conditions = [...new Set(trials.map((trial) => trial.condition))].sort(byString);
   const tasks = [...new Set(trials.map((trial) => trial.task))].sort(byString);
   const matrix = conditions.flatMap((condition) =>
