@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import * as metrics from './commands/metrics.js';
 import * as plugins from './commands/plugins.js';
+import * as regrade from './commands/regrade.js';
 import * as report from './commands/report.js';
 import * as resume from './commands/resume.js';
 import * as retry from './commands/retry.js';
@@ -8,6 +9,7 @@ import * as run from './commands/run.js';
 import * as schema from './commands/schema.js';
 import * as tasks from './commands/tasks.js';
 import * as validate from './commands/validate.js';
+import * as view from './commands/view.js';
 import * as worker from './commands/worker.js';
 import { registerContributedCommands } from './contributed-commands.js';
 import { pluginSearch } from './plugin-search.js';
@@ -26,6 +28,8 @@ const commands: { register(program: Command): void }[] = [
   plugins,
   tasks,
   report,
+  view,
+  regrade,
   metrics,
   worker,
 ];

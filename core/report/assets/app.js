@@ -70,16 +70,19 @@
           el(
             'tr',
             {},
-            columns.map((column) =>
-              el(
+            columns.map((column) => {
+              const cell = row[column.key];
+              // A cell may be {text, value}: shown as text, its number kept for whoever reads it.
+              const shown = cell && typeof cell === 'object' ? cell : { text: undefined, value: cell };
+              return el(
                 'td',
                 {
                   'data-key': column.key,
-                  'data-value': typeof row[column.key] === 'number' ? String(row[column.key]) : undefined,
+                  'data-value': typeof shown.value === 'number' ? String(shown.value) : undefined,
                 },
-                formatCell(row[column.key], column.format, column.digits),
-              ),
-            ),
+                shown.text ?? formatCell(shown.value, column.format, column.digits),
+              );
+            }),
           ),
         ),
       ),
@@ -171,7 +174,12 @@
   }
 
   const interval = (stat) =>
-    stat ? `${formatCell(stat.mean)} [${formatCell(stat.low)}, ${formatCell(stat.high)}]` : '-';
+    stat
+      ? {
+          text: `${formatCell(stat.mean)} [${formatCell(stat.low)}, ${formatCell(stat.high)}]`,
+          value: stat.mean,
+        }
+      : '-';
 
   // Scores a reader looks at first; the others are in the tables and in each step.
   const preferred = [
@@ -231,6 +239,29 @@
         { class: 'conditions' },
       ),
     );
+    if (run.conditionScores.length > 0) {
+      const keys = [...new Set(run.conditionScores.map((s) => s.key))].sort();
+      // Collapsed: experiment scorers give many scores; the tables below pick the main ones.
+      section.append(
+        el(
+          'details',
+          { class: 'condition-scores' },
+          el('summary', {}, `Every score per condition (summary.json): ${keys.length} scores`),
+          table(
+            [
+              { key: 'score', label: 'score' },
+              ...run.conditions.map((condition) => ({ key: condition, label: condition })),
+            ],
+            keys.map((key) => {
+              const row = { score: key };
+              for (const s of run.conditionScores.filter((s) => s.key === key)) row[s.condition] = s.value;
+              return row;
+            }),
+            { class: 'condition-scores' },
+          ),
+        ),
+      );
+    }
     return section;
   }
 
@@ -414,31 +445,48 @@
         `${trial.id} — ${trial.status}, ${trial.steps.length} steps, ${duration(trial.durationMs)}, $${trial.costUsd.toFixed(3)}`,
       ),
     );
+    let filled = false;
     details.addEventListener('toggle', () => {
-      if (!details.open || details.children.length > 1) return;
+      if (!details.open || filled) return;
+      filled = true;
       const block = document.getElementById(`trial-${trial.key}`);
-      const steps = block ? JSON.parse(block.textContent) : [];
-      details.append(timeline(trial));
-      if (trial.error) details.append(el('p', { class: 'fault' }, trial.error));
-      details.append(
-        table(
-          [
-            { key: 'key', label: 'trial score' },
-            { key: 'value', label: 'value' },
-          ],
-          Object.entries(trial.scores).map(([key, value]) => ({ key, value })),
-          { class: 'scores' },
-        ),
-      );
-      for (const step of steps)
-        details.append(
-          stepDetail(
-            step,
-            trial.steps.find((s) => s.index === step.index),
-          ),
-        );
+      if (block) fillTrial(details, trial, JSON.parse(block.textContent));
+      else if (data.live)
+        // The viewer serves a trial's steps when it is opened, as they are now.
+        fetch(`${data.live.base}trials/${encodeURIComponent(trial.id)}`)
+          .then((response) => (response.ok ? response.json() : []))
+          .then((steps) => fillTrial(details, trial, steps));
+      else fillTrial(details, trial, []);
     });
     return details;
+  }
+
+  /** Keys of the steps a reader opened, kept over live updates. */
+  const openSteps = new Set();
+
+  function fillTrial(details, trial, steps) {
+    details.append(timeline(trial));
+    if (trial.error) details.append(el('p', { class: 'fault' }, trial.error));
+    details.append(
+      table(
+        [
+          { key: 'key', label: 'trial score' },
+          { key: 'value', label: 'value' },
+        ],
+        Object.entries(trial.scores).map(([key, value]) => ({ key, value })),
+        { class: 'scores' },
+      ),
+    );
+    for (const step of steps) {
+      const view = stepDetail(
+        step,
+        trial.steps.find((s) => s.index === step.index),
+      );
+      const key = `${trial.id}/${step.id}`;
+      view.addEventListener('toggle', () => (view.open ? openSteps.add(key) : openSteps.delete(key)));
+      details.append(view);
+      if (openSteps.has(key)) view.open = true;
+    }
   }
 
   function trialsSection(run) {
@@ -495,4 +543,24 @@
 
   render();
   window.longhaulReport = { render, data };
+
+  // In `longhaul view`: each change to the run's events.jsonl brings the run's model anew; the
+  // page redraws in place and keeps the trials and steps a reader opened.
+  if (data.live) {
+    let updates = 0;
+    const source = new EventSource(`${data.live.base}events`);
+    source.addEventListener('run', (message) => {
+      const next = JSON.parse(message.data);
+      const open = [...document.querySelectorAll('details.trial[open]')].map((d) => d.dataset.trial);
+      data.runs = next.runs;
+      data.deltas = next.deltas;
+      render();
+      for (const id of open) {
+        const trial = document.querySelector(`details.trial[data-trial="${CSS.escape(id)}"]`);
+        if (trial) trial.open = true;
+      }
+      updates += 1;
+      document.body.setAttribute('data-updates', String(updates));
+    });
+  }
 })();

@@ -2,11 +2,15 @@ import { loadAssets } from './assets.js';
 import { type LoadedRun, loadRun } from './load-run.js';
 import { buildRunModel, type RunModel, runDeltas } from './model.js';
 import { trialDetail } from './trial-detail.js';
-import { textLimit } from './truncate.js';
+import { detailLimit } from './truncate.js';
 
 export interface ReportOptions {
-  /** Set by `longhaul view`: the page asks the server for updates instead of being a snapshot. */
-  live?: { eventsUrl: string };
+  /**
+   * Set by `longhaul view`: the page takes updates from `<base>events` (server-sent events) and
+   * fetches a trial's steps from `<base>trials/<trial-id>` when it is opened, instead of carrying
+   * them.
+   */
+  live?: { base: string };
   title?: string;
 }
 
@@ -18,7 +22,7 @@ export function scriptJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-const escapeHtml = (text: string) =>
+export const escapeHtml = (text: string) =>
   text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** The report's data for some runs: the models and each trial's step content, truncated. */
@@ -30,9 +34,7 @@ export async function reportData(runs: LoadedRun[]): Promise<{
   const details = new Map<string, unknown>();
   for (const [r, run] of runs.entries()) {
     const model = models[r]!;
-    const steps =
-      model.trials.reduce((sum, trial) => sum + trial.steps.length, 0) / Math.max(1, model.trials.length);
-    const limit = textLimit(model.trials.length, steps);
+    const limit = detailLimit(model);
     for (const [t, trial] of run.trials.entries())
       details.set(model.trials[t]!.key, await trialDetail(trial, limit));
   }
@@ -42,7 +44,10 @@ export async function reportData(runs: LoadedRun[]): Promise<{
 /** One self-contained HTML page: data, Vega-Lite and the page's script inlined; no network. */
 export async function renderReport(runs: LoadedRun[], options: ReportOptions = {}): Promise<string> {
   const assets = await loadAssets();
-  const { models, details } = await reportData(runs);
+  // A live page fetches each trial's steps when it is opened; a file carries them all.
+  const { models, details } = options.live
+    ? { models: runs.map((run, index) => buildRunModel(run, index)), details: new Map<string, unknown>() }
+    : await reportData(runs);
   const data = { runs: models, deltas: runDeltas(models), live: options.live ?? null };
   const title = options.title ?? `longhaul report: ${models.map((model) => model.name).join(', ')}`;
   // Each trial's content sits in its own inert JSON block, parsed only when the trial is opened.

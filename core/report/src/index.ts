@@ -1,5 +1,6 @@
 export { buildReport, type ReportOptions, renderReport, reportData, scriptJson } from './build-report.js';
-export { type LoadedRun, loadRun } from './load-run.js';
+export { type LoadedRun, loadRun, type SummaryConditions } from './load-run.js';
 export * from './model.js';
+export { startViewer, type Viewer, type ViewerOptions } from './serve.js';
 export { type StepDetail, trialDetail } from './trial-detail.js';
-export { textLimit, truncate } from './truncate.js';
+export { detailLimit, textLimit, truncate } from './truncate.js';

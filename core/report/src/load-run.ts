@@ -11,7 +11,11 @@ export interface SummaryConditions {
     solveRates: { strict: number | null; iso: number | null; core: number | null };
     costUsd: number;
     durationMs: number;
+    /** Per score: the mean over the condition's steps (or its trial-scope scores). */
+    scores?: Record<string, number | boolean | null>;
   }[];
+  /** Scores of experiment-scope scorers, per condition. */
+  experimentScores?: { key: string; condition: string; value: number | boolean | null }[];
 }
 
 export interface CaseResult {
@@ -41,10 +45,20 @@ export interface LoadedTrial {
   steps(): Promise<StepFiles[]>;
 }
 
+/** A finished `longhaul regrade`: its scores of each step it regraded. */
+export interface LoadedRegrade {
+  id: string;
+  steps: { trialId: string; index: number; scores: Record<string, number | boolean | null> }[];
+}
+
+/** Where a regrade's score of `key` shows beside the original. */
+export const regradedKey = (key: string, regrade: string) => `${key}@${regrade}`;
+
 export interface LoadedRun {
   dir: string;
   name: string;
   summary?: SummaryConditions;
+  regrades: LoadedRegrade[];
   figures: StoredFigure[];
   trials: LoadedTrial[];
 }
@@ -53,7 +67,8 @@ async function readText(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // ENOTDIR: a file where a trial or step folder should be (not a trial, so nothing to read).
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
     throw error;
   }
 }
@@ -129,6 +144,26 @@ async function readCases(
   return results;
 }
 
+/** A step's scores from each regrade of it (steps/<nn>-<step>/regrades/<id>/scores.json). */
+async function regradedScores(stepDir: string): Promise<Record<string, number | boolean | null>> {
+  const scores: Record<string, number | boolean | null> = {};
+  for (const id of await list(join(stepDir, 'regrades'))) {
+    const file = await readJson<ScoresFile>(join(stepDir, 'regrades', id, 'scores.json'));
+    for (const [key, value] of Object.entries(file?.scores ?? {})) scores[regradedKey(key, id)] = value;
+  }
+  return scores;
+}
+
+async function readRegrades(runDir: string): Promise<LoadedRegrade[]> {
+  const regrades: LoadedRegrade[] = [];
+  for (const id of await list(join(runDir, 'regrades'))) {
+    // Written when the regrade finishes; an unfinished one shows in its steps only.
+    const file = await readJson<LoadedRegrade>(join(runDir, 'regrades', id, 'scores.json'));
+    if (file) regrades.push({ id, steps: file.steps });
+  }
+  return regrades;
+}
+
 async function readSteps(runDir: string, trialDir: string): Promise<StepFiles[]> {
   const steps: StepFiles[] = [];
   for (const folder of await list(join(trialDir, 'steps'))) {
@@ -142,7 +177,7 @@ async function readSteps(runDir: string, trialDir: string): Promise<StepFiles[]>
       prompt: (await readText(join(dir, 'prompt.md'))) ?? '',
       diff: (await readText(join(dir, 'diff.patch'))) ?? '',
       trajectory: parseJsonl((await readText(join(dir, 'trajectory.jsonl'))) ?? ''),
-      scores: scores?.scores ?? {},
+      scores: { ...scores?.scores, ...(await regradedScores(dir)) },
       cases: await readCases(dir, scores, runDir),
     });
   }
@@ -167,6 +202,7 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
     dir,
     name: basename(dir),
     summary: await readJson<SummaryConditions>(join(dir, 'summary.json')),
+    regrades: await readRegrades(dir),
     figures: (await readJson<FiguresFile>(join(dir, 'figures.json')))?.figures ?? [],
     trials,
   };

@@ -7,7 +7,7 @@ import {
   type StoredFigure,
   type TrialRecord,
 } from '@longhaul/core';
-import type { LoadedRun } from './load-run.js';
+import { type LoadedRun, regradedKey } from './load-run.js';
 
 /** One trial as the overview and the timeline show it (no step content: that comes per trial). */
 export interface TrialRow {
@@ -69,6 +69,13 @@ export interface SeriesPoint {
   trials: number;
 }
 
+/** A score per condition as summary.json holds it (condition means and experiment-scope scores). */
+export interface ConditionScore {
+  condition: string;
+  key: string;
+  value: number | boolean | null;
+}
+
 export interface RunModel {
   name: string;
   dir: string;
@@ -79,6 +86,8 @@ export interface RunModel {
   conditionRows: ConditionRow[];
   /** Whether conditionRows come from summary.json (a finished run) or from the trial records. */
   fromSummary: boolean;
+  /** summary.json's scores per condition; empty before a run finishes. */
+  conditionScores: ConditionScore[];
   scoreKeys: string[];
   stats: ScoreInterval[];
   paired: PairedInterval[];
@@ -119,7 +128,7 @@ function trialRow(record: TrialRecord, key: string): TrialRow {
       turns: step.turns,
       durationMs: step.durationMs,
       costUsd: step.usage.costUsd,
-      scores: step.scores,
+      scores: { ...step.scores },
     })),
   };
 }
@@ -158,6 +167,17 @@ function conditionRow(condition: string, trials: TrialRow[]): ConditionRow {
 /** Everything the report's pages show of one run, computed once. */
 export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
   const trials = run.trials.map((trial, index) => trialRow(trial.record, `r${runIndex}-t${index}`));
+  // Regraded scores sit beside the originals, as <key>@<regrade>, in every table and plot.
+  for (const regrade of run.regrades ?? []) {
+    for (const regraded of regrade.steps) {
+      const step = trials
+        .find((trial) => trial.id === regraded.trialId)
+        ?.steps.find((s) => s.index === regraded.index);
+      if (!step) continue;
+      for (const [key, value] of Object.entries(regraded.scores))
+        step.scores[regradedKey(key, regrade.id)] = value;
+    }
+  }
   const conditions = [...new Set(trials.map((trial) => trial.condition))].sort(byString);
   const tasks = [...new Set(trials.map((trial) => trial.task))].sort(byString);
   const matrix = conditions.flatMap((condition) =>
@@ -256,6 +276,12 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
       durationMs: summary.durationMs,
     };
   });
+  const conditionScores: ConditionScore[] = [
+    ...(run.summary?.conditions ?? []).flatMap((row) =>
+      Object.entries(row.scores ?? {}).map(([key, value]) => ({ condition: row.condition, key, value })),
+    ),
+    ...(run.summary?.experimentScores ?? []).map(({ key, condition, value }) => ({ condition, key, value })),
+  ];
   return {
     name: run.name,
     dir: run.dir,
@@ -264,6 +290,7 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
     matrix,
     conditionRows,
     fromSummary,
+    conditionScores,
     scoreKeys,
     stats,
     paired,

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import type { TrajectoryEvent } from '@longhaul/core';
 import type { LoadedTrial } from './load-run.js';
 import { truncate } from './truncate.js';
@@ -71,8 +71,9 @@ export async function trialDetail(trial: LoadedTrial, limit: number): Promise<St
         });
         break;
       }
-      const text = truncate(entry.text, Math.min(left, Math.max(200, limit / 4)));
-      left -= text.length + entry.title.length;
+      const text = truncate(entry.text, Math.min(left, Math.max(100, limit / 4)));
+      // An item costs its text, its title and about 40 characters of JSON around them.
+      left -= text.length + entry.title.length + 40;
       kept.push({ ...entry, text });
     }
     return {
@@ -86,7 +87,12 @@ export async function trialDetail(trial: LoadedTrial, limit: number): Promise<St
         id: found.id,
         category: found.category,
         passed: found.passed,
-        output: truncate(found.output, Math.max(200, limit / 8), found.file),
+        // The note names the outcome file from the step's folder: short, as it comes once per case.
+        output: truncate(
+          found.output,
+          Math.max(80, limit / 8),
+          found.file === undefined ? undefined : relative(step.dir, found.file),
+        ),
       })),
       scores: step.scores,
     };

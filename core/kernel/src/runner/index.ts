@@ -3,6 +3,7 @@ export * from './executor.js';
 export * from './experiment.js';
 export * from './faults.js';
 export * from './plan.js';
+export * from './regrade.js';
 export * from './retry.js';
 export * from './run-trial.js';
 export * from './services.js';

@@ -1,0 +1,120 @@
+import { access, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildRunModel, loadRun } from '@longhaul/report';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, spawnCli, workDir } from './fixtures/resume/spawn-cli.js';
+
+const quickstart = join(repoRoot, 'examples/quickstart.yaml');
+const trial = 'worklog.oracle.checkpoints.none.r1';
+
+const work = workDir('longhaul-regrade-', [
+  'core/kernel',
+  'core/report',
+  'core/cli',
+  'plugins/source-longhaul',
+  'harnesses/oracle',
+  'plugins/environment-local',
+  'plugins/scorer-tests',
+  'plugins/scripts',
+  'plugins/memory-basic',
+  'plugins/reporter-summary',
+]);
+
+type Scores = Record<string, number | boolean | null>;
+const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFile(path, 'utf8')) as T;
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
+
+/** Every file of the run that a regrade must leave as it was, with its content. */
+async function untouched(runDir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const name of ['events.jsonl', 'summary.json', `trials/${trial}/trial.json`])
+    files[name] = await readFile(join(runDir, name), 'utf8');
+  for (const step of await readdir(join(runDir, 'trials', trial, 'steps')))
+    files[step] = await readFile(join(runDir, 'trials', trial, 'steps', step, 'scores.json'), 'utf8');
+  return files;
+}
+
+/** Per step folder: the scores a regrade gave it. */
+async function regraded(runDir: string, id: string): Promise<Record<string, Scores>> {
+  const out: Record<string, Scores> = {};
+  for (const step of await readdir(join(runDir, 'trials', trial, 'steps'))) {
+    const file = join(runDir, 'trials', trial, 'steps', step, 'regrades', id, 'scores.json');
+    if (await exists(file)) out[step] = (await readJson<{ scores: Scores }>(file)).scores;
+  }
+  return out;
+}
+
+/** What `regression: false` should make of a step's scores: no regression case counted. */
+const withoutRegression = (scores: Scores) =>
+  Object.fromEntries(
+    Object.entries(scores).map(([key, value]) => [key, key.startsWith('tests.regression.') ? 0 : value]),
+  );
+
+describe('longhaul regrade', () => {
+  it('re-scores every step with a changed scorer option, runs no agent, keeps the originals, survives SIGKILL', async () => {
+    const runDir = join(work(), 'run');
+    const run = await spawnCli(['run', quickstart, '--run-dir', runDir], repoRoot).done;
+    expect(run.code, run.stderr).toBe(0);
+    const before = await untouched(runDir);
+    const scorers = ['--scorers', '[{id: tests, options: {regression: false}}]'];
+
+    const whole = await spawnCli(['regrade', runDir, ...scorers], repoRoot).done;
+    expect(whole.code, whole.stderr).toBe(0);
+    const id = /regrade (regrade-[\w-]+): 4 steps \(0 from an earlier attempt\)/.exec(whole.stdout)?.[1];
+    expect(id, whole.stdout).toBeDefined();
+
+    // Without regression cases, the regression counts drop to 0 and nothing else changes (the
+    // oracle passes every case either way).
+    const scores = await regraded(runDir, id!);
+    const steps = Object.keys(scores).sort();
+    expect(steps).toHaveLength(4);
+    for (const step of steps) {
+      const original = (
+        await readJson<{ scores: Scores }>(join(runDir, 'trials', trial, 'steps', step, 'scores.json'))
+      ).scores;
+      expect(scores[step], step).toEqual(withoutRegression(original));
+      if (step.startsWith('01-')) expect(scores[step]).toEqual(original);
+      else expect(original['tests.regression.total']).toBeGreaterThan(0);
+    }
+    // No agent ran: no event, trial record, original score or gateway file was written.
+    expect(await untouched(runDir)).toEqual(before);
+    expect(await exists(join(runDir, 'gateway'))).toBe(false);
+
+    // The report shows both: each original score and its regraded value beside it.
+    const model = buildRunModel(await loadRun(runDir), 0);
+    expect(model.scoreKeys).toContain('tests.strict');
+    expect(model.scoreKeys).toContain(`tests.strict@${id}`);
+    expect(model.trials[0]!.steps[1]!.scores).toMatchObject({
+      'tests.regression.total': expect.any(Number),
+      [`tests.regression.total@${id}`]: 0,
+    });
+
+    // A second regrade, killed once its first step is scored, then run again, finishes the same.
+    const killed = spawnCli(['regrade', runDir, ...scorers], repoRoot);
+    const deadline = Date.now() + 300_000;
+    let second: string | undefined;
+    while (Date.now() < deadline && second === undefined) {
+      for (const name of await readdir(join(runDir, 'regrades'))) {
+        if (name === id) continue;
+        if (await exists(join(runDir, 'trials', trial, 'steps', steps[0]!, 'regrades', name, 'scores.json')))
+          second = name;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(second, 'the second regrade scored its first step').toBeDefined();
+    killed.child.kill('SIGKILL');
+    await killed.done;
+    expect(await exists(join(runDir, 'regrades', second!, 'scores.json'))).toBe(false);
+
+    const again = await spawnCli(['regrade', runDir, ...scorers], repoRoot).done;
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`regrade ${second}: 4 steps`);
+    expect(again.stdout).toMatch(/4 steps \(([1-4]) from an earlier attempt\)/);
+    expect(await regraded(runDir, second!)).toEqual(scores);
+    expect(await untouched(runDir)).toEqual(before);
+  }, 900_000);
+});
