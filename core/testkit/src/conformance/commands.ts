@@ -1,8 +1,42 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandDefinition } from '@longhaul/core';
-import { describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { runCommandCapturing } from '../fakes/command.js';
+import { type Check, describeChecks } from './checks.js';
+
+export interface CommandsContext {
+  /** The package folder (its package.json declares the commands). */
+  packageDir: string;
+  /** What its "./commands" module default-exports. */
+  definitions: readonly CommandDefinition[];
+}
+
+const described = (list: readonly { name: string; description: string }[]) =>
+  list.map(({ name, description }) => ({ name, description })).sort((a, b) => a.name.localeCompare(b.name));
+
+export const commandChecks: Check<CommandsContext>[] = [
+  {
+    name: 'declares in package.json exactly the commands it exports, with the same descriptions',
+    async run({ packageDir, definitions }) {
+      const pkg = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as {
+        longhaul?: { commands?: { name: string; description: string }[] };
+      };
+      expect(described(definitions)).toEqual(described(pkg.longhaul?.commands ?? []));
+    },
+  },
+  {
+    name: "answers '<name> --help' with its usage and exit code 0",
+    async run({ definitions }) {
+      for (const definition of definitions) {
+        const result = await runCommandCapturing(definitions, [definition.name, '--help']);
+        expect(result.stderr, definition.name).toBe('');
+        expect(result.stdout, definition.name).toContain(`Usage: longhaul ${definition.name}`);
+        expect(result.code, definition.name).toBe(0);
+      }
+    },
+  },
+];
 
 /**
  * The conformance suite of a package that adds CLI commands: its package.json declares exactly
@@ -13,27 +47,8 @@ export function describeCommandsConformance(
   packageDir: string,
   definitions: CommandDefinition | readonly CommandDefinition[],
 ): void {
-  const exported = [definitions].flat();
-  describe('command conformance', () => {
-    it('declares in package.json exactly the commands it exports', async () => {
-      const pkg = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8')) as {
-        longhaul?: { commands?: { name: string; description: string }[] };
-      };
-      const declared = pkg.longhaul?.commands ?? [];
-      const described = (list: readonly { name: string; description: string }[]) =>
-        list
-          .map(({ name, description }) => ({ name, description }))
-          .sort((a, b) => a.name.localeCompare(b.name));
-      expect(described(exported)).toEqual(described(declared));
-    });
-
-    for (const definition of exported) {
-      it(`'${definition.name} --help' prints its usage and exits 0`, async () => {
-        const result = await runCommandCapturing(exported, [definition.name, '--help']);
-        expect(result.stderr).toBe('');
-        expect(result.stdout).toContain(`Usage: longhaul ${definition.name}`);
-        expect(result.code).toBe(0);
-      });
-    }
-  });
+  describeChecks('command conformance', commandChecks, () => ({
+    packageDir,
+    definitions: [definitions].flat(),
+  }));
 }
