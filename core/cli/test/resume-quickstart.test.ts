@@ -61,5 +61,5 @@ describe('the quickstart, killed with SIGKILL mid-trial and resumed', () => {
     expect(
       summary.trials[0].steps.map((s: { scores: Record<string, number> }) => s.scores['tests.strict']),
     ).toEqual([1, 1, 1, 1]);
-  }, 300_000);
+  }, 900_000);
 });

@@ -35,7 +35,7 @@ const work = workDir('longhaul-report-real-', [
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchChromium();
-}, 60_000);
+}, 180_000);
 afterAll(() => browser?.close());
 
 type Summary = SummaryConditions;

@@ -26,7 +26,7 @@ const work = workDir('longhaul-view-live-', [
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchChromium();
-}, 60_000);
+}, 180_000);
 afterAll(() => browser?.close());
 
 /** Starts `longhaul view` and resolves to the URL it prints. */
