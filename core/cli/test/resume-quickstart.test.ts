@@ -23,7 +23,7 @@ function untimed(value: unknown): unknown {
   if (value && typeof value === 'object') {
     return Object.fromEntries(
       Object.entries(value)
-        .filter(([key]) => !['durationMs', 'startedAt', 'endedAt', 'runDir'].includes(key))
+        .filter(([key]) => !['durationMs', 'wallMs', 'startedAt', 'endedAt', 'runDir'].includes(key))
         .map(([key, inner]) => [key, untimed(inner)]),
     );
   }
