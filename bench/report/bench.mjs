@@ -33,13 +33,17 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 });
 
-/** Milliseconds from navigation to the page saying every table and plot is drawn. */
+/**
+ * Milliseconds from navigation to the page saying every table and plot is drawn. The browser may
+ * still be reading the trials' inert JSON blocks, which follow the page's script; a trial opened
+ * before they are read waits for them.
+ */
 async function openTime(file) {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors = [];
   page.on('pageerror', (error) => errors.push(String(error)));
   const started = performance.now();
-  await page.goto(`file://${file}`, { timeout: 120_000 });
+  await page.goto(`file://${file}`, { timeout: 120_000, waitUntil: 'commit' });
   await page.waitForSelector('body[data-ready=true]', { timeout: 120_000 });
   const elapsed = performance.now() - started;
   const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);

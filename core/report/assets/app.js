@@ -449,6 +449,14 @@
     details.addEventListener('toggle', () => {
       if (!details.open || filled) return;
       filled = true;
+      // A trial opened while the page is still reading the trials' blocks waits for them.
+      if (document.readyState === 'loading') {
+        filled = false;
+        document.addEventListener('DOMContentLoaded', () => details.dispatchEvent(new Event('toggle')), {
+          once: true,
+        });
+        return;
+      }
       const block = document.getElementById(`trial-${trial.key}`);
       if (block) fillTrial(details, trial, JSON.parse(block.textContent));
       else if (data.live)

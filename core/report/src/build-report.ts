@@ -51,6 +51,7 @@ export async function renderReport(runs: LoadedRun[], options: ReportOptions = {
   const data = { runs: models, deltas: runDeltas(models), live: options.live ?? null };
   const title = options.title ?? `longhaul report: ${models.map((model) => model.name).join(', ')}`;
   // Each trial's content sits in its own inert JSON block, parsed only when the trial is opened.
+  // The blocks come last, so the page draws before the browser has read through them all.
   const blocks = [...details].map(
     ([key, steps]) => `<script type="application/json" id="trial-${key}">${scriptJson(steps)}</script>`,
   );
@@ -64,9 +65,9 @@ export async function renderReport(runs: LoadedRun[], options: ReportOptions = {
     `<header><h1>${escapeHtml(title)}</h1></header>`,
     '<main id="app"></main>',
     `<script type="application/json" id="report-data">${scriptJson(data)}</script>`,
-    ...blocks,
     ...assets.scripts.map((script) => `<script>${script}</script>`),
     `<script>${assets.app}</script>`,
+    ...blocks,
     '</body></html>',
   ].join('\n');
 }
