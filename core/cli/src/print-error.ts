@@ -1,8 +1,6 @@
 import { badInputExitCode, configErrorText, isConfigError } from '@longhaul/core';
 import { CommanderError } from 'commander';
 
-export { badInputExitCode };
-
 /**
  * Runs a command's work; a ConfigError is printed to stderr one issue per line
  * (`file:line:column: key: message`) and becomes exit code 2. Other errors pass through.

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { badInputExitCode } from '@longhaul/core';
 import {
   analyzeProject,
   type CcVariant,
@@ -14,7 +15,7 @@ import {
   type SourceFile,
 } from '@longhaul/metrics';
 import { type Command, CommanderError, InvalidArgumentError } from 'commander';
-import { badInputExitCode, collect } from '../print-error.js';
+import { collect } from '../print-error.js';
 
 interface MetricsFlags {
   json: boolean;

@@ -1,6 +1,7 @@
 import {
   ConfigError,
   type DeclaredPlugin,
+  formatColumns,
   formatIssue,
   optionRows,
   type PluginKind,
@@ -8,7 +9,6 @@ import {
   pluginKinds,
 } from '@longhaul/core';
 import { type Command, InvalidArgumentError } from 'commander';
-import { formatColumns } from '../columns.js';
 import { discoverPlugins } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
 

@@ -1,9 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { writeFileAtomic } from '@longhaul/core';
+import { badInputExitCode, writeFileAtomic } from '@longhaul/core';
 import { buildReport } from '@longhaul/report';
 import { type Command, CommanderError } from 'commander';
-import { badInputExitCode } from '../print-error.js';
 
 /** `longhaul report RUN… [--out FILE]`: one self-contained HTML file of one or more runs. */
 export function register(program: Command): void {

@@ -1,6 +1,5 @@
-import { loadExperiment } from '@longhaul/core';
+import { formatColumns, loadExperiment } from '@longhaul/core';
 import type { Command } from 'commander';
-import { formatColumns } from '../columns.js';
 import { installDirOption } from '../plugin-search.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 

@@ -1,6 +1,6 @@
+import { badInputExitCode } from '@longhaul/core';
 import { startViewer } from '@longhaul/report';
 import { type Command, CommanderError } from 'commander';
-import { badInputExitCode } from '../print-error.js';
 
 /** `longhaul view [RUN|runs/]`: the report pages of runs, served on 127.0.0.1 and updated live. */
 export function register(program: Command): void {
