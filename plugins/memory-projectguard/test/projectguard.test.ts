@@ -1,9 +1,8 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MemoryContext, TrajectoryEvent, TurnResult } from '@longhaul/core';
-import { createGateway } from '@longhaul/gateway';
 import { describeMemory, FakeEnvironment, type FakeSandbox, sampleTask } from '@longhaul/testkit';
+import { openTestGateway, scriptedModel as scripted, type TestModels } from '@longhaul/testkit/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectGuardOptions } from '../src/options.js';
 import { ProjectGuardMemory } from '../src/projectguard.js';
@@ -107,11 +106,9 @@ const forecasterReplies = [
   },
 ];
 
-async function setup(models: Record<string, unknown>, options: Record<string, unknown> = {}) {
-  const runDir = await mkdtemp(join(tmpdir(), 'projectguard-'));
-  cleanup.push(() => rm(runDir, { recursive: true, force: true }));
-  const gateway = await createGateway({ models } as never, { runDir });
-  cleanup.push(() => gateway.close());
+async function setup(models: TestModels, options: Record<string, unknown> = {}) {
+  const { gateway, runDir, dispose } = await openTestGateway(models);
+  cleanup.push(dispose);
   const task = sampleTask(3, {
     seed: undefined,
     steps: sampleTask(3).steps.map((s, i) => ({ ...s, prompt: requests[i]! })),
@@ -145,8 +142,6 @@ async function setup(models: Record<string, unknown>, options: Record<string, un
   const result: TurnResult = { status: 'ok', finalText: 'Done.', usage: {} as never, durationMs: 1 };
   return { memory, sandbox, stateDir, context, result };
 }
-
-const scripted = (replies: unknown[]) => ({ backend: 'scripted', replies });
 
 describe('projectguard after a scripted run', () => {
   it('keeps committed records (edited, not duplicated), the edge table and the code skeleton, and briefs the next request with its commitments', async () => {
@@ -258,11 +253,10 @@ describe('projectguard after a scripted run', () => {
 });
 
 describeMemory('projectguard', async () => {
-  const runDir = await mkdtemp(join(tmpdir(), 'projectguard-conformance-'));
-  const gateway = await createGateway(
-    { models: { extractor: scripted(extractorReplies), forecaster: scripted(forecasterReplies) } } as never,
-    { runDir },
-  );
+  const { gateway, dispose } = await openTestGateway({
+    extractor: scripted(extractorReplies),
+    forecaster: scripted(forecasterReplies),
+  });
   const sandbox = await new FakeEnvironment().open({
     runId: 'r',
     trialId: 't1',
@@ -273,9 +267,6 @@ describeMemory('projectguard', async () => {
   return {
     memory: new ProjectGuardMemory(projectGuardOptions.parse({}), 't1', gateway),
     sandbox,
-    dispose: async () => {
-      await gateway.close();
-      await rm(runDir, { recursive: true, force: true });
-    },
+    dispose,
   };
 });

@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Component, StepScoreContext, Task, TrialSpec, WorkspaceFile } from '@longhaul/core';
-import { createGateway } from '@longhaul/gateway';
 import { FakeSnapshotStore, sampleTask } from '@longhaul/testkit';
+import { openTestGateway, scriptedModel } from '@longhaul/testkit/gateway';
 
 export const components: Component[] = [
   {
@@ -28,19 +26,7 @@ export function files(map: Record<string, string>): WorkspaceFile[] {
   }));
 }
 
-export async function judgeGateway(replies: unknown[]) {
-  const runDir = await mkdtemp(join(tmpdir(), 'faithfulness-'));
-  const gateway = await createGateway({ models: { judge: { backend: 'scripted', replies } } } as never, {
-    runDir,
-  });
-  return {
-    gateway,
-    dispose: async () => {
-      await gateway.close();
-      await rm(runDir, { recursive: true, force: true });
-    },
-  };
-}
+export const judgeGateway = (replies: unknown[]) => openTestGateway({ judge: scriptedModel(replies) });
 
 export async function stepContext(
   repo: Record<string, string>,

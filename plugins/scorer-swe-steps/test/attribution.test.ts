@@ -1,9 +1,7 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { emptyUsage, RunStore, type TrialScoreContext } from '@longhaul/core';
-import { createGateway } from '@longhaul/gateway';
 import { describeScorer, FakeSnapshotStore } from '@longhaul/testkit';
+import { openTestGateway, scriptedModel } from '@longhaul/testkit/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attributionOptions, SweStepsAttributionScorer } from '../src/index.js';
 import { chain, condition, trialOf } from './trials.js';
@@ -19,14 +17,8 @@ const label = (category: string, explanation: string) => JSON.stringify({ catego
 async function context(
   replies: unknown[],
 ): Promise<{ ctx: TrialScoreContext; scorer: SweStepsAttributionScorer }> {
-  const runDir = await mkdtemp(join(tmpdir(), 'swe-steps-attribution-'));
-  const gateway = await createGateway({ models: { judge: { backend: 'scripted', replies } } } as never, {
-    runDir,
-  });
-  cleanup.push(async () => {
-    await gateway.close();
-    await rm(runDir, { recursive: true, force: true });
-  });
+  const { gateway, runDir, dispose } = await openTestGateway({ judge: scriptedModel(replies) });
+  cleanup.push(dispose);
   const { spec, record } = trialOf('pandas', 'pandas-1', chain(3, 1), condition('conversation', 'global'));
   spec.runDir = runDir;
   spec.task.steps.forEach((step, i) => {

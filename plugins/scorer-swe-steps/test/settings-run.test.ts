@@ -1,10 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, rmdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { TrialRecord } from '@longhaul/core';
+import { ensureBuilt } from '@longhaul/testkit/build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calcChain } from './chain.js';
 
@@ -27,35 +27,6 @@ let work: string;
 let runDir: string;
 let stdout: string;
 
-/** The CLI runs built packages; turbo rebuilds what changed (one test file at a time, by a lock). */
-function build(): Promise<void> {
-  const lock = join(tmpdir(), 'longhaul-cli-test-build.lock');
-  return new Promise((done, fail) => {
-    const attempt = () => {
-      try {
-        mkdirSync(lock);
-      } catch {
-        setTimeout(attempt, 200);
-        return;
-      }
-      try {
-        const filters = packages.map((pkg) => `--filter=./${pkg}`);
-        execFileSync('npx', ['turbo', 'run', 'build', ...filters, '--output-logs=errors-only'], {
-          cwd: repoRoot,
-          stdio: 'ignore',
-          timeout: 300_000,
-        });
-        done();
-      } catch (error) {
-        fail(error);
-      } finally {
-        rmdirSync(lock);
-      }
-    };
-    attempt();
-  });
-}
-
 const trial = async (id: string): Promise<TrialRecord> =>
   JSON.parse(await readFile(join(runDir, 'trials', id, 'trial.json'), 'utf8'));
 
@@ -63,7 +34,7 @@ const trial = async (id: string): Promise<TrialRecord> =>
 const perPr = async (id: string, key: string) => (await trial(id)).steps.map((step) => step.scores[key]);
 
 beforeAll(async () => {
-  await build();
+  await ensureBuilt(packages, repoRoot);
   work = await mkdtemp(join(tmpdir(), 'longhaul-swe-steps-run-'));
   const tasks = [await calcChain(work, 'calc'), await calcChain(work, 'calc-breaks', { breaks: true })];
   await writeFile(join(work, 'tasks.json'), JSON.stringify(tasks));

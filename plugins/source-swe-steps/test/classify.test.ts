@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createGateway } from '@longhaul/gateway';
+import { type Gateway, openTestGateway, scriptedModel } from '@longhaul/testkit/gateway';
 import { describe, expect, it } from 'vitest';
 import { classifierPrompt, classifyPr } from '../src/index.js';
 
@@ -16,19 +13,12 @@ const pr = {
   },
 };
 
-async function withModel(
-  replies: unknown[],
-  work: (gateway: Awaited<ReturnType<typeof createGateway>>) => Promise<void>,
-) {
-  const runDir = await mkdtemp(join(tmpdir(), 'swe-steps-classify-'));
-  const gateway = await createGateway({ models: { sorter: { backend: 'scripted', replies } } } as never, {
-    runDir,
-  });
+async function withModel(replies: unknown[], work: (gateway: Gateway) => Promise<void>) {
+  const { gateway, dispose } = await openTestGateway({ sorter: scriptedModel(replies) });
   try {
     await work(gateway);
   } finally {
-    await gateway.close();
-    await rm(runDir, { recursive: true, force: true });
+    await dispose();
   }
 }
 
