@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -141,7 +142,12 @@ export async function ensureBuilt(packages: string[], root = workspaceRoot(proce
   const all = withDependencies(root, packages);
   const stale = () => all.filter((dir) => !builtAfterSources(dir));
   if (stale().length === 0) return;
-  await withLockDir(join(tmpdir(), 'longhaul-test-build.lock'), async () => {
+  // One lock per checkout: two clones test side by side without waiting on each other's builds.
+  const lock = join(
+    tmpdir(),
+    `longhaul-test-build-${createHash('sha256').update(root).digest('hex').slice(0, 12)}.lock`,
+  );
+  await withLockDir(lock, async () => {
     // Another test file may have built them while this one waited.
     const filters = stale().map((dir) => `--filter=./${relative(root, dir)}`);
     if (filters.length === 0) return;
