@@ -1,8 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createGateway } from '@longhaul/gateway';
 import { describeHarness, sampleTask } from '@longhaul/testkit';
+import { openTestGateway, scriptedModel } from '@longhaul/testkit/gateway';
 import { IdeHarness } from '../src/harness.js';
 import { ideOptions } from '../src/options.js';
 import { DirSandbox } from './support/dir-sandbox.js';
@@ -25,20 +22,15 @@ describeHarness(
             { text: 'waited' },
           ]
         : [{ text: 'first turn done' }, { text: 'second turn done' }, { text: 'third turn done' }];
-    const runDir = await mkdtemp(join(tmpdir(), 'ide-run-'));
-    const gateway = await createGateway(
-      { models: { scripted: { backend: 'scripted', replies } } },
-      { runDir },
-    );
+    const { gateway, dispose } = await openTestGateway({ scripted: scriptedModel(replies) });
     const task = sampleTask(1);
     return {
       harness: new IdeHarness(ideOptions.parse({}), gateway),
       sandbox,
       focus: { task, steps: task.steps },
       dispose: async () => {
-        await gateway.close();
+        await dispose();
         await sandbox.close();
-        await rm(runDir, { recursive: true, force: true });
       },
     };
   },

@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGateway } from '@longhaul/gateway';
 import { sampleTask } from '@longhaul/testkit';
+import { openTestGateway } from '@longhaul/testkit/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdeHarness } from '../src/harness.js';
 import { ideOptions } from '../src/options.js';
@@ -32,10 +32,8 @@ describe("through the run's gateway", () => {
         'main.py': 'print("new")\n',
         'pkg/util.py': 'def f():\n    return 1\n',
       });
-      const runDir = await mkdtemp(join(tmpdir(), 'ide-run-'));
-      cleanup.push(() => rm(runDir, { recursive: true, force: true }));
-      const gateway = await createGateway({ models: { oracle: { backend: 'oracle' } } }, { runDir });
-      cleanup.push(() => gateway.close());
+      const { gateway, dispose } = await openTestGateway({ oracle: { backend: 'oracle' } });
+      cleanup.push(dispose);
       const harness = new IdeHarness(ideOptions.parse({ api, explanation: 'optional' }), gateway);
       const session = await harness.openSession(sandbox, { trialId: 't1' });
       const task = sampleTask(1);

@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TrajectoryEvent } from '@longhaul/core';
-import { createGateway } from '@longhaul/gateway';
 import { sampleTask } from '@longhaul/testkit';
+import { openTestGateway, scriptedModel } from '@longhaul/testkit/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdeHarness } from '../src/harness.js';
 import { ideOptions } from '../src/options.js';
@@ -63,21 +61,12 @@ describe('MCP servers as tools', () => {
 describe('the harness with MCP servers', () => {
   it('opens them with each session, offers their tools to the model and closes them with it', async () => {
     sandbox = await DirSandbox.create();
-    const runDir = await mkdtemp(join(tmpdir(), 'ide-run-'));
-    const gateway = await createGateway(
-      {
-        models: {
-          scripted: {
-            backend: 'scripted',
-            replies: [
-              { toolCalls: [{ name: 'loud__shout', input: { text: 'hi there', explanation: 'be heard' } }] },
-              { text: 'done' },
-            ],
-          },
-        },
-      },
-      { runDir },
-    );
+    const { gateway, dispose } = await openTestGateway({
+      scripted: scriptedModel([
+        { toolCalls: [{ name: 'loud__shout', input: { text: 'hi there', explanation: 'be heard' } }] },
+        { text: 'done' },
+      ]),
+    });
     try {
       const options = ideOptions.parse({
         mcpServers: { loud: { command: process.execPath, args: [server] } },
@@ -95,8 +84,7 @@ describe('the harness with MCP servers', () => {
       await opened.close();
       expect(results(events)).toEqual([{ success: true, content: 'HI THERE' }]);
     } finally {
-      await gateway.close();
-      await rm(runDir, { recursive: true, force: true });
+      await dispose();
     }
   });
 });
