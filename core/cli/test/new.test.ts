@@ -77,6 +77,7 @@ describe('longhaul new', () => {
       ),
     );
     const pkg = join(dir, 'longhaul-harness-relay');
+    expect(result.stdout).toContain(`next:\n  cd ${pkg}\n  npm install\n  npm run build && npm test\n`);
     const manifest = await json(join(pkg, 'package.json'));
     expect(manifest).toMatchObject({
       name: '@me/longhaul-harness-relay',
@@ -120,6 +121,7 @@ describe('longhaul new', () => {
     for (const where of ['plugins/scorer-size', 'tools/one']) {
       const result = await runCli(['new', 'scorer', 'scorer-size', where], repo);
       expect(result.stdout).toContain(`to ${join(repo, where)} (a workspace member,`);
+      expect(result.stdout).toContain(`next:\n  cd ${repo} && npm install\n  cd ${join(repo, where)}\n`);
       const manifest = await json(join(repo, where, 'package.json'));
       expect(manifest).toMatchObject({
         peerDependencies: { '@longhaul/core': `^${core.version}` },

@@ -21,8 +21,10 @@ export function register(program: Command): void {
           [
             `wrote ${kind} '${written.id}' to ${written.dir} (${where}, ${written.files.length} files)`,
             'next:',
-            `  cd ${written.dir}`,
-            '  npm install',
+            // A member is linked by an install at the workspace's root.
+            ...(written.workspaceRoot
+              ? [`  cd ${written.workspaceRoot} && npm install`, `  cd ${written.dir}`]
+              : [`  cd ${written.dir}`, '  npm install']),
             '  npm run build && npm test',
             '  longhaul run example/experiment.yaml',
             '',

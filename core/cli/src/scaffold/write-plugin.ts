@@ -24,6 +24,8 @@ export interface WrittenPlugin {
   kind: ScaffoldKind;
   /** `workspace`: a member of the npm workspace around it; `standalone`: a package of its own. */
   layout: 'workspace' | 'standalone';
+  /** The workspace's root folder, for a member. */
+  workspaceRoot?: string;
   files: string[];
 }
 
@@ -75,7 +77,7 @@ export async function writePlugin(request: NewPluginRequest): Promise<WrittenPlu
     await rm(temp, { recursive: true, force: true });
     throw new NewPluginError(`${dir}: cannot write the plugin: ${fsReason(error)}`);
   }
-  return { dir, id, kind, layout, files: [...files.keys()].sort() };
+  return { dir, id, kind, layout, ...(root ? { workspaceRoot: root } : {}), files: [...files.keys()].sort() };
 }
 
 async function checkTarget(dir: string): Promise<void> {
