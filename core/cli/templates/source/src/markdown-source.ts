@@ -72,10 +72,16 @@ async function isFolder(path: string): Promise<boolean> {
 /** A hash of every file's path and content, so lock.json tells when a task changed. */
 async function hashFolder(dir: string): Promise<string> {
   const hash = createHash('sha256');
-  const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name))
-    .sort();
-  for (const file of files) hash.update(`${relative(dir, file)}\0`).update(await readFile(file));
+  const walk = async (folder: string): Promise<void> => {
+    const entries = (await readdir(folder, { withFileTypes: true })).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile()) hash.update(`${relative(dir, path)}\0`).update(await readFile(path));
+    }
+  };
+  await walk(dir);
   return hash.digest('hex');
 }
