@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import * as metrics from './commands/metrics.js';
+import * as newPlugin from './commands/new.js';
 import * as plugins from './commands/plugins.js';
 import * as regrade from './commands/regrade.js';
 import * as report from './commands/report.js';
@@ -32,6 +33,7 @@ const commands: { register(program: Command): void }[] = [
   regrade,
   metrics,
   worker,
+  newPlugin,
 ];
 
 export interface MainOptions {

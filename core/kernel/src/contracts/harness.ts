@@ -2,6 +2,7 @@ import type { Sandbox } from './sandbox.js';
 import type { Step, Task } from './task.js';
 import type { TrajectoryEvent } from './trajectory.js';
 
+/** What a harness's agent can do, declared once; the kernel and memory plugins check it, never guess. */
 export interface HarnessCapabilities {
   /** A session can be continued after its process ended (`Session.state` → `openSession({resume})`). */
   resume: boolean;
@@ -32,23 +33,37 @@ export interface ModelEndpoint {
   model: string;
 }
 
+/** What the kernel opens a session with. */
 export interface SessionOptions {
+  /** The trial this session belongs to (for names and logs). */
   trialId: string;
   /** State saved from an earlier session of this trial, when resuming. */
   resume?: unknown;
   /** Extra system prompt text from the experiment or a memory plugin. */
   systemPrompt?: string;
+  /**
+   * Where the agent reaches its model: the run's gateway, with a token for this trial (see
+   * `Harness.gatewayModel`). Absent when the experiment has no `models:` or the harness needs no model.
+   */
   model?: ModelEndpoint;
 }
 
+/** What a turn is given besides its prompt. */
 export interface TurnOptions {
+  /**
+   * Aborted by the kernel on a limit (`timeout`, `budget`) or a cancel (`cancelled`), the reason
+   * being that status: end the turn promptly with `classify(undefined, signal)` as its status.
+   */
   signal: AbortSignal;
+  /** The task and steps the turn works on (for harnesses that act on them, like the oracle). */
   focus: TurnFocus;
   /** Hard caps the harness passes to its agent where it can (the kernel enforces them anyway). */
   limits: { maxAgentTurns?: number; timeoutMs?: number };
 }
 
+/** One conversation with the agent; the kernel runs its turns one after another, never two at once. */
 export interface Session {
+  /** Unique within the run: the agent's own session id, or one the harness makes. */
   readonly id: string;
   /**
    * Runs one turn. The iterable yields the trajectory as it happens and ends with exactly one
@@ -58,9 +73,27 @@ export interface Session {
   turn(prompt: string, options: TurnOptions): AsyncIterable<TrajectoryEvent>;
   /** Serializable state that `openSession({resume})` accepts, when the harness can resume. */
   state(): unknown;
+  /** Ends the agent's conversation and what the session started; called once, after its last turn. */
   close(): Promise<void>;
 }
 
+/**
+ * Runs an agent: the contract of the `harness` kind. The kernel calls `prepare` once per sandbox,
+ * then opens sessions and runs their turns; a turn's events are the trajectory.
+ *
+ * ```ts
+ * class MyHarness implements Harness {
+ *   readonly capabilities = { resume: false, memoryFiles: ['AGENTS.md'], hooks: false };
+ *   async prepare(sandbox: Sandbox) {
+ *     const { stdout } = await sandbox.exec(['my-agent', '--version']);
+ *     return { agent: 'my-agent', version: stdout.trim() };
+ *   }
+ *   async openSession(sandbox: Sandbox, options: SessionOptions): Promise<Session> {
+ *     return new MySession(sandbox, options.model);
+ *   }
+ * }
+ * ```
+ */
 export interface Harness {
   readonly capabilities: HarnessCapabilities;
   /**

@@ -3,28 +3,38 @@ import type { EnvironmentNeeds, Task } from './task.js';
 /** A content-addressed snapshot of a workspace, stored in the run (see SnapshotStore). */
 export type SnapshotRef = string;
 
+/** How `Sandbox.exec` runs a command. Every field is optional. */
 export interface ExecOptions {
-  /** Relative to the workspace unless absolute. Default: the workspace. */
+  /** Relative to the workspace unless absolute (and then inside it). Default: the workspace. */
   cwd?: string;
+  /** Variables for the command, on top of the sandbox's own (PATH, HOME); the host's never reach it. */
   env?: Record<string, string>;
+  /** Written to the command's standard input, which is then closed. Default: empty. */
   stdin?: string | Uint8Array;
+  /** Milliseconds before the command and everything it started are killed (`timedOut` is then set). */
   timeoutMs?: number;
   /** `agent` (the unprivileged user agents run as) or `root`. Default: agent. */
   user?: 'agent' | 'root';
+  /** Aborting it kills the command and everything it started; `exec` then resolves promptly. */
   signal?: AbortSignal;
   /** Cap on captured stdout/stderr bytes each; the rest is dropped and `truncated` set. */
   maxOutputBytes?: number;
 }
 
+/** How a command ended. A command that fails is a result with its exit code, never a rejection. */
 export interface ExecResult {
+  /** The command's exit code (non-zero for a program that does not exist); null when it gave none. */
   exitCode: number | null;
+  /** Standard output, decoded as UTF-8, up to `maxOutputBytes`. */
   stdout: string;
   stderr: string;
   /** The command was killed because it ran past `timeoutMs`. */
   timedOut: boolean;
   /** The kernel of the sandbox killed it for memory. */
   oomKilled?: boolean;
+  /** Output went past `maxOutputBytes` and was cut there. */
   truncated?: boolean;
+  /** Wall-clock milliseconds the command ran. */
   durationMs: number;
 }
 
@@ -37,11 +47,14 @@ export interface SandboxProcess {
   kill(): Promise<void>;
 }
 
+/** One entry of `Sandbox.list`. */
 export interface FileEntry {
   /** Path relative to the workspace, with `/` separators. */
   path: string;
   type: 'file' | 'dir' | 'symlink';
+  /** Bytes. */
   size: number;
+  /** The mode as stat gives it; `mode & 0o777` are the permissions (0o755 for a script). */
   mode: number;
 }
 
@@ -62,6 +75,7 @@ export interface SkippedFile {
   size: number;
 }
 
+/** Options of `Sandbox.pull`. */
 export interface PullOptions {
   /** Told of every file left out for its size (see SkippedFile). */
   onSkipped?: (file: SkippedFile) => void;
@@ -73,6 +87,7 @@ export interface PullOptions {
  * call after `close()` (they reject with a ClassifiedError of class `sandbox`).
  */
 export interface Sandbox {
+  /** Names the sandbox in logs and errors (a folder, a container id). */
   readonly id: string;
   /** Absolute path of the workspace as seen by processes inside the sandbox. */
   readonly workspace: string;
@@ -81,11 +96,23 @@ export interface Sandbox {
    * on the host (the model gateway).
    */
   readonly hostAddress: string;
+  /**
+   * Runs `argv` (a program and its arguments, no shell: use `['sh', '-c', script]` for one) and
+   * waits for it. Nothing it starts outlives the call.
+   *
+   * ```ts
+   * const { exitCode, stdout } = await sandbox.exec(['python3', 'main.py', 'summary'], { timeoutMs: 10_000 });
+   * ```
+   */
   exec(argv: string[], options?: ExecOptions): Promise<ExecResult>;
+  /** Starts `argv` in the background (a server, a watcher) and returns at once; see SandboxProcess. */
   start(argv: string[], options?: Omit<ExecOptions, 'timeoutMs' | 'stdin'>): Promise<SandboxProcess>;
   readFile(path: string): Promise<Uint8Array>;
+  /** Writes a file, making its folders; `mode` defaults to the environment's (usually 0o644). */
   writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
+  /** Removes a file or a folder with everything in it; a missing path is no error. */
   remove(path: string): Promise<void>;
+  /** The entries of a folder of the workspace (default: its root), every level below with `recursive`. */
   list(path?: string, options?: { recursive?: boolean }): Promise<FileEntry[]>;
   /**
    * Every file of the workspace (minus the environment's excludes), for snapshots and diffs.
@@ -111,6 +138,7 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/** What the kernel asks an environment to open: the sandbox of an agent or of a scorer, for one task. */
 export interface SandboxSpec {
   runId: string;
   trialId: string;
@@ -132,6 +160,7 @@ export interface SnapshotStore {
   has(ref: SnapshotRef): Promise<boolean>;
 }
 
+/** Opens sandboxes: the contract of the `environment` kind. */
 export interface Environment {
   open(spec: SandboxSpec): Promise<Sandbox>;
   /** What goes into lock.json for this environment (image digests, tool versions). */

@@ -1,0 +1,259 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmod, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import {
+  ClassifiedError,
+  type ExecOptions,
+  type ExecResult,
+  type FileEntry,
+  type PullOptions,
+  type Sandbox,
+  type SandboxProcess,
+  type SkippedFile,
+  type SnapshotRef,
+  type SnapshotStore,
+  type WorkspaceFile,
+} from '@longhaul/core';
+
+export interface FolderSandboxLimits {
+  /** Paths (relative, with `/`) left out of pulls, pushes and snapshots. */
+  excluded: (path: string) => boolean;
+  /** Files larger than this are left out of pulls and snapshots, unread. */
+  maxFileBytes: number;
+}
+
+/**
+ * A sandbox over a host folder. Every command runs in a process group of its own, so a timeout,
+ * an abort or its end kills whatever it started in that group (a process that makes a session of
+ * its own, with setsid, escapes it: this environment contains nothing).
+ */
+export class FolderSandbox implements Sandbox {
+  readonly id: string;
+  readonly workspace: string;
+  /** Processes here run on the host: the host reaches them on loopback, and they reach it there. */
+  readonly hostAddress = '127.0.0.1';
+  private readonly home: string;
+  private readonly started = new Set<ChildProcess>();
+  private closed = false;
+
+  constructor(
+    private readonly root: string,
+    private readonly snapshots: SnapshotStore,
+    private readonly limits: FolderSandboxLimits,
+  ) {
+    this.id = root;
+    this.workspace = join(root, 'workspace');
+    this.home = join(root, 'home');
+  }
+
+  async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const child = this.spawn(argv, options);
+    return this.collect(child, options);
+  }
+
+  async start(
+    argv: string[],
+    options: Omit<ExecOptions, 'timeoutMs' | 'stdin'> = {},
+  ): Promise<SandboxProcess> {
+    const child = this.spawn(argv, options);
+    this.started.add(child);
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    const result = this.collect(child, options, { stdout, stderr }).finally(() => this.started.delete(child));
+    return {
+      pid: child.pid,
+      output: () => ({ stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString() }),
+      wait: () => result,
+      kill: async () => {
+        killGroup(child);
+        await result;
+      },
+    };
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    return readFile(this.inside(path));
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+    const file = this.inside(path);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, data);
+    // chmod after writing: the process umask would otherwise clear bits of the mode asked for.
+    await chmod(file, options.mode ?? 0o644);
+  }
+
+  async remove(path: string): Promise<void> {
+    const full = this.inside(path);
+    if (full === this.workspace) throw new Error('remove() refuses to delete the workspace itself');
+    await rm(full, { recursive: true, force: true });
+  }
+
+  async list(path = '', options: { recursive?: boolean } = {}): Promise<FileEntry[]> {
+    const dir = this.inside(path);
+    const entries: FileEntry[] = [];
+    const walk = async (folder: string): Promise<void> => {
+      for (const entry of await readdir(folder, { withFileTypes: true })) {
+        const full = join(folder, entry.name);
+        const info = await lstat(full);
+        const type = info.isSymbolicLink() ? 'symlink' : info.isDirectory() ? 'dir' : 'file';
+        entries.push({ path: this.relative(full), type, size: info.size, mode: info.mode & 0o7777 });
+        if (options.recursive && type === 'dir') await walk(full);
+      }
+    };
+    await walk(dir);
+    return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
+    this.open();
+    const files: WorkspaceFile[] = [];
+    for (const entry of await this.list('', { recursive: true })) {
+      if (entry.type !== 'file' || this.limits.excluded(entry.path)) continue;
+      if (entry.size > this.limits.maxFileBytes) {
+        options.onSkipped?.({ path: entry.path, size: entry.size });
+        continue;
+      }
+      files.push({
+        path: entry.path,
+        mode: entry.mode,
+        data: await readFile(join(this.workspace, entry.path)),
+      });
+    }
+    return files;
+  }
+
+  async push(files: WorkspaceFile[]): Promise<void> {
+    this.open();
+    for (const entry of await readdir(this.workspace)) {
+      if (!this.limits.excluded(entry))
+        await rm(join(this.workspace, entry), { recursive: true, force: true });
+    }
+    for (const file of files) await this.writeFile(file.path, file.data, { mode: file.mode & 0o7777 });
+  }
+
+  async snapshot(): Promise<SnapshotRef> {
+    const skipped: SkippedFile[] = [];
+    const files = await this.pull({ onSkipped: (file) => skipped.push(file) });
+    return this.snapshots.put(files, skipped);
+  }
+
+  async restore(ref: SnapshotRef): Promise<void> {
+    this.open();
+    await this.push(await this.snapshots.get(ref));
+  }
+
+  async expose(port: number): Promise<string> {
+    this.open();
+    return `http://127.0.0.1:${port}`;
+  }
+
+  async sweep(): Promise<void> {
+    this.open();
+    for (const child of this.started) killGroup(child);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const child of this.started) killGroup(child);
+    await rm(this.root, { recursive: true, force: true });
+  }
+
+  /** Throws the error class the kernel expects from a sandbox that is closed. */
+  private open(): void {
+    if (this.closed) throw new ClassifiedError('sandbox', `sandbox ${this.id} is closed`);
+  }
+
+  /**
+   * The host path of a workspace path; a path that would leave the workspace is refused. Symbolic
+   * links inside it are followed: nothing here keeps an agent's own commands in (see the class).
+   */
+  private inside(path: string): string {
+    this.open();
+    const full = resolve(this.workspace, path);
+    const rel = relative(this.workspace, full);
+    if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+      throw new Error(`${path} is outside the workspace ${this.workspace}`);
+    }
+    return full;
+  }
+
+  private relative(full: string): string {
+    return relative(this.workspace, full).split(sep).join('/');
+  }
+
+  private spawn(argv: string[], options: Omit<ExecOptions, 'timeoutMs' | 'stdin'>): ChildProcess {
+    const cwd = this.inside(options.cwd ?? '');
+    // Commands see none of the runner's variables (its keys included): only PATH, HOME and what they are given.
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: this.home, ...options.env };
+    return spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  }
+
+  /** Waits for a command, keeping its output up to the cap, killing its group on timeout, abort or exit. */
+  private collect(
+    child: ChildProcess,
+    options: ExecOptions,
+    buffers: { stdout: Buffer[]; stderr: Buffer[] } = { stdout: [], stderr: [] },
+  ): Promise<ExecResult> {
+    const startedAt = Date.now();
+    const cap = options.maxOutputBytes ?? Number.POSITIVE_INFINITY;
+    let truncated = false;
+    let timedOut = false;
+    const keep = (chunks: Buffer[]) => {
+      let kept = 0;
+      return (chunk: Buffer) => {
+        const room = cap - kept;
+        if (chunk.length > room) truncated = true;
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        kept += Math.min(room, chunk.length);
+      };
+    };
+    child.stdout?.on('data', keep(buffers.stdout));
+    child.stderr?.on('data', keep(buffers.stderr));
+    child.stdin?.on('error', () => {}); // a command that does not read its input closes it early
+    child.stdin?.end(options.stdin === undefined ? undefined : Buffer.from(options.stdin));
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            killGroup(child);
+          }, options.timeoutMs);
+    const onAbort = () => killGroup(child);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) killGroup(child);
+
+    return new Promise((done) => {
+      let spawnError: Error | undefined;
+      child.on('error', (error) => {
+        spawnError = error; // e.g. ENOENT: a program that does not exist is exit code 127, as a shell says
+      });
+      // What the command left running in its group ends with it.
+      child.on('exit', () => killGroup(child));
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        done({
+          exitCode: spawnError ? 127 : (code ?? (signal ? 128 + constants.signals[signal] : null)),
+          stdout: Buffer.concat(buffers.stdout).toString(),
+          stderr: spawnError ? `${spawnError.message}\n` : Buffer.concat(buffers.stderr).toString(),
+          timedOut,
+          ...(truncated ? { truncated } : {}),
+          durationMs: Date.now() - startedAt,
+        });
+      });
+    });
+  }
+}
+
+/** Kills the process group a command leads (the command and all it started). */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // The group is gone already.
+  }
+}

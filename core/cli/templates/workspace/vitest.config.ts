@@ -1,0 +1,1 @@
+export { default } from '{{root}}/vitest.shared.js';
