@@ -17,7 +17,9 @@ import { cliVersion } from './version.js';
 
 /**
  * Each command lives in its own file under commands/ and exports `register(program)`. Add new
- * commands to this list.
+ * commands to this list. A command file imports at its top only what registering needs
+ * (commander, `@longhaul/core/light`); its action imports the rest (`await import('@longhaul/core')`),
+ * so `--help` loads no kernel (test/startup-imports.test.ts checks).
  */
 const commands: { register(program: Command): void }[] = [
   run,

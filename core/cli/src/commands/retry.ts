@@ -1,8 +1,7 @@
-import { defaultRetryStatuses, retryRun } from '@longhaul/core';
+import { defaultRetryStatuses } from '@longhaul/core/light';
 import { type Command, InvalidArgumentError } from 'commander';
 import { reportingConfigErrors } from '../print-error.js';
-import { driveRun } from '../progress/drive-run.js';
-import { concurrencyOption, graceOption, openGateway } from './run.js';
+import { concurrencyOption, graceOption, runModules } from './run.js';
 
 const plainStatuses = ['ok', 'failed', 'timeout', 'budget', 'error'];
 
@@ -40,10 +39,11 @@ export function register(program: Command): void {
     .option(...concurrencyOption)
     .option(...graceOption)
     .action(async (runDir: string, options: { status: string[]; concurrency?: number; grace: number }) => {
+      const { core, driveRun, openGateway } = await runModules();
       process.exitCode = await reportingConfigErrors(() =>
         driveRun(
           (hooks) =>
-            retryRun(runDir, {
+            core.retryRun(runDir, {
               ...hooks,
               openGateway,
               concurrency: options.concurrency,
