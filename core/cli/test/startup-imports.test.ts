@@ -54,9 +54,10 @@ describe('start-up paths load neither the kernel nor a plugin', () => {
     for (const { modules } of [version, usage, runHelp, plugins]) expect(heavyIn(modules)).toEqual([]);
   }, 300_000);
 
-  it('a command that does its work loads the kernel then (the check sees it)', async () => {
-    const validate = await loaded(dir(), 'validate', ['validate', join(dir(), 'missing.yaml')]);
-    expect(validate.stderr).toContain('missing.yaml');
+  it('a command that does its work loads the kernel then, and the gateway only for models:', async () => {
+    const validate = await loaded(dir(), 'validate', ['validate', 'examples/quickstart.yaml']);
+    expect(validate.stdout).toContain('examples/quickstart.yaml: valid');
     expect(heavyIn(validate.modules)).toContainEqual(expect.stringMatching(/core\/kernel\/dist\/index\.js$/));
+    expect(validate.modules.filter((url) => url.includes('/core/gateway/'))).toEqual([]);
   }, 300_000);
 });
