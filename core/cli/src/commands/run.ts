@@ -41,6 +41,12 @@ export const concurrencyOption = [
   positive('concurrency', true),
 ] as const;
 
+export const forceOption = [
+  '--force',
+  'take the run over even if writer.lock names a process on another host (or cannot be read)',
+  false,
+] as const;
+
 export const graceOption = [
   '--grace <seconds>',
   'after Ctrl-C, how long running turns may finish before they are aborted',
@@ -65,6 +71,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'run only the first n trials of the plan', positive('limit', true))
     .option('--executor <id>', 'where trials run: an executor plugin (same as --set executor=<id>)')
     .option(...graceOption)
+    .option(...forceOption)
     .action(
       async (
         file: string,
@@ -76,6 +83,7 @@ export function register(program: Command): void {
           limit?: number;
           executor?: string;
           grace: number;
+          force: boolean;
         },
       ) => {
         const [{ core, driveRun, openGateway }, { loadExperimentFile }] = await Promise.all([
@@ -96,6 +104,7 @@ export function register(program: Command): void {
                 openGateway,
                 runDir: options.runDir,
                 concurrency: options.concurrency,
+                force: options.force,
               }),
             { graceSeconds: options.grace },
           ),

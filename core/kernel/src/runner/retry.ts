@@ -22,15 +22,20 @@ export interface RetryResult extends RunResult {
  * finished by `resume` or another `retry`; a move cut short is completed first.
  */
 export async function retryRun(runDir: string, options: RetryOptions = {}): Promise<RetryResult> {
-  const { dir, store, experiment } = await openRun(runDir, options);
+  const { dir, store, experiment, writer } = await openRun(runDir, options, 'longhaul retry');
   const statuses = options.statuses ?? defaultRetryStatuses;
   const retried: RetryResult['retried'] = [];
-  for (const spec of experiment.trials) {
-    const record = await store.readTrial(spec.id);
-    if (!record || !isTrialComplete(record) || !matchesRetryStatus(record.status, statuses)) continue;
-    retried.push({ id: spec.id, attempt: await moveToAttempts(store, spec.id) });
+  try {
+    for (const spec of experiment.trials) {
+      const record = await store.readTrial(spec.id);
+      if (!record || !isTrialComplete(record) || !matchesRetryStatus(record.status, statuses)) continue;
+      retried.push({ id: spec.id, attempt: await moveToAttempts(store, spec.id) });
+    }
+  } catch (error) {
+    await writer.release();
+    throw error;
   }
   options.onRetry?.(retried);
-  const result = await resumeExperiment(experiment, dir, options);
+  const result = await resumeExperiment(experiment, dir, options, writer);
   return { ...result, retried };
 }
