@@ -50,7 +50,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     .exitOverride()
     .showSuggestionAfterError();
   for (const command of commands) command.register(program);
-  await registerContributedCommands(program);
+  // Contributed commands are looked for (a scan of node_modules) only when a built-in one is not named.
+  if (!program.commands.some((command) => command.name() === argv[0]))
+    await registerContributedCommands(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
