@@ -1,18 +1,18 @@
 import { pathToFileURL } from 'node:url';
-import { type CommandDefinition, type DeclaredCommand, runCommand } from '@longhaul/core';
+import type { CommandDefinition } from '@longhaul/core';
+import type { DeclaredCommand } from '@longhaul/core/light';
 import type { Command } from 'commander';
-import { openCommandGateway } from './command-gateway.js';
-import { discoverPlugins, installDirOption } from './plugin-search.js';
+import { discoverManifests, installDirOption } from './plugin-search.js';
 
 /**
  * Adds the commands installed packages declare in their manifests. Only the manifest is read
- * here; the package's "./commands" module is imported when its command runs, and the command
- * gets every argument after its name to parse itself.
+ * here (without loading the kernel); the package's "./commands" module is imported when its
+ * command runs, and the command gets every argument after its name to parse itself.
  */
 export async function registerContributedCommands(program: Command): Promise<void> {
   const builtIn = new Set(program.commands.map((command) => command.name()));
-  const declared = await discoverPlugins().then(
-    (registry) => registry.commands(),
+  const declared = await discoverManifests().then(
+    (manifests) => manifests.commands(),
     () => [] as DeclaredCommand[],
   );
   for (const command of declared) {
@@ -57,6 +57,10 @@ async function runContributed(command: DeclaredCommand, args: string[]): Promise
       `package '${command.packageName}' declares the command in package.json but ${command.module} does not default-export it (export default [defineCommand({ name: '${command.name}', ... })])`,
     );
   }
+  const [{ runCommand }, { openCommandGateway }] = await Promise.all([
+    import('@longhaul/core'),
+    import('./command-gateway.js'),
+  ]);
   return runCommand(definition, args, {
     cwd: process.cwd(),
     stdout: process.stdout,

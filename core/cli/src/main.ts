@@ -18,7 +18,9 @@ import { cliVersion } from './version.js';
 
 /**
  * Each command lives in its own file under commands/ and exports `register(program)`. Add new
- * commands to this list.
+ * commands to this list. A command file imports at its top only what registering needs
+ * (commander, `@longhaul/core/light`); its action imports the rest (`await import('@longhaul/core')`),
+ * so `--help` loads no kernel (test/startup-imports.test.ts checks).
  */
 const commands: { register(program: Command): void }[] = [
   run,
@@ -50,7 +52,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     .exitOverride()
     .showSuggestionAfterError();
   for (const command of commands) command.register(program);
-  await registerContributedCommands(program);
+  // Contributed commands are looked for (a scan of node_modules) only when a built-in one is not named.
+  if (!program.commands.some((command) => command.name() === argv[0]))
+    await registerContributedCommands(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

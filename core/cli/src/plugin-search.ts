@@ -1,4 +1,5 @@
-import { PluginRegistry } from '@longhaul/core';
+import type { PluginRegistry } from '@longhaul/core';
+import { PluginManifests } from '@longhaul/core/light';
 
 /**
  * Where commands look for plugins besides the working directory and an experiment's project.
@@ -12,7 +13,16 @@ export function installDirOption(): { installDir?: string | null } {
   return pluginSearch.installDir === undefined ? {} : { installDir: pluginSearch.installDir };
 }
 
-/** Plugins found from the working directory (and longhaul's install); nothing is imported yet. */
-export function discoverPlugins(): Promise<PluginRegistry> {
+/**
+ * What the installed packages' manifests declare, found from the working directory (and
+ * longhaul's install) without loading the kernel: for `--help` and `longhaul plugins`.
+ */
+export function discoverManifests(): Promise<PluginManifests> {
+  return PluginManifests.discover({ cwd: process.cwd(), ...installDirOption() });
+}
+
+/** Plugins found from the working directory (and longhaul's install), ready to `load`. */
+export async function discoverPlugins(): Promise<PluginRegistry> {
+  const { PluginRegistry } = await import('@longhaul/core');
   return PluginRegistry.discover({ cwd: process.cwd(), ...installDirOption() });
 }

@@ -1,4 +1,4 @@
-import { badInputExitCode, configErrorText, isConfigError } from '@longhaul/core';
+import { badInputExitCode, configErrorText, isConfigError } from '@longhaul/core/light';
 import { CommanderError } from 'commander';
 
 /**

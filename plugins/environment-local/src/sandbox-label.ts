@@ -1,5 +1,6 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processAlive, processStartTime } from '@longhaul/core';
 import { killMarked } from './process-marks.js';
 
 /** Every sandbox folder is named `longhaul-…` and holds this label. */
@@ -16,18 +17,8 @@ export interface SandboxLabel {
   started: string | undefined;
 }
 
-/** Field 22 of /proc/<pid>/stat: when the process started, in clock ticks since boot. */
-async function startTime(pid: number): Promise<string | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
 export async function writeLabel(root: string, owner: Omit<SandboxLabel, 'pid' | 'started'>): Promise<void> {
-  const label: SandboxLabel = { ...owner, pid: process.pid, started: await startTime(process.pid) };
+  const label: SandboxLabel = { ...owner, pid: process.pid, started: await processStartTime(process.pid) };
   await writeFile(join(root, labelFile), `${JSON.stringify(label)}\n`);
 }
 
@@ -38,17 +29,6 @@ async function readLabel(root: string): Promise<SandboxLabel | undefined> {
   } catch {
     return undefined;
   }
-}
-
-async function ownerAlive(label: SandboxLabel): Promise<boolean> {
-  try {
-    process.kill(label.pid, 0);
-  } catch (error) {
-    // EPERM: alive, but another user's.
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  const started = await startTime(label.pid);
-  return label.started === undefined || started === undefined || started === label.started;
 }
 
 /**
@@ -62,7 +42,12 @@ export async function reclaimSandboxes(base: string, runId?: string): Promise<{ 
   for (const name of names.filter((n) => n.startsWith(folderPrefix)).sort()) {
     const root = join(base, name);
     const label = await readLabel(root);
-    if (!label || (runId !== undefined && label.runId !== runId) || (await ownerAlive(label))) continue;
+    if (
+      !label ||
+      (runId !== undefined && label.runId !== runId) ||
+      (await processAlive(label.pid, label.started))
+    )
+      continue;
     await killMarked(`${name}/`);
     await rm(root, { recursive: true, force: true });
     removed.push(root);

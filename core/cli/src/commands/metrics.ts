@@ -1,18 +1,14 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { badInputExitCode } from '@longhaul/core';
-import {
-  analyzeProject,
-  type CcVariant,
-  type DiscoveryOptions,
-  type HistoryCommit,
-  languageOfPath,
-  type MetricsOptions,
-  measureHistory,
-  type QualitySummary,
-  readSourceTree,
-  type SizeTerm,
-  type SourceFile,
+import { badInputExitCode } from '@longhaul/core/light';
+import type {
+  CcVariant,
+  DiscoveryOptions,
+  HistoryCommit,
+  MetricsOptions,
+  QualitySummary,
+  SizeTerm,
+  SourceFile,
 } from '@longhaul/metrics';
 import { type Command, CommanderError, InvalidArgumentError } from 'commander';
 import { collect } from '../print-error.js';
@@ -111,6 +107,7 @@ async function measurePath(
   metrics: Partial<MetricsOptions>,
   discovery: DiscoveryOptions,
 ): Promise<void> {
+  const { analyzeProject, languageOfPath, readSourceTree } = await import('@longhaul/metrics');
   const target = resolve(path);
   const info = await stat(target).catch(() => badInput(`${path}: no such file or directory`));
   let sources: SourceFile[];
@@ -158,6 +155,7 @@ async function history(
   metrics: Partial<MetricsOptions>,
   discovery: DiscoveryOptions,
 ): Promise<void> {
+  const { measureHistory } = await import('@longhaul/metrics');
   const info = await stat(resolve(repo)).catch(() => undefined);
   if (!info?.isDirectory()) badInput(`${repo}: no such directory`);
   const print = (commit: HistoryCommit) => {

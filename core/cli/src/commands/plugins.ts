@@ -3,13 +3,12 @@ import {
   type DeclaredPlugin,
   formatColumns,
   formatIssue,
-  optionRows,
   type PluginKind,
   type PluginOrigin,
   pluginKinds,
-} from '@longhaul/core';
+} from '@longhaul/core/light';
 import { type Command, InvalidArgumentError } from 'commander';
-import { discoverPlugins } from '../plugin-search.js';
+import { discoverManifests, discoverPlugins } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
 
 function parseKind(value: string): PluginKind {
@@ -35,8 +34,8 @@ export function register(program: Command): void {
     )
     .argument('[kind]', `only plugins of this kind (${pluginKinds.join(', ')})`, parseKind)
     .action(async (kind: PluginKind | undefined) => {
-      const registry = await reportingConfigErrors(() => discoverPlugins());
-      const plugins = registry.declared(kind);
+      const manifests = await reportingConfigErrors(() => discoverManifests());
+      const plugins = manifests.declared(kind);
       if (plugins.length === 0) {
         process.stdout.write(`no ${kind ? `${kind} ` : ''}plugins installed under ${process.cwd()}\n`);
       } else {
@@ -52,7 +51,7 @@ export function register(program: Command): void {
         );
       }
       // Packages whose manifest is invalid, or that declare the same plugin, come after, as bad input.
-      const problems = registry.problems(kind);
+      const problems = manifests.problems(kind);
       if (problems.length > 0) await reportingConfigErrors(() => Promise.reject(new ConfigError(problems)));
     });
   command
@@ -89,6 +88,7 @@ export function register(program: Command): void {
       process.stdout.write(
         `${definition.kind} ${definition.id} (${plugin.packageName}@${plugin.version}, ${plugin.dir})\n${definition.description}\n\n`,
       );
+      const { optionRows } = await import('@longhaul/core');
       const rows = optionRows(definition.options);
       if (rows.length === 0) {
         process.stdout.write('no options\n');

@@ -1,11 +1,10 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigError, type RegradeResult, regradeRun } from '@longhaul/core';
+import type { RegradeResult } from '@longhaul/core';
+import { ConfigError } from '@longhaul/core/light';
 import type { Command } from 'commander';
-import { loadExperimentFile } from '../load-experiment-file.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
-import { openGateway } from './run.js';
 
 const shown = (value: number | boolean | null) =>
   typeof value === 'number' ? String(Math.round(value * 1000) / 1000) : String(value);
@@ -34,6 +33,11 @@ export function register(program: Command): void {
       "the regrade's name (default: continue an unfinished regrade with the same scorers, or a new one)",
     )
     .action(async (runDir: string, options: { scorers?: string; set: string[]; id?: string }) => {
+      const [{ regradeRun }, { loadExperimentFile }, { openGateway }] = await Promise.all([
+        import('@longhaul/core'),
+        import('../load-experiment-file.js'),
+        import('../run-gateway.js'),
+      ]);
       const dir = resolve(runDir);
       const file = join(dir, 'experiment.yaml');
       const result = await reportingConfigErrors(async (): Promise<RegradeResult> => {

@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { badInputExitCode, writeFileAtomic } from '@longhaul/core';
-import { buildReport } from '@longhaul/report';
+import { badInputExitCode } from '@longhaul/core/light';
 import { type Command, CommanderError } from 'commander';
 
 /** `longhaul report RUN… [--out FILE]`: one self-contained HTML file of one or more runs. */
@@ -20,6 +19,10 @@ export function register(program: Command): void {
           throw new CommanderError(badInputExitCode, 'longhaul.badInput', `${dir}: not a run directory`);
         }
       }
+      const [{ writeFileAtomic }, { buildReport }] = await Promise.all([
+        import('@longhaul/core'),
+        import('@longhaul/report'),
+      ]);
       const started = Date.now();
       const html = await buildReport(runDirs.map((dir) => resolve(dir)));
       const out = resolve(options.out ?? join(runDirs[0]!, 'report.html'));

@@ -1,8 +1,6 @@
-import { resumeRun } from '@longhaul/core';
 import type { Command } from 'commander';
 import { reportingConfigErrors } from '../print-error.js';
-import { driveRun } from '../progress/drive-run.js';
-import { concurrencyOption, graceOption, openGateway } from './run.js';
+import { concurrencyOption, forceOption, graceOption, runModules } from './run.js';
 
 /** `longhaul resume <run-dir>`: finishes an interrupted run without re-running complete steps. */
 export function register(program: Command): void {
@@ -12,11 +10,22 @@ export function register(program: Command): void {
     .argument('<run-dir>', 'the run directory')
     .option(...concurrencyOption)
     .option(...graceOption)
-    .action(async (runDir: string, options: { concurrency?: number; grace: number }) => {
+    .option(...forceOption)
+    .action(async (runDir: string, options: { concurrency?: number; grace: number; force: boolean }) => {
+      const { core, driveRun, openGateway } = await runModules();
       process.exitCode = await reportingConfigErrors(() =>
-        driveRun((hooks) => resumeRun(runDir, { ...hooks, openGateway, concurrency: options.concurrency }), {
-          graceSeconds: options.grace,
-        }),
+        driveRun(
+          (hooks) =>
+            core.resumeRun(runDir, {
+              ...hooks,
+              openGateway,
+              concurrency: options.concurrency,
+              force: options.force,
+            }),
+          {
+            graceSeconds: options.grace,
+          },
+        ),
       );
     });
 }

@@ -1,8 +1,7 @@
-import { defaultRetryStatuses, retryRun } from '@longhaul/core';
+import { defaultRetryStatuses } from '@longhaul/core/light';
 import { type Command, InvalidArgumentError } from 'commander';
 import { reportingConfigErrors } from '../print-error.js';
-import { driveRun } from '../progress/drive-run.js';
-import { concurrencyOption, graceOption, openGateway } from './run.js';
+import { concurrencyOption, forceOption, graceOption, runModules } from './run.js';
 
 const plainStatuses = ['ok', 'failed', 'timeout', 'budget', 'error'];
 
@@ -39,24 +38,32 @@ export function register(program: Command): void {
     )
     .option(...concurrencyOption)
     .option(...graceOption)
-    .action(async (runDir: string, options: { status: string[]; concurrency?: number; grace: number }) => {
-      process.exitCode = await reportingConfigErrors(() =>
-        driveRun(
-          (hooks) =>
-            retryRun(runDir, {
-              ...hooks,
-              openGateway,
-              concurrency: options.concurrency,
-              statuses: options.status,
-              onRetry: (retried) => {
-                const which = retried.map(({ id, attempt }) => `${id} (attempt ${attempt} kept)`);
-                process.stderr.write(
-                  `retry: ${retried.length} trial${retried.length === 1 ? '' : 's'} ended with ${options.status.join(', ')}${which.length > 0 ? `: ${which.join(', ')}` : ''}\n`,
-                );
-              },
-            }),
-          { graceSeconds: options.grace },
-        ),
-      );
-    });
+    .option(...forceOption)
+    .action(
+      async (
+        runDir: string,
+        options: { status: string[]; concurrency?: number; grace: number; force: boolean },
+      ) => {
+        const { core, driveRun, openGateway } = await runModules();
+        process.exitCode = await reportingConfigErrors(() =>
+          driveRun(
+            (hooks) =>
+              core.retryRun(runDir, {
+                ...hooks,
+                openGateway,
+                concurrency: options.concurrency,
+                force: options.force,
+                statuses: options.status,
+                onRetry: (retried) => {
+                  const which = retried.map(({ id, attempt }) => `${id} (attempt ${attempt} kept)`);
+                  process.stderr.write(
+                    `retry: ${retried.length} trial${retried.length === 1 ? '' : 's'} ended with ${options.status.join(', ')}${which.length > 0 ? `: ${which.join(', ')}` : ''}\n`,
+                  );
+                },
+              }),
+            { graceSeconds: options.grace },
+          ),
+        );
+      },
+    );
 }

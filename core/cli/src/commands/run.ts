@@ -1,10 +1,6 @@
-import { type RunOptions, startRun } from '@longhaul/core';
-import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadExperimentFile } from '../load-experiment-file.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
-import { driveRun } from '../progress/drive-run.js';
 
 function positive(label: string, integer = false) {
   return (value: string): number => {
@@ -26,19 +22,29 @@ function taskPatterns(value: string): string[] {
   return patterns;
 }
 
-/** Starts the run's model gateway from the experiment's `models:` (on loopback; keys stay on the host). */
-export const openGateway: NonNullable<RunOptions['openGateway']> = ({ run, models, prices, file, log }) =>
-  createGateway({ models, ...(prices === undefined ? {} : { prices }) } as GatewayConfigInput, {
-    runDir: run.runDir,
-    baseDir: run.baseDir,
-    configFile: file,
-    log,
-  });
+/**
+ * What running trials needs (the kernel, the progress view, the gateway), imported when a command
+ * runs rather than at start: `longhaul --help` must not load the kernel.
+ */
+export async function runModules() {
+  const [core, { driveRun }, { openGateway }] = await Promise.all([
+    import('@longhaul/core'),
+    import('../progress/drive-run.js'),
+    import('../run-gateway.js'),
+  ]);
+  return { core, driveRun, openGateway };
+}
 
 export const concurrencyOption = [
   '--concurrency <n>',
   'trials at once (overrides the experiment)',
   positive('concurrency', true),
+] as const;
+
+export const forceOption = [
+  '--force',
+  'take the run over even if writer.lock names a process on another host (or cannot be read)',
+  false,
 ] as const;
 
 export const graceOption = [
@@ -65,6 +71,7 @@ export function register(program: Command): void {
     .option('--limit <n>', 'run only the first n trials of the plan', positive('limit', true))
     .option('--executor <id>', 'where trials run: an executor plugin (same as --set executor=<id>)')
     .option(...graceOption)
+    .option(...forceOption)
     .action(
       async (
         file: string,
@@ -76,8 +83,13 @@ export function register(program: Command): void {
           limit?: number;
           executor?: string;
           grace: number;
+          force: boolean;
         },
       ) => {
+        const [{ core, driveRun, openGateway }, { loadExperimentFile }] = await Promise.all([
+          runModules(),
+          import('../load-experiment-file.js'),
+        ]);
         const set =
           options.executor === undefined ? options.set : [`executor=${options.executor}`, ...options.set];
         const experiment = await reportingConfigErrors(() =>
@@ -87,11 +99,12 @@ export function register(program: Command): void {
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(
             (hooks) =>
-              startRun(experiment, {
+              core.startRun(experiment, {
                 ...hooks,
                 openGateway,
                 runDir: options.runDir,
                 concurrency: options.concurrency,
+                force: options.force,
               }),
             { graceSeconds: options.grace },
           ),

@@ -1,5 +1,4 @@
-import { experimentJsonSchema, formatIssue } from '@longhaul/core';
-import { modelsConfigSchema, pricesConfigSchema } from '@longhaul/gateway';
+import { formatIssue } from '@longhaul/core/light';
 import type { Command } from 'commander';
 import { discoverPlugins } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
@@ -12,6 +11,10 @@ export function register(program: Command): void {
       "Print the JSON Schema of experiment files, with every installed plugin's options (point your editor's YAML schema setting at it)",
     )
     .action(async () => {
+      const [{ experimentJsonSchema }, { modelsConfigSchema, pricesConfigSchema }] = await Promise.all([
+        import('@longhaul/core'),
+        import('@longhaul/gateway'),
+      ]);
       const registry = await reportingConfigErrors(async () => (await discoverPlugins()).load('all'));
       process.stdout.write(
         `${JSON.stringify(experimentJsonSchema(registry, { models: modelsConfigSchema, prices: pricesConfigSchema }), null, 2)}\n`,

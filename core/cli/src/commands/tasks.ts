@@ -1,4 +1,4 @@
-import { formatColumns, loadExperiment } from '@longhaul/core';
+import { formatColumns } from '@longhaul/core/light';
 import type { Command } from 'commander';
 import { installDirOption } from '../plugin-search.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
@@ -11,6 +11,7 @@ export function register(program: Command): void {
     .argument('<experiment>', 'experiment YAML file')
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
     .action(async (file: string, options: { set: string[] }) => {
+      const { loadExperiment } = await import('@longhaul/core');
       const experiment = await reportingConfigErrors(() =>
         loadExperiment(file, { set: options.set, ...installDirOption() }),
       );

@@ -1,6 +1,4 @@
-import { checkExperiment } from '@longhaul/core';
 import type { Command } from 'commander';
-import { loadExperimentFile } from '../load-experiment-file.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
 
@@ -18,6 +16,10 @@ export function register(program: Command): void {
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
     .option('--resolved', 'print the experiment as a run would store it (defaults filled in)', false)
     .action(async (file: string, options: { set: string[]; resolved: boolean }) => {
+      const [{ checkExperiment }, { loadExperimentFile }] = await Promise.all([
+        import('@longhaul/core'),
+        import('../load-experiment-file.js'),
+      ]);
       const experiment = await reportingConfigErrors(() => loadExperimentFile(file, options.set));
       printWarnings(experiment.warnings);
       await reportingConfigErrors(() => checkExperiment(experiment));

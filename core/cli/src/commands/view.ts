@@ -1,5 +1,4 @@
-import { badInputExitCode } from '@longhaul/core';
-import { startViewer } from '@longhaul/report';
+import { badInputExitCode } from '@longhaul/core/light';
 import { type Command, CommanderError } from 'commander';
 
 /** `longhaul view [RUN|runs/]`: the report pages of runs, served on 127.0.0.1 and updated live. */
@@ -15,6 +14,7 @@ export function register(program: Command): void {
         process.stderr.write(`--port ${options.port}: not a port number (0 to 65535)\n`);
         throw new CommanderError(badInputExitCode, 'longhaul.badInput', 'bad port');
       }
+      const { startViewer } = await import('@longhaul/report');
       let viewer: Awaited<ReturnType<typeof startViewer>>;
       try {
         viewer = await startViewer({ path: dir, port });

@@ -1,8 +1,7 @@
-import { type Executor, PluginRegistry, standalonePlugin, TrialHost } from '@longhaul/core';
+import type { Executor } from '@longhaul/core';
 import { type Command, InvalidArgumentError } from 'commander';
 import { installDirOption } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
-import { openGateway } from './run.js';
 
 function positive(label: string, integer: boolean) {
   return (value: string): number => {
@@ -50,6 +49,10 @@ export function register(program: Command): void {
     )
     .option('--executor <id>', 'the executor plugin whose trials to serve', 'queue')
     .action(async (flags: WorkerFlags) => {
+      const [{ PluginRegistry, standalonePlugin, TrialHost }, { openGateway }] = await Promise.all([
+        import('@longhaul/core'),
+        import('../run-gateway.js'),
+      ]);
       const registry = await reportingConfigErrors(async () =>
         (await PluginRegistry.discover({ cwd: flags.plugins, ...installDirOption() })).load([
           { kind: 'executor', id: flags.executor },

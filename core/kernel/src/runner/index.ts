@@ -5,6 +5,7 @@ export * from './faults.js';
 export * from './plan.js';
 export * from './regrade.js';
 export * from './retry.js';
+export * from './retry-statuses.js';
 export * from './run-trial.js';
 export * from './services.js';
 export * from './start-run.js';

@@ -1,17 +1,6 @@
-import type { TrialRecord } from '../contracts/trial.js';
 import { moveToAttempts } from './attempts.js';
+import { defaultRetryStatuses, matchesRetryStatus } from './retry-statuses.js';
 import { isTrialComplete, openRun, type RunOptions, type RunResult, resumeExperiment } from './start-run.js';
-
-/** What `retryRun` re-runs by default: the trials that ended with a fault (`error:<class>`). */
-export const defaultRetryStatuses = ['error'];
-
-/**
- * Whether a trial's status is one of `statuses`: `error` stands for every `error:<class>`, any
- * other entry is a status (`error:harness`, `timeout`, `budget`, `failed`, `ok`).
- */
-export function matchesRetryStatus(status: TrialRecord['status'], statuses: readonly string[]): boolean {
-  return statuses.some((wanted) => wanted === status || (wanted === 'error' && status.startsWith('error:')));
-}
 
 export interface RetryOptions extends RunOptions {
   /** Statuses whose trials run again (default: `defaultRetryStatuses`). */
@@ -33,15 +22,20 @@ export interface RetryResult extends RunResult {
  * finished by `resume` or another `retry`; a move cut short is completed first.
  */
 export async function retryRun(runDir: string, options: RetryOptions = {}): Promise<RetryResult> {
-  const { dir, store, experiment } = await openRun(runDir, options);
+  const { dir, store, experiment, writer } = await openRun(runDir, options, 'longhaul retry');
   const statuses = options.statuses ?? defaultRetryStatuses;
   const retried: RetryResult['retried'] = [];
-  for (const spec of experiment.trials) {
-    const record = await store.readTrial(spec.id);
-    if (!record || !isTrialComplete(record) || !matchesRetryStatus(record.status, statuses)) continue;
-    retried.push({ id: spec.id, attempt: await moveToAttempts(store, spec.id) });
+  try {
+    for (const spec of experiment.trials) {
+      const record = await store.readTrial(spec.id);
+      if (!record || !isTrialComplete(record) || !matchesRetryStatus(record.status, statuses)) continue;
+      retried.push({ id: spec.id, attempt: await moveToAttempts(store, spec.id) });
+    }
+  } catch (error) {
+    await writer.release();
+    throw error;
   }
   options.onRetry?.(retried);
-  const result = await resumeExperiment(experiment, dir, options);
+  const result = await resumeExperiment(experiment, dir, options, writer);
   return { ...result, retried };
 }

@@ -29,6 +29,7 @@ import {
 import { writeJsonAtomic } from '../store/atomic.js';
 import { type LockFile, taskLock } from '../store/lock.js';
 import { RunStore, readJsonFile } from '../store/run-store.js';
+import { acquireWriterLock, type WriterLock } from '../store/run-writer.js';
 import { fsReason } from '../text/fs-reason.js';
 import { finishAttemptMoves } from './attempts.js';
 import { RunCancellation } from './cancellation.js';
@@ -67,6 +68,11 @@ export interface RunOptions {
   /** How long a harness gets to end its turn after an abort before it is abandoned. */
   abandonMs?: number;
   executor?: Executor;
+  /**
+   * Take the run over from a writer on another host, or from an unreadable writer.lock (resume and
+   * retry refuse a run another process is writing; a dead writer on this host is taken over).
+   */
+  force?: boolean;
 }
 
 export type ClosableGateway = ModelGateway & { close(): Promise<void> };
@@ -113,7 +119,8 @@ export async function startRun(experiment: RunnableExperiment, options: RunOptio
         },
       ]);
     }
-    return resumeExperiment(experiment, runDir, options);
+    const writer = await acquireWriterLock(runDir, { force: options.force, command: 'longhaul run' });
+    return resumeExperiment(experiment, runDir, options, writer);
   }
   const run = new Run(experiment, new RunStore(runDir), false, options);
   await run.validate();
@@ -122,6 +129,7 @@ export async function startRun(experiment: RunnableExperiment, options: RunOptio
       experiment: experiment.resolved,
       writeLock: () => run.lockWriter.write(),
     });
+    run.writer = await acquireWriterLock(runDir, { force: options.force, command: 'longhaul run' });
   } catch (error) {
     await run.discard();
     throw error;
@@ -131,15 +139,26 @@ export async function startRun(experiment: RunnableExperiment, options: RunOptio
 
 /**
  * Continues a run in `runDir` with the experiment loaded from its experiment.yaml: complete
- * trials are kept, interrupted ones go on from their last complete step.
+ * trials are kept, interrupted ones go on from their last complete step. The run's writer.lock
+ * is taken first (`writer`, when the caller took it already): a run another live process writes
+ * is refused.
  */
 export async function resumeExperiment(
   experiment: RunnableExperiment,
   runDir: string,
   options: RunOptions = {},
+  writer?: WriterLock,
 ): Promise<RunResult> {
-  const run = new Run(experiment, new RunStore(resolve(runDir)), true, options);
-  await run.validate();
+  const dir = resolve(runDir);
+  const lock = writer ?? (await acquireWriterLock(dir, { force: options.force, command: 'longhaul resume' }));
+  const run = new Run(experiment, new RunStore(dir), true, options);
+  run.writer = lock;
+  try {
+    await run.validate();
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
   return run.execute();
 }
 
@@ -148,18 +167,20 @@ export async function resumeExperiment(
  * relative paths resolve against the original experiment's directory) and continues it.
  */
 export async function resumeRun(runDir: string, options: RunOptions = {}): Promise<RunResult> {
-  const { dir, experiment } = await openRun(runDir, options);
-  return resumeExperiment(experiment, dir, options);
+  const { dir, experiment, writer } = await openRun(runDir, options, 'longhaul resume');
+  return resumeExperiment(experiment, dir, options, writer);
 }
 
 /**
- * The run in `runDir` and its experiment, as resume and retry continue it; a move of a trial to
- * its attempts that a crash cut short is completed first.
+ * The run in `runDir` and its experiment, as resume and retry continue it, taken for this process
+ * (its writer.lock; release `writer` unless the run goes on); a move of a trial to its attempts
+ * that a crash cut short is completed first. Nothing is changed in a run another process writes.
  */
 export async function openRun(
   runDir: string,
-  options: Pick<RunOptions, 'cwd'> = {},
-): Promise<{ dir: string; store: RunStore; experiment: LoadedExperiment }> {
+  options: Pick<RunOptions, 'cwd' | 'force'> = {},
+  command = 'longhaul resume',
+): Promise<{ dir: string; store: RunStore; experiment: LoadedExperiment; writer: WriterLock }> {
   const dir = resolve(options.cwd ?? process.cwd(), runDir);
   const store = new RunStore(dir);
   const found = await runDirState(dir);
@@ -168,9 +189,15 @@ export async function openRun(
       ? await readFile(store.experimentFile, 'utf8').catch(() => undefined)
       : undefined;
   if (saved === undefined) throw new ConfigError([{ file: dir, message: notARun(found) }]);
-  const experiment = await loadExperiment(store.experimentFile, { cwd: options.cwd });
-  await finishAttemptMoves(store);
-  return { dir, store, experiment };
+  const writer = await acquireWriterLock(dir, { force: options.force, command });
+  try {
+    const experiment = await loadExperiment(store.experimentFile, { cwd: options.cwd });
+    await finishAttemptMoves(store);
+    return { dir, store, experiment, writer };
+  } catch (error) {
+    await writer.release();
+    throw error;
+  }
 }
 
 /**
@@ -201,6 +228,8 @@ class Run {
   /** One instance per environment label the experiment uses. */
   private readonly environments = new Map<string, Environment>();
   private executor?: Executor;
+  /** This process's hold on the run directory, released when the run ends. */
+  writer?: WriterLock;
 
   constructor(
     readonly experiment: RunnableExperiment,
@@ -446,6 +475,14 @@ class Run {
   }
 
   async execute(): Promise<RunResult> {
+    try {
+      return await this.executeHeld();
+    } finally {
+      await this.writer?.release();
+    }
+  }
+
+  private async executeHeld(): Promise<RunResult> {
     try {
       await this.lock.write();
     } catch (error) {

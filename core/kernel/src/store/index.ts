@@ -2,6 +2,8 @@ export * from './atomic.js';
 export * from './diff.js';
 export * from './jsonl.js';
 export * from './lock.js';
+export * from './process-identity.js';
 export * from './run-store.js';
+export * from './run-writer.js';
 export * from './snapshot-store.js';
 export * from './workspace-files.js';
