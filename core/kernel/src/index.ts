@@ -5,6 +5,7 @@ export * from './config/index.js';
 export * from './contracts/index.js';
 export * from './environment/index.js';
 export * from './plugins/index.js';
+export * from './process/index.js';
 export * from './runner/index.js';
 export * from './stats/index.js';
 export * from './store/index.js';

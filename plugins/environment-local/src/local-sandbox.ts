@@ -95,7 +95,7 @@ export class LocalSandbox implements Sandbox {
       user: options.user ?? 'agent',
     });
     this.alive();
-    const group = new ProcessGroup(command.argv, {
+    const group = await ProcessGroup.start(command.argv, {
       cwd,
       env: command.env,
       stdin: options.stdin,
@@ -105,10 +105,17 @@ export class LocalSandbox implements Sandbox {
     });
     if (background) this.started.add(group);
     else this.execs.set(group, call);
-    void group.done.finally(() => {
-      this.started.delete(group);
-      this.execs.delete(group);
-    });
+    void group.done
+      .finally(() => {
+        this.started.delete(group);
+        this.execs.delete(group);
+      })
+      .catch(() => undefined);
+    if (this.closed) {
+      // The sandbox was closed while the command was being started.
+      await group.stop();
+      this.alive();
+    }
     return group;
   }
 

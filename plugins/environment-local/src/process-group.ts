@@ -1,6 +1,5 @@
-import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { execa } from 'execa';
+import { type LaunchedProcess, type LaunchFailure, processLauncher } from '@longhaul/core';
 
 /** Output kept up to a byte cap; the rest is counted as dropped. */
 class Capture {
@@ -78,65 +77,59 @@ function track(pid: number | undefined): void {
 /**
  * A command run as the leader of its own process group, so that stopping it stops everything it
  * started. When the leader exits, whatever it left running in the group is killed too: a command
- * that daemonizes a child would otherwise keep the pipes open and outlive its sandbox.
+ * that daemonizes a child would otherwise keep the pipes open and outlive its sandbox. Commands
+ * are started by the kernel's process launcher, a small process of its own, so the runner never
+ * forks; a launcher that dies makes `done` reject with class `sandbox`.
  */
 export class ProcessGroup {
   readonly pid: number | undefined;
-  readonly stdout: Capture;
-  readonly stderr: Capture;
   readonly done: Promise<GroupExit>;
   private exited = false;
   private readonly leaderExit: Promise<void>;
 
-  constructor(
-    argv: string[],
-    private readonly options: GroupSpawnOptions,
-  ) {
-    this.stdout = new Capture(options.maxOutputBytes);
-    this.stderr = new Capture(options.maxOutputBytes);
-    const [file, ...args] = argv;
-    if (file === undefined) throw new Error('exec needs a program: argv is empty');
-    const subprocess = execa(file, args, {
+  /** Starts `argv`; resolves once it runs (or could not be started: see `done`). */
+  static async start(argv: string[], options: GroupSpawnOptions): Promise<ProcessGroup> {
+    const stdout = new Capture(options.maxOutputBytes);
+    const stderr = new Capture(options.maxOutputBytes);
+    const launched = await processLauncher.launch(argv, {
       cwd: options.cwd,
       env: options.env,
-      extendEnv: false,
-      detached: true,
-      reject: false,
-      buffer: false,
-      ...(options.stdin === undefined ? { stdin: 'ignore' as const } : { input: options.stdin }),
+      stdin: options.stdin,
+      maxOutputBytes: options.maxOutputBytes,
+      onOutput: (stream, chunk) => (stream === 'stdout' ? stdout : stderr).push(chunk),
     });
-    this.pid = subprocess.pid;
-    track(this.pid);
-    subprocess.stdout?.on('data', (chunk: Buffer) => this.stdout.push(chunk));
-    subprocess.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk));
-    this.leaderExit = new Promise((resolve) => {
-      subprocess.once('exit', () => {
-        this.exited = true;
-        if (this.pid !== undefined) {
-          signalGroup(this.pid, 'SIGKILL');
-          liveGroups.delete(this.pid);
-        }
-        resolve();
-      });
-      subprocess.once('error', () => {
-        this.exited = true;
-        resolve();
-      });
+    return new ProcessGroup(launched, stdout, stderr, options);
+  }
+
+  private constructor(
+    launched: LaunchedProcess | LaunchFailure,
+    readonly stdout: Capture,
+    readonly stderr: Capture,
+    private readonly options: GroupSpawnOptions,
+  ) {
+    if (launched.pid === undefined) {
+      this.exited = true;
+      this.leaderExit = Promise.resolve();
+      const { spawnError, spawnCode } = launched;
+      this.done = Promise.resolve({ exitCode: null, spawnError, ...(spawnCode ? { spawnCode } : {}) });
+      return;
+    }
+    const { pid } = launched;
+    this.pid = pid;
+    track(pid);
+    const exit = launched.exit.finally(() => {
+      this.exited = true;
+      liveGroups.delete(pid);
     });
+    this.leaderExit = exit.then(
+      () => undefined,
+      () => undefined,
+    );
     const cleaned = this.leaderExit.then(() => options.afterExit?.()).catch(() => undefined);
-    const cutPipes = cleaned
-      .then(() => delay(pipeDrainMs, undefined, { ref: false }))
-      .then(() => {
-        for (const stream of [subprocess.stdout, subprocess.stderr] as (Readable | null)[]) stream?.destroy();
-      });
-    const finished = Promise.race([subprocess, cutPipes.then(() => subprocess)]);
-    this.done = Promise.all([finished, cleaned]).then(([result]) => {
-      if (result.exitCode === undefined && result.signal === undefined && result.failed) {
-        const { code } = result as { code?: string };
-        return { exitCode: null, spawnError: result.shortMessage ?? result.message, spawnCode: code };
-      }
-      return { exitCode: result.exitCode ?? null };
-    });
+    void cleaned.then(() => delay(pipeDrainMs, undefined, { ref: false })).then(() => launched.closePipes());
+    this.done = Promise.all([exit, launched.closed, cleaned]).then(([result]) => ({
+      exitCode: result.exitCode,
+    }));
   }
 
   /** SIGTERM to the group, then SIGKILL after the grace period. */

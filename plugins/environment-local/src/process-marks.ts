@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
+import { processLauncher } from '@longhaul/core';
 
 /**
  * The variable that marks every process of a plain local sandbox: `<sandbox id>/<call number>`.
@@ -32,8 +33,8 @@ function markIn(environ: Buffer, prefix: string): string | undefined {
  * Pids known to carry no mark at all, so later scans skip them: reading every process's environ
  * costs a few hundred milliseconds on a loaded machine, and most processes of a host are never
  * ours. A mark is only ever inherited, so an unmarked process stays unmarked; the exception is a
- * child of the runner between its fork and its exec (it still has the runner's environment),
- * which is why the runner's children are never remembered. A pid that disappears is forgotten.
+ * child of the runner or of its process launcher between its fork and its exec (it still has its
+ * parent's environment), which is why their children are never remembered. A pid that disappears is forgotten.
  * Processes of other users (their environ cannot be read) are remembered too: they cannot be ours.
  */
 const unmarked = new Set<number>();
@@ -45,6 +46,11 @@ function parentOf(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether `parent` starts this runner's commands: the runner itself, or its process launcher. */
+function startedHere(parent: number | undefined): boolean {
+  return parent === process.pid || (parent !== undefined && parent === processLauncher.pid);
 }
 
 /** Processes of this host, readable by the runner's user, whose mark starts with `prefix`. */
@@ -68,7 +74,7 @@ export async function markedProcesses(prefix: string): Promise<MarkedProcess[]> 
         const mark = markIn(environ, prefix);
         if (mark !== undefined) return { pid, mark };
         // Empty: a kernel thread or a zombie.
-        if (!environ.includes(anyMark) && parentOf(pid) !== process.pid) unmarked.add(pid);
+        if (!environ.includes(anyMark) && !startedHere(parentOf(pid))) unmarked.add(pid);
         return undefined;
       }),
   );

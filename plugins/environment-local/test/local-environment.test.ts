@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Environment, SandboxSpec } from '@longhaul/core';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Environment, processLauncher, type SandboxSpec } from '@longhaul/core';
 import { FakeSnapshotStore, instantiatePlugin } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import local, { LocalEnvironment, localOptions } from '../src/index.js';
@@ -244,6 +245,20 @@ describe('local environment', () => {
     const badCwd = await sandbox.exec(['ls'], { cwd: 'missing-dir' });
     expect(badCwd.exitCode).toBe(127);
     expect(badCwd.stderr).toContain('missing-dir');
+    await sandbox.close();
+  });
+
+  it('fails a command whose process launcher dies with class sandbox, and runs the next one', async () => {
+    const sandbox = await environment().open(spec());
+    const running = sandbox.exec(['sh', '-c', 'touch started; sleep 30'], { timeoutMs: 60_000 });
+    while (!existsSync(join(sandbox.workspace, 'started'))) await delay(20);
+    process.kill(processLauncher.pid!, 'SIGKILL');
+    await expect(running).rejects.toMatchObject({
+      errorClass: 'sandbox',
+      message: expect.stringMatching(/process launcher .* died/),
+    });
+    const next = await sandbox.exec(['sh', '-c', 'echo again']);
+    expect(next).toMatchObject({ exitCode: 0, stdout: 'again\n' });
     await sandbox.close();
   });
 

@@ -17,14 +17,14 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 describe('ProcessGroup', () => {
   it('reports a program that cannot start', async () => {
-    const group = new ProcessGroup(['no-such-program-here'], options);
+    const group = await ProcessGroup.start(['no-such-program-here'], options);
     const exit = await group.done;
     expect(exit.exitCode).toBeNull();
     expect(exit.spawnError).toMatch(/no-such-program-here/);
   });
 
   it('captures output and the exit code', async () => {
-    const group = new ProcessGroup(['sh', '-c', 'echo out; echo err >&2; exit 3'], options);
+    const group = await ProcessGroup.start(['sh', '-c', 'echo out; echo err >&2; exit 3'], options);
     expect(await group.done).toEqual({ exitCode: 3 });
     expect(group.stdout.text()).toBe('out\n');
     expect(group.stderr.text()).toBe('err\n');
@@ -32,7 +32,7 @@ describe('ProcessGroup', () => {
 
   it('does not wait for children the command left running, and kills them', async () => {
     const started = Date.now();
-    const group = new ProcessGroup(['sh', '-c', '(sleep 1; touch late) & echo left'], options);
+    const group = await ProcessGroup.start(['sh', '-c', '(sleep 1; touch late) & echo left'], options);
     expect(await group.done).toEqual({ exitCode: 0 });
     expect(Date.now() - started).toBeLessThan(900);
     await delay(1_300);
@@ -40,7 +40,7 @@ describe('ProcessGroup', () => {
   });
 
   it('stops a group that ignores SIGTERM', async () => {
-    const group = new ProcessGroup(['sh', '-c', 'trap "" TERM; sleep 30'], options);
+    const group = await ProcessGroup.start(['sh', '-c', 'trap "" TERM; sleep 30'], options);
     const started = Date.now();
     await delay(100);
     await group.stop();
@@ -49,21 +49,23 @@ describe('ProcessGroup', () => {
   });
 
   it('keeps output up to the cap and marks the rest dropped', async () => {
-    const group = new ProcessGroup(['sh', '-c', 'head -c 1000 /dev/zero | tr "\\0" a'], options);
+    const group = await ProcessGroup.start(['sh', '-c', 'head -c 1000 /dev/zero | tr "\\0" a'], options);
     expect(await group.done).toEqual({ exitCode: 0 });
     expect(group.stdout.text()).toBe('a'.repeat(100));
     expect(group.stdout.truncated).toBe(true);
   });
 
   it('feeds stdin', async () => {
-    const group = new ProcessGroup(['cat'], { ...options, stdin: 'in put' });
+    const group = await ProcessGroup.start(['cat'], { ...options, stdin: 'in put' });
     await group.done;
     expect(group.stdout.text()).toBe('in put');
   });
 
   it('kills every group still running when asked at exit', async () => {
-    const groups = ['a', 'b'].map(
-      (name) => new ProcessGroup(['sh', '-c', `(sleep 1; touch late-${name}) & sleep 30`], options),
+    const groups = await Promise.all(
+      ['a', 'b'].map((name) =>
+        ProcessGroup.start(['sh', '-c', `(sleep 1; touch late-${name}) & sleep 30`], options),
+      ),
     );
     await delay(100);
     killLiveGroups();

@@ -13,6 +13,8 @@ export default definePlugin({
   description: 'Hidden black-box CLI cases per step: core, functionality, error and regression',
   options: optionsSchema,
   register(bind, options) {
-    bind(tokens.Scorer).toConstantValue(new TestsScorer(options));
+    bind(tokens.Scorer)
+      .toDynamicValue((ctx) => new TestsScorer(options, ctx.get(tokens.CaseSlots, { optional: true })))
+      .inSingletonScope();
   },
 });

@@ -5,8 +5,10 @@ import {
   type PytestSuite,
   pytestSuiteKey,
   pytestSuiteSchema,
+  type Release,
   type Sandbox,
   type Score,
+  type Slots,
   type StepScoreContext,
 } from '@longhaul/core';
 import { CaseCache, casesFor, type LoadedCase } from './cases.js';
@@ -57,12 +59,32 @@ export class TestsScorer {
   readonly version = version;
   private readonly cases = new CaseCache();
 
-  constructor(private readonly options: TestsOptions) {}
+  /**
+   * @param slots the run's budget of cases at once, shared with the other trials (tokens.CaseSlots);
+   * without it only `concurrency` bounds this scorer's cases.
+   */
+  constructor(
+    private readonly options: TestsOptions,
+    private readonly slots?: Slots,
+  ) {}
+
+  /** Up to `wanted` slots: waits for the first, takes more only while they are free. */
+  private async hold(wanted: number, signal: AbortSignal): Promise<Release[]> {
+    if (!this.slots) return Array.from({ length: wanted }, () => () => undefined);
+    const held = [await this.slots.acquire(signal)];
+    while (held.length < wanted) {
+      const more = this.slots.tryAcquire();
+      if (!more) break;
+      held.push(more);
+    }
+    return held;
+  }
 
   async score(ctx: StepScoreContext): Promise<Score[]> {
     const suite = pytestSuiteOf(ctx);
     if (suite) {
-      const results = await runPytestStep(ctx, suite);
+      const [release] = await this.hold(1, ctx.signal);
+      const results = await runPytestStep(ctx, suite).finally(release);
       const failed = results.filter((result) => !result.passed);
       const feedback = failed.length
         ? `${failed.length} of ${results.length} hidden tests failed:\n${failed.map((result) => `- ${result.id}`).join('\n')}`
@@ -80,8 +102,12 @@ export class TestsScorer {
     let next = 0;
     let failed = false;
     // Cases share nothing but the snapshot, so each worker runs its share in a sandbox of its own.
-    const worker = async () => {
-      const sandbox = await ctx.openSandbox(ctx.snapshot);
+    // Each holds one of the run's case slots until it ends, so trials side by side share the cores.
+    const worker = async (release: Release) => {
+      const sandbox = await ctx.openSandbox(ctx.snapshot).catch((error: unknown) => {
+        release();
+        throw error;
+      });
       try {
         const baseline = await sandbox.list('.', { recursive: true });
         while (next < cases.length && !failed) {
@@ -99,11 +125,12 @@ export class TestsScorer {
         throw error;
       } finally {
         await sandbox.close();
+        release();
       }
     };
-    const workers = Math.min(this.options.concurrency, cases.length);
+    const releases = await this.hold(Math.min(this.options.concurrency, cases.length), ctx.signal);
     // Every worker has ended (and closed its sandbox) before the scorer returns or throws.
-    const settled = await Promise.allSettled(Array.from({ length: workers }, worker));
+    const settled = await Promise.allSettled(releases.map(worker));
     const rejected = settled.find((outcome) => outcome.status === 'rejected');
     if (rejected) throw rejected.reason;
     return tallyScores(results, feedbackFor(results, checks));

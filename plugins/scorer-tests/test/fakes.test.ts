@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import {
   ClassifiedError,
   type ExecOptions,
+  Slots,
   type StepScoreContext,
   type Task,
   type TrialSpec,
@@ -78,6 +79,45 @@ describe('scorer tests with the testkit fake environment', () => {
       expect(sandbox.text()).toEqual({});
     }
     expect(environment.opened.flatMap((sandbox) => sandbox.execs)).toHaveLength(7);
+  });
+
+  it("shares the run's case slots between trials scoring at once: no more sandboxes than slots", async () => {
+    const task = await adderTask(6);
+    const slots = new Slots(2);
+    let open = 0;
+    let most = 0;
+    const environments = [1, 2].map(
+      () =>
+        new FakeEnvironment({
+          exec: (argv, options, sandbox) => {
+            most = Math.max(most, open);
+            return adder(argv, options, sandbox);
+          },
+        }),
+    );
+    const counted = async (environment: FakeEnvironment) => {
+      const ctx = await context(task, environment);
+      const openSandbox = ctx.openSandbox;
+      ctx.openSandbox = async (from) => {
+        const sandbox = await openSandbox(from);
+        open += 1;
+        const close = sandbox.close.bind(sandbox);
+        sandbox.close = async () => {
+          open -= 1;
+          await close();
+        };
+        return sandbox;
+      };
+      return ctx;
+    };
+    const scorers = [1, 2].map(() => new TestsScorer(plugin.options.parse({ concurrency: 4 }), slots));
+    const contexts = await Promise.all(environments.map(counted));
+    const results = await Promise.all(scorers.map((scorer, n) => scorer.score(contexts[n]!)));
+    for (const scores of results)
+      expect(scores.find((score) => score.metric === 'core.passed')?.value).toBe(6);
+    expect(most).toBeLessThanOrEqual(2);
+    expect(environments.flatMap((environment) => environment.opened).length).toBeLessThanOrEqual(4);
+    expect(slots.available).toBe(2);
   });
 
   it('closes every sandbox when the environment fails during a case, and rejects with its error', async () => {

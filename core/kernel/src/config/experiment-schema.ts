@@ -102,6 +102,13 @@ export const experimentSchema = z
     reporters: list('Reporters (default: [summary])').default(['summary']),
     repeats: z.int().min(1).default(1).describe('Trials per task and condition'),
     concurrency: z.int().min(1).default(1).describe('Trials run at once'),
+    caseWorkers: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Hidden-test cases run at once, shared by all the run's trials (default: the cores available, os.availableParallelism() lowered by the cgroup's cpu.max)",
+      ),
     trialLimit: z
       .int()
       .min(1)
@@ -146,6 +153,8 @@ export interface ExperimentConfig {
   reporters: PluginRef[];
   repeats: number;
   concurrency: number;
+  /** Hidden-test cases at once across the run's trials; absent means the cores available. */
+  caseWorkers?: number;
   /** Only the first this many trials of the plan run. */
   trialLimit?: number;
   /** The executor plugin, when one is chosen (at most one). */

@@ -198,6 +198,7 @@ export async function loadExperiment(
   if (issues.length > 0 || !selected) throw new ConfigError(inFileOrder(issues));
 
   const trialLimit = opts.trialLimit ?? field('trialLimit');
+  const caseWorkers = field('caseWorkers');
   const name = field('name') ?? basename(path, extname(path)).replace(/[^A-Za-z0-9._-]/g, '-');
   const pick = (key: RefField) => (refs[key] ?? []).map((located) => located.ref);
   const description = field('description');
@@ -219,6 +220,7 @@ export async function loadExperiment(
     reporters: pick('reporters'),
     repeats: field('repeats')!,
     concurrency: field('concurrency')!,
+    ...(caseWorkers === undefined ? {} : { caseWorkers }),
     ...(trialLimit === undefined ? {} : { trialLimit }),
     executor: pick('executor'),
     limits: field('limits')!,
@@ -460,6 +462,7 @@ function resolvedYaml(config: ExperimentConfig, usedVariables: ReadonlyMap<strin
     reporters: rest.reporters.map(ref),
     repeats: rest.repeats,
     concurrency: rest.concurrency,
+    ...(rest.caseWorkers === undefined ? {} : { caseWorkers: rest.caseWorkers }),
     ...(rest.trialLimit === undefined ? {} : { trialLimit: rest.trialLimit }),
     ...(rest.executor[0] ? { executor: ref(rest.executor[0]) } : {}),
     limits: rest.limits,

@@ -1,4 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
+import type { Slots } from '../process/slots.js';
 import type { Executor } from './executor.js';
 import type { ModelGateway } from './gateway.js';
 import type { Harness } from './harness.js';
@@ -43,4 +44,6 @@ export const tokens = {
   SnapshotStore: token<SnapshotStore>('SnapshotStore'),
   Gateway: token<ModelGateway>('Gateway'),
   Logger: token<Logger>('Logger'),
+  /** Hidden-test cases running at once, shared by every trial of the run (the experiment's `caseWorkers`). */
+  CaseSlots: token<Slots>('CaseSlots'),
 } as const;

@@ -22,6 +22,7 @@ export interface RunnableExperiment {
   locate?(key: string): { line: number; column: number } | undefined;
   config: {
     concurrency?: number;
+    caseWorkers?: number;
     reporters?: PluginRef[];
     /** The executor plugin (at most one); none means an in-process pool. */
     executor?: PluginRef[];

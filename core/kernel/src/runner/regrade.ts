@@ -5,6 +5,7 @@ import { Container } from 'inversify';
 import { ConfigError } from '../config/config-error.js';
 import type { Environment, Logger, ModelGateway, RunInfo, Scorer, TrialSpec } from '../contracts/index.js';
 import { tokens } from '../contracts/index.js';
+import { caseSlots } from '../process/slots.js';
 import { writeJsonAtomic } from '../store/atomic.js';
 import { RunStore, readJsonFile, type StepScoresFile } from '../store/run-store.js';
 import type { RunnableExperiment } from './experiment.js';
@@ -139,6 +140,7 @@ export async function regradeRun(
   const info: RunInfo = { runId, runDir: store.dir, baseDir: experiment.baseDir };
   container.bind(tokens.Run).toConstantValue(info);
   container.bind(tokens.SnapshotStore).toConstantValue(store.snapshots);
+  container.bind(tokens.CaseSlots).toConstantValue(caseSlots(experiment.config.caseWorkers));
   const logger: Logger = {
     info: (message) => log('info', message),
     warn: (message) => log('warn', message),

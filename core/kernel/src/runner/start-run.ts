@@ -26,6 +26,7 @@ import {
   type TrialSpec,
   tokens,
 } from '../contracts/index.js';
+import { caseSlots } from '../process/slots.js';
 import { writeJsonAtomic } from '../store/atomic.js';
 import { type LockFile, taskLock } from '../store/lock.js';
 import { RunStore, readJsonFile } from '../store/run-store.js';
@@ -242,6 +243,7 @@ class Run {
     this.info = { runId: this.runId, runDir: store.dir, baseDir: experiment.baseDir };
     this.container.bind(tokens.Run).toConstantValue(this.info);
     this.container.bind(tokens.SnapshotStore).toConstantValue(store.snapshots);
+    this.container.bind(tokens.CaseSlots).toConstantValue(caseSlots(experiment.config.caseWorkers));
     const logger: Logger = {
       info: (message) => this.emit({ type: 'log', level: 'info', message }),
       warn: (message) => this.emit({ type: 'log', level: 'warn', message }),

@@ -11,6 +11,7 @@ import {
   type WorkerHost,
 } from '../contracts/index.js';
 import type { PluginRegistry } from '../plugins/registry.js';
+import { caseSlots } from '../process/slots.js';
 import { RunStore } from '../store/run-store.js';
 import type { RunnerRegistry } from './experiment.js';
 import { errorMessage } from './faults.js';
@@ -107,6 +108,7 @@ export class TrialHost implements WorkerHost {
     const container = new Container();
     container.bind(tokens.Run).toConstantValue(info);
     container.bind(tokens.SnapshotStore).toConstantValue(store.snapshots);
+    container.bind(tokens.CaseSlots).toConstantValue(caseSlots(experiment.config.caseWorkers));
     const log: Logger = {
       info: (message) => this.log(message),
       warn: (message) => this.log(`warning: ${message}`),

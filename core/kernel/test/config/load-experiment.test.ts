@@ -59,6 +59,14 @@ describe('loadExperiment', () => {
     expect(again.trials.map((trial) => trial.id)).toEqual(['wordfreq.echo.checkpoints.none.r1']);
   });
 
+  it('keeps caseWorkers in the config and the stored experiment, and refuses one below 1 with its place', async () => {
+    const experiment = await load('minimal.yaml', { set: ['caseWorkers=3'] });
+    expect(experiment.config.caseWorkers).toBe(3);
+    expect(parse(experiment.resolved)).toMatchObject({ caseWorkers: 3 });
+    expect((await load('minimal.yaml')).config.caseWorkers).toBeUndefined();
+    await expect(load('minimal.yaml', { set: ['caseWorkers=0'] })).rejects.toThrow(/caseWorkers/);
+  });
+
   it('expands tasks × harness × script × memory × repeats into trial specs', async () => {
     const experiment = await load('valid.yaml');
     expect(experiment.tasks.map((task) => task.id)).toEqual(['wordfreq', 'wordcount']);
