@@ -38,7 +38,8 @@ interface Open {
 }
 
 interface PendingCallable {
-  node: SgNode;
+  /** The node kind, read once from the tree: each read is a call into ast-grep. */
+  kind: string;
   name: string;
   start: number;
   end: number;
@@ -193,7 +194,7 @@ export function analyzeNodes(
       let qualified = '';
       for (const scope of scopes) qualified += `${scope.name}.`;
       callables.push({
-        node,
+        kind,
         name,
         start,
         end,
@@ -270,7 +271,7 @@ export function analyzeNodes(
       language: spec.id,
       name: callable.name,
       qualifiedName: callable.qualified,
-      kind: callable.node.kind() as string,
+      kind: callable.kind,
       startLine: startLine + 1,
       endLine: endLine + 1,
       sloc,
