@@ -1,24 +1,28 @@
 #!/usr/bin/env node
-// Throughput of @longhaul/metrics against the floor (parsing the same files) and against the tools
-// people use for two of its parts: mccabe (cyclomatic complexity, one Python process over all files)
-// and jscpd (clones). Build first: `npx turbo run build --filter=@longhaul/metrics`, then
-// `node bench/quality/bench.mjs [--runs N] [--python DIR] [--scripts DIR] [--no-jscpd]`.
-// Each case runs in its own child process, so its peak memory is its own: CPU time of that process
-// (ast-grep's worker threads included) and wall time, best of N; on a busy machine, trust CPU time.
+// Throughput of @longhaul/metrics against the floor (parsing the same files the same way) and
+// against the tools people use for two of its parts: mccabe (cyclomatic complexity, one Python
+// process over all files) and jscpd (clones). Build first:
+// `npx turbo run build --filter=@longhaul/metrics`, then
+// `node bench/quality/bench.mjs [--runs N] [--python DIR] [--scripts DIR] [--python-only] [--no-jscpd]`.
+// Every measurement is one fresh process that runs one case once (runs are interleaved across the
+// cases, so a change in the machine's load hits them alike); the figures are the median CPU time
+// of that process (ast-grep's threads and the final freeing of the trees included) with the
+// spread of the runs. On a busy machine, trust CPU time, never wall time.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parse } from '@ast-grep/napi';
+import { parse, parseFiles } from '@ast-grep/napi';
 import { analyzeProject, languageOfPath, readSourceTree, registerGrammars } from '@longhaul/metrics';
 import { pythonTree, runMccabe, scriptTree } from './common.mjs';
 
 const { values } = parseArgs({
   options: {
-    runs: { type: 'string', default: '3' },
+    runs: { type: 'string', default: '5' },
     'no-jscpd': { type: 'boolean' },
+    'python-only': { type: 'boolean' },
     python: { type: 'string', default: pythonTree },
     scripts: { type: 'string', default: scriptTree },
     // Internal: run one case over one tree in this process and print its figures as JSON.
@@ -28,21 +32,20 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 
+/**
+ * Times one run of `work`, until the trees it made are freed: ast-grep frees a tree when the
+ * garbage collector finalizes its last handle, so a full collection (and the turn of the event
+ * loop that runs the finalizers) is part of every case, the floor included.
+ */
 async function measure(work) {
-  let best = { cpuMs: Number.POSITIVE_INFINITY, wallMs: Number.POSITIVE_INFINITY };
-  let result;
-  for (let i = 0; i < runs; i++) {
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    result = await work();
-    const wallMs = performance.now() - started;
-    const used = process.cpuUsage(cpu);
-    best = {
-      cpuMs: Math.min(best.cpuMs, (used.user + used.system) / 1000),
-      wallMs: Math.min(best.wallMs, wallMs),
-    };
-  }
-  return { ...best, result };
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const result = await work();
+  globalThis.gc();
+  await new Promise((resolve) => setImmediate(resolve));
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { cpuMs: (used.user + used.system) / 1000, wallMs, result };
 }
 
 /** Two files changed as an agent's step might: a function appended to each of two modules. */
@@ -58,10 +61,31 @@ function changeTwoFiles(sources) {
   return sources.map((file) => (picked.has(file.path) ? { ...file, text: file.text + added } : file));
 }
 
+/**
+ * The floor: the cheapest way to get the trees the metrics read, the way they get them. The
+ * metrics parse with ast-grep on its own threads, from the files on disk (`findInFiles`); the
+ * floor parses the same files with the same parser on the same threads (`parseFiles`), takes
+ * each tree's root and drops it, as the metrics drop theirs, and does nothing else.
+ */
+async function parseOnDisk(sources) {
+  const paths = sources.map((file) => file.file);
+  if (paths.some((path) => !path)) throw new Error('the parse floor needs sources read from disk');
+  let parsed = 0;
+  let failure;
+  const expected = await parseFiles(paths, (error, root) => {
+    if (error) failure ??= error;
+    else if (root.root()) parsed++;
+  });
+  // The promise may settle before the last callbacks have run.
+  while (parsed < expected && !failure) await new Promise((resolve) => setImmediate(resolve));
+  if (failure) throw failure;
+}
+
 /** The cases, each measured in a child process of its own (see `runCase`). */
 const cases = {
-  baseline: async () => ({ cpuMs: 0, wallMs: 0 }),
-  parse: async (sources) =>
+  baseline: async () => measure(() => undefined),
+  parse: async (sources) => measure(() => parseOnDisk(sources)),
+  parseMain: async (sources) =>
     measure(() => {
       for (const file of sources) parse(languageOfPath(file.path).lang, file.text).root();
     }),
@@ -89,21 +113,47 @@ if (values.case) {
 
 function runCase(name, root) {
   const script = fileURLToPath(import.meta.url);
-  const child = spawnSync(
-    process.execPath,
-    [script, '--case', name, '--root', root, '--runs', String(runs)],
-    {
-      encoding: 'utf8',
-      maxBuffer: 1 << 26,
-    },
-  );
+  const child = spawnSync(process.execPath, ['--expose-gc', script, '--case', name, '--root', root], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   if (child.status !== 0) throw new Error(`bench case ${name} on ${root} failed: ${child.stderr}`);
   return JSON.parse(child.stdout.trim().split('\n').pop());
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** Runs every case `runs` times, one fresh process each, interleaved; returns figures per case. */
+function runCases(names, root) {
+  const samples = Object.fromEntries(names.map((name) => [name, []]));
+  for (let run = 0; run < runs; run++) for (const name of names) samples[name].push(runCase(name, root));
+  return Object.fromEntries(
+    names.map((name) => {
+      const list = samples[name];
+      const cpu = list.map((sample) => sample.cpuMs);
+      return [
+        name,
+        {
+          ...list[0],
+          cpuMs: median(cpu),
+          cpuMinMs: Math.min(...cpu),
+          cpuMaxMs: Math.max(...cpu),
+          wallMs: median(list.map((sample) => sample.wallMs)),
+          peakRssMb: Math.max(...list.map((sample) => sample.peakRssMb)),
+        },
+      ];
+    }),
+  );
 }
 
 const rate = (lines, ms) => `${Math.round(lines / (ms / 1000)).toLocaleString('en-US')} lines/s`;
 const fmt = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const mb = (figures) => `peak ${Math.round(figures.peakRssMb)} MB`;
+const spread = (figures) => `(${fmt(figures.cpuMinMs)}–${fmt(figures.cpuMaxMs)})`;
 
 /** jscpd over the tree (fetched once by npx, then timed with /usr/bin/time for its CPU time). */
 function jscpd(root, formats) {
@@ -124,21 +174,21 @@ for (const [label, root, formats] of [
   ['Python', values.python, 'python'],
   ['TypeScript/JavaScript', values.scripts, 'javascript,typescript'],
 ]) {
-  const baseline = runCase('baseline', root);
-  const parseOnly = runCase('parse', root);
-  const full = runCase('full', root);
-  const noRules = runCase('noRules', root);
-  const incremental = runCase('incremental', root);
+  if (values['python-only'] && label !== 'Python') continue;
+  const load = loadavg()[0];
+  const figures = runCases(['baseline', 'parse', 'parseMain', 'full', 'noRules', 'incremental'], root);
+  const { baseline, parse: parseOnly, parseMain, full, noRules, incremental } = figures;
   const { lines } = full;
   const row = (name, figures) =>
     console.log(
-      `  ${name.padEnd(24)}cpu ${fmt(figures.cpuMs)}  wall ${fmt(figures.wallMs)}  ${rate(lines, figures.cpuMs)} (cpu)  ${(figures.cpuMs / parseOnly.cpuMs).toFixed(2)}× floor  ${mb(figures)}`,
+      `  ${name.padEnd(30)}cpu ${fmt(figures.cpuMs)} ${spread(figures)}  wall ${fmt(figures.wallMs)}  ${rate(lines, figures.cpuMs)} (cpu)  ${(figures.cpuMs / parseOnly.cpuMs).toFixed(2)}× floor  ${mb(figures)}`,
     );
   console.log(`\n${label}: ${root}`);
   console.log(
-    `  ${full.files} files, ${lines.toLocaleString('en-US')} lines, ${full.loc.toLocaleString('en-US')} LOC, ${full.callables} callables, best of ${runs}; peak memory is the case's process (${Math.round(baseline.peakRssMb)} MB with the sources read and nothing measured)`,
+    `  ${full.files} files, ${lines.toLocaleString('en-US')} lines, ${full.loc.toLocaleString('en-US')} LOC, ${full.callables} callables; median CPU time of ${runs} processes per case (min–max), load average ${load.toFixed(1)} → ${loadavg()[0].toFixed(1)}; peak memory is the case's process (${Math.round(baseline.peakRssMb)} MB with the sources read and nothing measured)`,
   );
   row('parse only (floor)', parseOnly);
+  row('parse on the main thread', parseMain);
   row('full metrics', full);
   row('metrics without rules', noRules);
   row('incremental, 2 files', incremental);

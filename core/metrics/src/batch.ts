@@ -31,8 +31,9 @@ async function onDisk(
 
 /**
  * Analyzes many files with one compiled matcher per language: ast-grep parses and matches them on
- * its worker threads while each file's result is read here. Files ast-grep does not report (no
- * matching node at all, or an extension it does not map to the language) are analyzed one by one.
+ * its worker threads while each file's result is read here. Files ast-grep does not report (an
+ * extension it does not map to the language) are analyzed one by one, which compiles the matcher
+ * again for each.
  */
 export async function analyzeSources(
   sources: readonly SourceFile[],
@@ -47,21 +48,32 @@ export async function analyzeSources(
     for (const [file, source] of files) {
       const spec = languageOfPath(source.path);
       if (!spec) throw new Error(`${source.path}: no supported language for this file extension`);
-      groups.set(spec, [...(groups.get(spec) ?? []), file]);
+      const group = groups.get(spec);
+      if (group) group.push(file);
+      else groups.set(spec, [file]);
     }
     for (const [spec, paths] of groups) {
       const matcher = matcherFor(spec, options);
       let failure: Error | undefined;
-      await findInFiles(spec.lang, { paths, matcher: matcher.config }, (error, nodes: SgNode[]) => {
-        if (error) {
-          failure ??= error;
-          return;
-        }
-        const file = nodes[0]?.getRoot().filename();
-        const source = file === undefined ? undefined : files.get(file);
-        if (!source || results.has(source)) return;
-        results.set(source, analyzeNodes(source.path, source.text, spec, matcher, nodes, options));
-      });
+      let reported = 0;
+      const expected = await findInFiles(
+        spec.lang,
+        { paths, matcher: matcher.config },
+        (error, nodes: SgNode[]) => {
+          reported++;
+          if (error) {
+            failure ??= error;
+            return;
+          }
+          const file = nodes[0]?.getRoot().filename();
+          const source = file === undefined ? undefined : files.get(file);
+          if (!source || results.has(source)) return;
+          results.set(source, analyzeNodes(source.path, source.text, spec, matcher, nodes, options));
+        },
+      );
+      // The promise gives the number of files reported, and may settle before the last of their
+      // callbacks has run: wait for them rather than parse those files a second time below.
+      while (reported < expected) await new Promise((resolve) => setImmediate(resolve));
       if (failure) throw failure;
     }
   } finally {

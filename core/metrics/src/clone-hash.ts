@@ -57,6 +57,16 @@ function wordCode(word: string): number {
 }
 
 const stringId = sharedId('$STR');
+const intId = sharedId('$INT');
+const floatId = sharedId('$FLOAT');
+/** Shared ids of single ASCII characters (punctuation), by character code, filled on first sight. */
+const asciiIds = new Int32Array(128).fill(-1);
+function charId(c: number, char: string): number {
+  if (c >= 128) return sharedId(char);
+  let id = asciiIds[c]!;
+  if (id < 0) id = asciiIds[c] = sharedId(char);
+  return id;
+}
 
 const verbatim = 0;
 const name = 1;
@@ -74,8 +84,8 @@ export class FileTokens {
   private readonly starts: number[] = [];
   private readonly ids: number[] = [];
   private readonly kinds: number[] = [];
-  /** File-local ids of names (for renaming), and the names by id. */
-  private readonly nameIds = new Map<string, number>();
+  /** Each word's token (see `wordToken`), and the names by file-local id (for renaming). */
+  private readonly wordTokens = new Map<string, number>();
   private readonly words: string[] = [];
   private readonly indentSensitive: boolean;
   /** Scratch for renaming: the block a name id was last seen in, and its ordinal there. */
@@ -94,35 +104,49 @@ export class FileTokens {
     let position = 0;
     for (const span of spans) {
       if (span.start > position) this.tokenize(position, span.start);
-      if (span.replacement) this.push(span.start, span.replacement, verbatim);
+      if (span.replacement) this.pushShared(span.start, sharedId(span.replacement));
       position = Math.max(position, span.end);
     }
     if (position < text.length) this.tokenize(position, text.length);
   }
 
-  private intern(value: string): number {
-    let id = this.nameIds.get(value);
-    if (id === undefined) {
-      id = this.words.length;
-      this.nameIds.set(value, id);
-      this.words.push(value);
+  /**
+   * The token of a word: a name's file-local id (≥ 0), or -1 - the shared id of a keyword or
+   * literal. One map lookup per word once the file has seen it.
+   */
+  private wordToken(word: string): number {
+    let token = this.wordTokens.get(word);
+    if (token === undefined) {
+      const { keywords, literalWords } = this.spec;
+      if (keywords.has(word)) token = -1 - sharedId(word);
+      else if (Object.hasOwn(literalWords, word)) token = -1 - sharedId(literalWords[word]!);
+      else {
+        token = this.words.length;
+        this.words.push(word);
+      }
+      this.wordTokens.set(word, token);
     }
-    return id;
+    return token;
   }
 
-  private push(start: number, value: string, kind: number): void {
+  private pushShared(start: number, id: number): void {
     // Adjacent string literals are one value (implicit concatenation): how the source splits it is layout.
     const last = this.ids.length - 1;
-    if (value === '$STR' && last >= 0 && this.kinds[last] === verbatim && this.ids[last] === stringId) return;
+    if (id === stringId && last >= 0 && this.kinds[last] === verbatim && this.ids[last] === stringId) return;
     this.starts.push(start);
-    this.ids.push(kind === name ? this.intern(value) : sharedId(value));
-    this.kinds.push(kind);
+    this.ids.push(id);
+    this.kinds.push(verbatim);
+  }
+
+  private pushName(start: number, id: number): void {
+    this.starts.push(start);
+    this.ids.push(id);
+    this.kinds.push(name);
   }
 
   /** A hand-written scanner: identifiers, numbers, line breaks (with their indent) and single characters. */
   private tokenize(from: number, to: number): void {
     const { text } = this;
-    const { keywords, literalWords } = this.spec;
     let i = from;
     while (i < to) {
       const c = text.charCodeAt(i);
@@ -145,10 +169,9 @@ export class FileTokens {
       else if (isIdentifierStart(c)) {
         let j = i + 1;
         while (j < to && isIdentifierPart(text.charCodeAt(j))) j++;
-        const word = text.slice(i, j);
-        if (keywords.has(word)) this.push(i, word, verbatim);
-        else if (Object.hasOwn(literalWords, word)) this.push(i, literalWords[word]!, verbatim);
-        else this.push(i, word, name);
+        const token = this.wordToken(text.slice(i, j));
+        if (token >= 0) this.pushName(i, token);
+        else this.pushShared(i, -1 - token);
         i = j;
       } else if (isDigit(c) || (c === 46 && isDigit(text.charCodeAt(i + 1)))) {
         let j = i + 1;
@@ -166,7 +189,7 @@ export class FileTokens {
         }
         const suffix = text.charCodeAt(j - 1);
         const integer = radix || !float || suffix === 110 || suffix === 108 || suffix === 76;
-        this.push(i, integer ? '$INT' : '$FLOAT', verbatim);
+        this.pushShared(i, integer ? intId : floatId);
         i = j;
       } else if (c === 92 && (text.charCodeAt(i + 1) === 10 || text.charCodeAt(i + 1) === 13)) {
         // A backslash continuation joins two lines into one.
@@ -174,7 +197,7 @@ export class FileTokens {
       } else {
         if (c === 40 || c === 91 || c === 123) this.brackets++;
         else if ((c === 41 || c === 93 || c === 125) && this.brackets > 0) this.brackets--;
-        this.push(i, text[i]!, verbatim);
+        this.pushShared(i, charId(c, text[i]!));
         i++;
       }
     }

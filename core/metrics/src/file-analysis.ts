@@ -38,7 +38,8 @@ interface Open {
 }
 
 interface PendingCallable {
-  node: SgNode;
+  /** The node kind, read once from the tree: each read is a call into ast-grep. */
+  kind: string;
   name: string;
   start: number;
   end: number;
@@ -52,6 +53,9 @@ interface PendingCallable {
   decisions: Map<string, number>;
   ancestors: number[];
 }
+
+/** The tags `$R0`… naming the rules of a kind in the matcher (see `buildMatcher`). */
+const ruleTags = Array.from({ length: 64 }, (_, index) => `R${index}`);
 
 /** Analyzes one source file on its own (parses it and runs the matcher). */
 export function analyzeFile(
@@ -125,17 +129,19 @@ export function analyzeNodes(
     }
     if (kind === spec.rootKind) continue;
     const ofKind = matcher.rules.get(kind);
-    const hit = ofKind !== undefined && node.getMatch('HIT') !== null;
+    const plain = matcher.plainKinds.has(kind);
+    const taggedKind = matcher.taggedKinds.has(kind);
+    // A node of a kind the analysis does not read is reported only when some rule matched it.
+    const hit = ofKind !== undefined && ((!plain && !taggedKind) || node.getMatch('HIT') !== null);
     let range: ReturnType<SgNode['range']> | undefined;
     if (hit) {
       range = node.range();
-      for (const [index, rule] of ofKind!.entries()) {
-        if (node.getMatch(`R${index}`))
-          ruleMatches.push({ rule, startLine: range.start.line, endLine: range.end.line });
+      for (let index = 0; index < ofKind!.length; index++) {
+        if (node.getMatch(ruleTags[index] ?? `R${index}`))
+          ruleMatches.push({ rule: ofKind![index]!, startLine: range.start.line, endLine: range.end.line });
       }
     }
-    const read =
-      matcher.plainKinds.has(kind) || (matcher.taggedKinds.has(kind) && (!hit || node.getMatch('CLS')));
+    const read = plain || (taggedKind && (!hit || node.getMatch('CLS')));
     if (!read) continue;
     const { start, end } = range ?? node.range();
     if (kind === 'expression_statement' && spec.docstringRule) {
@@ -183,15 +189,19 @@ export function analyzeNodes(
     if (name !== undefined) {
       const enclosing: number[] = [];
       for (const entry of open) if (entry.callable >= 0) enclosing.push(entry.callable);
+      // Joined by a loop: spreading an array that is empty in one file and holds names in the
+      // next sees two array maps at one site and deoptimizes the whole function.
+      let qualified = '';
+      for (const scope of scopes) qualified += `${scope.name}.`;
       callables.push({
-        node,
+        kind,
         name,
         start,
         end,
         startLine: item.startLine,
         endLine: item.endLine,
         depth: enclosing.length,
-        qualified: [...scopes.map((scope) => scope.name), name].join('.'),
+        qualified: qualified + name,
         cc: 1,
         cognitive: 0,
         decisions: new Map(),
@@ -261,7 +271,7 @@ export function analyzeNodes(
       language: spec.id,
       name: callable.name,
       qualifiedName: callable.qualified,
-      kind: callable.node.kind() as string,
+      kind: callable.kind,
       startLine: startLine + 1,
       endLine: endLine + 1,
       sloc,
@@ -297,13 +307,15 @@ export function analyzeNodes(
     }
   }
 
+  let maxCc = 0;
+  for (const callable of results) if (callable.cc > maxCc) maxCc = callable.cc;
   const metrics: FileMetrics = {
     path,
     language: spec.id,
     loc,
     lines: code.length - (text.endsWith('\n') ? 1 : 0),
     callables: results.length,
-    maxCc: results.reduce((max, callable) => Math.max(max, callable.cc), 0),
+    maxCc,
     cognitive: fileCognitive,
     ruleHits: hits.length,
     suppressedHits,

@@ -35,8 +35,8 @@ function lexPython(text: string): LexicalTokens {
     while (start > 0 && start > at - 2 && /[rRbBuUfF]/.test(text[start - 1]!)) start--;
     if (start < at && start > 0 && /[\w]/.test(text[start - 1]!)) start = at;
     const quote = text[at]!;
-    const triple = text.startsWith(quote.repeat(3), at);
-    const close = triple ? quote.repeat(3) : quote;
+    const triple = text.startsWith(quote === '"' ? '"""' : "'''", at);
+    const close = triple ? (quote === '"' ? '"""' : "'''") : quote;
     let i = at + close.length;
     while (i < text.length) {
       const c = text[i]!;
