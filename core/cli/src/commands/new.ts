@@ -1,7 +1,6 @@
-import { badInputExitCode } from '@longhaul/core';
+import { badInputExitCode } from '@longhaul/core/light';
 import { type Command, CommanderError } from 'commander';
 import { scaffoldKinds } from '../scaffold/package-name.js';
-import { NewPluginError, writePlugin } from '../scaffold/write-plugin.js';
 
 /** `longhaul new <kind> <name> [dir]`: writes a plugin package that builds and passes its tests. */
 export function register(program: Command): void {
@@ -14,6 +13,7 @@ export function register(program: Command): void {
     .argument('<name>', 'its npm package name, e.g. my-agent or @me/my-agent (the plugin id drops the scope)')
     .argument('[dir]', 'where to write it, missing or empty (default: ./<name without its scope>)')
     .action(async (kind: string, name: string, dir: string | undefined) => {
+      const { NewPluginError, writePlugin } = await import('../scaffold/write-plugin.js');
       try {
         const written = await writePlugin({ kind, name, dir, cwd: process.cwd() });
         const where = written.layout === 'workspace' ? 'a workspace member' : 'a package of its own';

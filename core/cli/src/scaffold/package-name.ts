@@ -1,4 +1,4 @@
-import { type PluginKind, pluginKinds } from '@longhaul/core';
+import { type PluginKind, pluginKinds } from '@longhaul/core/light';
 
 /** The kinds `longhaul new` writes: every plugin kind but `executor`, which has no template. */
 export const scaffoldKinds = pluginKinds.filter((kind) => kind !== 'executor') as Exclude<
