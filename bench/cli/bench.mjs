@@ -1,11 +1,12 @@
 // The command line's speed as a user meets it: how long `longhaul --help` takes, how long a run
 // takes from its start to its first trial, and the throughput of the quickstart (steps per
-// minute) with 1, 2 and 4 trials at once, beside the ideal (one trial's rate times the cores it
-// can use). Needs a build of the CLI and plugins (`npx turbo run build`) and Debian's python3
+// minute) with 1, 2 and 4 trials at once, beside the ideal: one trial's rate times what more the
+// machine can give, min(concurrency, trials, cores ÷ cores busy at concurrency 1). Needs a build of the CLI and plugins (`npx turbo run build`) and Debian's python3
 // first on PATH (the worklog task's cases run python3).
 //
 //   node bench/cli/bench.mjs [--trials 4] [--concurrency 1,2,4] [--help-runs 5]
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -48,12 +49,23 @@ const load = () =>
   loadavg()
     .map((n) => n.toFixed(2))
     .join(' ');
+/** Clock ticks the whole machine spent busy and in total so far, from /proc/stat. */
+function cpuTicks() {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number);
+  return {
+    busy: user + nice + system + irq + softirq + steal,
+    total: user + nice + system + idle + iowait + irq + softirq + steal,
+  };
+}
+
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 
 /** One quickstart run of `trials` trials, `concurrency` at once, read back from its events.jsonl. */
 async function quickstart(concurrency) {
   const runDir = join(dir, `c${concurrency}`);
   const loadBefore = load();
+  const ticksBefore = cpuTicks();
   const { ms, startedAt } = await cli([
     'run',
     experiment,
@@ -68,6 +80,7 @@ async function quickstart(concurrency) {
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line));
+  const ticksAfter = cpuTicks();
   const at = (event) => Date.parse(event.ts);
   const firstTrial = at(events.find((e) => e.type === 'trial.start'));
   const end = at(events.findLast((e) => e.type === 'run.end'));
@@ -82,6 +95,8 @@ async function quickstart(concurrency) {
     // Throughput of the trials themselves: from the first trial's start to the run's end.
     perMinute: steps / ((end - firstTrial) / 60_000),
     load: `${loadBefore} → ${load()}`,
+    // Of the whole machine, other work included: on a quiet machine, what the run keeps busy.
+    coresBusy: (cores * (ticksAfter.busy - ticksBefore.busy)) / (ticksAfter.total - ticksBefore.total),
   };
 }
 
@@ -104,13 +119,15 @@ try {
   );
   console.log(`quickstart × ${trials} (worklog, 4 steps per trial, oracle harness, local environment)`);
   console.log(
-    `${'concurrency'.padEnd(12)}${'wall s'.padStart(8)}${'steps/min'.padStart(11)}${'ideal'.padStart(8)}${'of ideal'.padStart(10)}   load before → after`,
+    `${'concurrency'.padEnd(12)}${'wall s'.padStart(8)}${'steps/min'.padStart(11)}${'cores busy'.padStart(12)}${'ideal'.padStart(8)}${'of ideal'.padStart(10)}   load before → after`,
   );
-  const base = rows.find((r) => r.concurrency === 1)?.perMinute;
+  // One trial already runs its cases side by side: trials at once can only add the cores it
+  // leaves idle.
+  const one = rows.find((r) => r.concurrency === 1);
   for (const row of rows) {
-    const ideal = base === undefined ? undefined : base * Math.min(row.concurrency, trials, cores);
+    const ideal = one && one.perMinute * Math.min(row.concurrency, trials, cores / one.coresBusy);
     console.log(
-      `${String(row.concurrency).padEnd(12)}${(row.wallMs / 1000).toFixed(1).padStart(8)}${row.perMinute.toFixed(1).padStart(11)}${(ideal?.toFixed(1) ?? '–').padStart(8)}${(ideal ? `${((row.perMinute / ideal) * 100).toFixed(0)}%` : '–').padStart(10)}   ${row.load}`,
+      `${String(row.concurrency).padEnd(12)}${(row.wallMs / 1000).toFixed(1).padStart(8)}${row.perMinute.toFixed(1).padStart(11)}${row.coresBusy.toFixed(2).padStart(12)}${(ideal?.toFixed(1) ?? '–').padStart(8)}${(ideal ? `${((row.perMinute / ideal) * 100).toFixed(0)}%` : '–').padStart(10)}   ${row.load}`,
     );
   }
 } finally {
