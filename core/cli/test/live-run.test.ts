@@ -19,7 +19,7 @@ async function contents(dir: string): Promise<Record<string, string>> {
   return files;
 }
 
-describe('resume and retry of a run another process is writing', () => {
+describe('resume, retry and regrade of a run another process is writing', () => {
   it('are refused without touching the run while its writer lives, and resume works once it is killed', async () => {
     const runDir = join(work(), 'run');
     const run = spawnCli(['run', fixtureExperiment, '--run-dir', runDir], work());
@@ -38,6 +38,7 @@ describe('resume and retry of a run another process is writing', () => {
         ['resume', runDir],
         ['retry', runDir, '--status', 'ok'],
         ['run', fixtureExperiment, '--run-dir', runDir],
+        ['regrade', runDir],
       ]) {
         const refused = await spawnCli(args, work()).done;
         expect(refused.code).toBe(2);

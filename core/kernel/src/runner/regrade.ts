@@ -8,6 +8,7 @@ import { tokens } from '../contracts/index.js';
 import { caseSlots } from '../process/slots.js';
 import { writeJsonAtomic } from '../store/atomic.js';
 import { RunStore, readJsonFile, type StepScoresFile } from '../store/run-store.js';
+import { acquireWriterLock } from '../store/run-writer.js';
 import type { RunnableExperiment } from './experiment.js';
 import { errorMessage } from './faults.js';
 import { type NamedScorer, type StepScorer, scoreStep } from './step-scoring.js';
@@ -130,6 +131,22 @@ export async function regradeRun(
       },
     ]);
   }
+  // A run another process is writing has steps still changing under the regrade: refused.
+  const writer = await acquireWriterLock(store.dir, { command: 'longhaul regrade' });
+  try {
+    return await regradeSteps(store, specs, experiment, options);
+  } finally {
+    await writer.release();
+  }
+}
+
+async function regradeSteps(
+  store: RunStore,
+  specs: TrialSpec[],
+  experiment: RunnableExperiment,
+  options: RegradeOptions,
+): Promise<RegradeResult> {
+  const runId = basename(store.dir);
   const regrade = await chooseRegrade(store, specs[0]!.scorers, options.id);
   const regradeDir = join(store.dir, 'regrades', regrade.id);
   await mkdir(regradeDir, { recursive: true });
