@@ -61,9 +61,13 @@ function cpuTicks() {
 
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 
+let runs = 0;
+
 /** One quickstart run of `trials` trials, `concurrency` at once, read back from its events.jsonl. */
 async function quickstart(concurrency) {
-  const runDir = join(dir, `c${concurrency}`);
+  // A folder per run: a level given twice (--concurrency 1,4,1,4) must not resume the first.
+  runs += 1;
+  const runDir = join(dir, `run${runs}-c${concurrency}`);
   const loadBefore = load();
   const ticksBefore = cpuTicks();
   const { ms, startedAt } = await cli([
