@@ -16,8 +16,8 @@ import {
   type TrajectoryEvent,
   type TrialSpec,
 } from '@longhaul/core';
-import { createGateway } from '@longhaul/gateway';
 import { fakePlugin } from '@longhaul/testkit';
+import { openTestGateway, type TestModels } from '@longhaul/testkit/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import dockerPlugin from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
@@ -167,18 +167,16 @@ if (!skipWithoutDocker()) {
       const registry = PluginRegistry.of(
         definitions.map((definition) => ({ definition, packageName: 'test', version: '0.0.1', dir })),
       );
-      const gatewayConfig = {
-        models: {
-          agent: { backend: 'scripted', replies: [{ when: '', text: 'your own model answers' }] },
-          oracle: { backend: 'oracle' },
-          sonnet: {
-            backend: 'passthrough',
-            provider: 'anthropic',
-            model: 'claude-sonnet-4-5',
-            apiKeyEnv: 'ACCESS_PROVIDER_KEY',
-            baseUrl: provider.url,
-            retries: 0,
-          },
+      const models: TestModels = {
+        agent: { backend: 'scripted', replies: [{ when: '', text: 'your own model answers' }] },
+        oracle: { backend: 'oracle' },
+        sonnet: {
+          backend: 'passthrough',
+          provider: 'anthropic',
+          model: 'claude-sonnet-4-5',
+          apiKeyEnv: 'ACCESS_PROVIDER_KEY',
+          baseUrl: provider.url,
+          retries: 0,
         },
       };
       const trial: TrialSpec = {
@@ -197,11 +195,11 @@ if (!skipWithoutDocker()) {
         scorers: [ref('none')],
         limits: { turnMs: 300_000, stepMs: 600_000, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
         plugins: [],
-        models: gatewayConfig.models,
+        models,
       };
       const runDir = join(dir, 'run');
       // Given to the run rather than opened by it, so that it can be asked after the trial.
-      const gateway = await createGateway(gatewayConfig as never, {
+      const { gateway, dispose } = await openTestGateway(models, {
         runDir: join(dir, 'gateway'),
         env: { ACCESS_PROVIDER_KEY: 'sk-ant-host-key-never-used' },
       });
@@ -215,7 +213,7 @@ if (!skipWithoutDocker()) {
             registry,
             tasks: [task],
             trials: [trial],
-            config: { concurrency: 1, models: gatewayConfig.models },
+            config: { concurrency: 1, models },
           },
           { runDir, gateway },
         );
@@ -264,7 +262,7 @@ if (!skipWithoutDocker()) {
         expect(after.status).toBe(401);
       } finally {
         provider.close();
-        await gateway.close();
+        await dispose();
       }
     }, 600_000);
   });
