@@ -2,23 +2,12 @@ import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildRunModel, loadRun } from '@longhaul/report';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, spawnCli, workDir } from './fixtures/resume/spawn-cli.js';
+import { quickstartPackages, repoRoot, spawnCli, workDir } from './fixtures/resume/spawn-cli.js';
 
 const quickstart = join(repoRoot, 'examples/quickstart.yaml');
 const trial = 'worklog.oracle.checkpoints.none.r1';
 
-const work = workDir('longhaul-regrade-', [
-  'core/kernel',
-  'core/report',
-  'core/cli',
-  'plugins/source-longhaul',
-  'harnesses/oracle',
-  'plugins/environment-local',
-  'plugins/scorer-tests',
-  'plugins/scripts',
-  'plugins/memory-basic',
-  'plugins/reporter-summary',
-]);
+const work = workDir('longhaul-regrade-', [...quickstartPackages, 'core/report']);
 
 type Scores = Record<string, number | boolean | null>;
 const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFile(path, 'utf8')) as T;

@@ -1,21 +1,18 @@
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, spawnCli, turnStarts, waitForEvent, workDir } from './fixtures/resume/spawn-cli.js';
+import {
+  quickstartPackages,
+  repoRoot,
+  spawnCli,
+  turnStarts,
+  waitForEvent,
+  workDir,
+} from './fixtures/resume/spawn-cli.js';
 
 const quickstart = join(repoRoot, 'examples/quickstart.yaml');
 
-const work = workDir('longhaul-quickstart-', [
-  'core/kernel',
-  'core/cli',
-  'plugins/source-longhaul',
-  'harnesses/oracle',
-  'plugins/environment-local',
-  'plugins/scripts',
-  'plugins/memory-basic',
-  'plugins/scorer-tests',
-  'plugins/reporter-summary',
-]);
+const work = workDir('longhaul-quickstart-', quickstartPackages);
 
 /** summary.json without what depends on when and where the run ran. */
 function untimed(value: unknown): unknown {

@@ -3,6 +3,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CliProcess,
+  quickstartPackages,
   repoRoot,
   spawnCli,
   waitForEvent,
@@ -10,18 +11,7 @@ import {
 } from '../../cli/test/fixtures/resume/spawn-cli.js';
 import { columnValues, launchChromium, shots } from './page.js';
 
-const work = workDir('longhaul-view-live-', [
-  'core/kernel',
-  'core/report',
-  'core/cli',
-  'plugins/source-longhaul',
-  'harnesses/oracle',
-  'plugins/environment-local',
-  'plugins/scripts',
-  'plugins/memory-basic',
-  'plugins/scorer-tests',
-  'plugins/reporter-summary',
-]);
+const work = workDir('longhaul-view-live-', [...quickstartPackages, 'core/report']);
 
 let browser: Browser;
 beforeAll(async () => {
