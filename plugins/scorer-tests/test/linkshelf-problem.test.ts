@@ -49,13 +49,15 @@ describe('problems/linkshelf', () => {
   }
 
   // Three steps of HTTP cases, each starting servers: minutes on a busy machine.
-  it('asks for new behaviour at every step: an earlier solution fails the next step but keeps its regression', {
+  // That an earlier solution keeps the regression of the steps before is its own step's test above.
+  it('asks for new behaviour at every step: an earlier solution fails the next step', {
     timeout: 600_000,
   }, async () => {
     for (const index of [1, 2, 3]) {
-      const { scores } = await scoreStep(task, index, task.steps[index - 1]!.solution!);
+      const { scores } = await scoreStep(task, index, task.steps[index - 1]!.solution!, {
+        regression: false,
+      });
       expect(scores.iso).toBe(0);
-      expect(scores['regression.passed']).toBe(scores['regression.total']);
     }
   });
 });

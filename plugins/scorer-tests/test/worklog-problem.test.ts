@@ -38,12 +38,14 @@ describe('problems/worklog', () => {
     }, 300_000);
   }
 
-  // Each step asks for new behaviour: the solution of the step before fails it, while still
-  // passing all of the earlier steps' cases.
+  // Each step asks for new behaviour: the solution of the step before fails it. (That it passes
+  // the earlier steps' cases is the previous step's test above: its own cases and regression.)
   for (const index of [1, 2, 3]) {
     it(`step ${index + 1}: the solution of step ${index} fails it`, async () => {
-      const { scores } = await scoreStep(task, index, task.steps[index - 1]!.solution!);
-      expect(scores).toMatchObject({ strict: 0, iso: 0, core: 0, 'regression.passed': 21 * index });
+      const { scores } = await scoreStep(task, index, task.steps[index - 1]!.solution!, {
+        regression: false,
+      });
+      expect(scores).toMatchObject({ strict: 0, iso: 0, core: 0 });
     }, 300_000);
   }
 });
