@@ -158,7 +158,7 @@ export async function expectAllPassed(cluster: Cluster, count: number) {
   const summary = await cluster.summary();
   expect(summary.trials).toHaveLength(count);
   for (const trial of summary.trials) {
-    expect(trial.status).toBe('ok');
+    expect(trial.status, JSON.stringify(trial)).toBe('ok');
     expect(trial.steps.map((s) => s.scores['tests.strict'])).toEqual([1, 1, 1]);
   }
   return summary;

@@ -5,11 +5,13 @@ import { ClassifiedError, type ErrorClass, errorStatus, type Status } from '../c
  * Maps anything thrown to a status: an abort becomes the reason the kernel gave the signal, a
  * ClassifiedError keeps its class, and anything else gets the class of the part that threw it
  * (a harness that throws while opening a session is a `harness` fault, a scorer's is `scorer`).
+ * A signal aborted for any other reason (a queue worker that lost its job, a host's own abort)
+ * is a cancellation: the work was taken away, the plugin did not fail.
  */
 export function classifyAs(error: unknown, fallback: ErrorClass, signal?: AbortSignal): Status {
   if (signal?.aborted) {
     const reason = signal.reason;
-    if (reason === 'timeout' || reason === 'budget' || reason === 'cancelled') return reason;
+    return reason === 'timeout' || reason === 'budget' ? reason : 'cancelled';
   }
   if (error instanceof ClassifiedError) return errorStatus(error.errorClass);
   return errorStatus(fallback);

@@ -729,6 +729,11 @@ class TrialRun {
         );
         for (const score of scores) this.record.scores[`${label}.${score.metric}`] = score.value;
       } catch (error) {
+        // Taken away mid-score (the run cancelled, a worker that lost its job): not the scorer's fault.
+        if (classifyAs(error, 'scorer', this.services.cancellation.abortSignal) === 'cancelled') {
+          this.cancelled = true;
+          return;
+        }
         this.record.error = `trial scorer ${label}: ${errorMessage(error)}`;
         this.log('error', this.record.error);
       }
