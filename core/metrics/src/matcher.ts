@@ -56,7 +56,23 @@ function optionalTag(rule: Rule, tag: string, kind: string): Rule {
   return { any: [{ all: [rule, { pattern: tag }] }, always(kind)] };
 }
 
-export function buildMatcher(spec: LanguageSpec, pack: readonly SlopRule[]): Matcher {
+/**
+ * The condition a node of a kind must meet before it is tested against the rules of that kind: the
+ * declared guard, or, when every rule of the kind tests the node's text with a regex, one regex
+ * that admits what any of them admits (so most nodes cost one regex instead of one per rule).
+ */
+function guardOf(rules: readonly SlopRule[], declared: Rule | undefined): Rule | undefined {
+  if (declared) return declared;
+  const regexes = rules.map((rule) => rule.rule.regex);
+  if (rules.length < 2 || regexes.some((regex) => typeof regex !== 'string')) return undefined;
+  return { regex: regexes.map((regex) => `(?:${regex})`).join('|') };
+}
+
+export function buildMatcher(
+  spec: LanguageSpec,
+  pack: readonly SlopRule[],
+  guards: Readonly<Record<string, Rule>> = {},
+): Matcher {
   const valid = (rule: Rule) => compiles(spec, rule);
   const plainKinds = new Set(
     ['ERROR', ...spec.callableKinds, ...spec.scopeKinds, ...spec.cloneKinds].filter((kind) =>
@@ -109,7 +125,16 @@ export function buildMatcher(spec: LanguageSpec, pack: readonly SlopRule[]): Mat
     const tags = ofKind.map((rule, index) => optionalTag(rule.rule, `$R${index}`, kind));
     if (read && taggedKinds.has(kind)) tags.push(optionalTag(read, '$CLS', kind));
     tags.push(...roleTags);
-    const hit: Rule = { all: [{ any: ofKind.map((rule) => rule.rule) }, { pattern: '$HIT' }, ...tags] };
+    const guard = guardOf(ofKind, guards[kind]);
+    // `all` tests in order: the guard first, the rules only on the nodes it admits.
+    const hit: Rule = {
+      all: [
+        ...(guard ? [guard] : []),
+        { any: ofKind.map((rule) => rule.rule) },
+        { pattern: '$HIT' },
+        ...tags,
+      ],
+    };
     parts.push({ kind, any: read ? [hit, read] : [hit] });
   }
   const classifier: Classifier = {

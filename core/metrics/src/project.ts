@@ -9,7 +9,7 @@ import { buildMatcher, type Matcher } from './matcher.js';
 import { type MetricsOptions, resolveOptions } from './options.js';
 import type { CallableMetrics, FileMetrics, RuleHit } from './results.js';
 import { rulesFor } from './rules/engine.js';
-import { rulePack } from './rules/pack.js';
+import { ruleGuards, rulePack } from './rules/pack.js';
 import { debtMinutesPerWeight } from './rules/types.js';
 
 /** The project-level values, keyed as the `quality` scorer reports them (without the prefix). */
@@ -70,7 +70,7 @@ export function matcherFor(spec: LanguageSpec, options: MetricsOptions): Matcher
   let matcher = matchers.get(key);
   if (!matcher) {
     const pack = options.rules ? rulesFor(spec, rulePack, options.disabledRules, options.onlyRules) : [];
-    matcher = buildMatcher(spec, pack);
+    matcher = buildMatcher(spec, pack, ruleGuards[spec.family]);
     matchers.set(key, matcher);
   }
   return matcher;

@@ -42,3 +42,28 @@ describe('rule pack across grammars', () => {
     expect(tsx.hits.map((hit) => hit.rule)).toEqual(['ts-as-any']);
   });
 });
+
+describe('rule guards', () => {
+  const rulesOf = (text: string) =>
+    analyzeSource({ path: 'snippet.py', text })
+      .hits.map((hit) => hit.rule)
+      .sort();
+
+  it('admit the spellings a rule matches by structure, not by text', () => {
+    expect(rulesOf('x = d .get(k, None)\n')).toEqual(['py-dict-get-none-default']);
+    expect(rulesOf('x = d.\\\n    get(k, None)\n')).toEqual(['py-dict-get-none-default']);
+    expect(rulesOf('n = len (items) == 0\n')).toEqual(['py-len-eq-zero']);
+    expect(rulesOf('p = os.path.join(a)\nq = os . path . join(b)\n')).toEqual([
+      'py-path-join-single',
+      'py-path-join-single',
+    ]);
+  });
+
+  it('keep every rule of a kind whose rules all test the text (one regex for all of them)', () => {
+    expect(rulesOf('x = 1  # noqa\ny = 2  # type: ignore\n# Step 2\nz = 3\n')).toEqual([
+      'py-noqa',
+      'py-step-comment',
+      'py-type-ignore',
+    ]);
+  });
+});
