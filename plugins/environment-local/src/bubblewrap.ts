@@ -2,7 +2,6 @@ import { constants, existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { ClassifiedError } from '@longhaul/core';
-import { execa } from 'execa';
 
 /** The PATH of hardened commands: system directories only (the runner's may point into its HOME). */
 export const hardenedPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -190,6 +189,8 @@ export async function hardeningProblem(): Promise<string | undefined> {
   } catch (error) {
     return (error as Error).message;
   }
+  // execa is imported for this probe only, not when the environment loads.
+  const { execa } = await import('execa');
   const result = await execa(bwrap, ['--unshare-user', '--unshare-net', ...helperMounts([]), 'true'], {
     reject: false,
     extendEnv: false,

@@ -1,5 +1,6 @@
 import type { OutputExpectation } from '@longhaul/core';
-import { createTwoFilesPatch } from 'diff';
+// The patch module alone: the package's index loads every kind of diff (about 20 modules).
+import { createTwoFilesPatch } from 'diff/lib/patch/create.js';
 import { jsonDifference } from './json-difference.js';
 import { canonicalJson, normalizeText } from './normalize.js';
 

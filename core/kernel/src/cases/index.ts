@@ -1,3 +1,4 @@
+export * from './case-cache.js';
 export * from './cli-case.js';
 export * from './http-case.js';
 export * from './pytest-suite.js';

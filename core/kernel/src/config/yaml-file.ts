@@ -121,6 +121,14 @@ export const maxYamlBytes = 4 * 1024 * 1024;
 
 /** Reads and parses `file`; issues name it `name` (default: `file` as given). */
 export async function readYaml(file: string, name = file, maxBytes = maxYamlBytes): Promise<YamlFile> {
+  return parseYaml(await readYamlText(file, name, maxBytes), name);
+}
+
+/**
+ * The text of a YAML file, refusing a directory, anything but a regular file and a file above
+ * `maxBytes` (a ConfigError naming it `name`).
+ */
+export async function readYamlText(file: string, name = file, maxBytes = maxYamlBytes): Promise<string> {
   const refuse = (message: string) => new ConfigError([{ file: name, message }]);
   let text: string;
   try {
@@ -138,7 +146,7 @@ export async function readYaml(file: string, name = file, maxBytes = maxYamlByte
     if (isConfigError(error)) throw error;
     throw refuse(`cannot read file: ${fsReason(error)}`);
   }
-  return parseYaml(text, name);
+  return text;
 }
 
 function megabytes(bytes: number): string {

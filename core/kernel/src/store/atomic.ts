@@ -5,14 +5,19 @@ import { basename, dirname, join } from 'node:path';
 /**
  * Writes a file so that readers see the old content or the new one, never a part: the data goes
  * to a temp file in the same directory (same filesystem, so the rename is atomic) and is renamed
- * over the target.
+ * over the target. `flush: false` skips the fsync, for files that can be computed again (a crash may
+ * then leave the new name with partial data, so their readers must check what they read).
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  { flush = true }: { flush?: boolean } = {},
+): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    await writeFile(temp, data, { flush: true });
+    await writeFile(temp, data, { flush });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });

@@ -1,4 +1,5 @@
-import { createTwoFilesPatch } from 'diff';
+// The patch module alone: the package's index loads every kind of diff (about 20 modules) at start-up.
+import { createTwoFilesPatch } from 'diff/lib/patch/create.js';
 import type { SkippedFile, WorkspaceFile } from '../contracts/index.js';
 import { formatSize } from '../workspace/file-size.js';
 

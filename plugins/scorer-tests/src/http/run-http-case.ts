@@ -1,6 +1,6 @@
 import type { HttpCase, HttpRequest, Sandbox } from '@longhaul/core';
 import type { Check } from '../check-output.js';
-import { checkResponse, type HttpResponseData } from './check-response.js';
+import type { HttpResponseData } from './check-response.js';
 import { leasePort } from './free-port.js';
 import { type RunningServer, ServerNotReady, startServer, stopServer } from './server.js';
 
@@ -148,6 +148,8 @@ async function runRequests(sandbox: Sandbox, spec: HttpCase, options: HttpRunOpt
     lease = undefined;
   };
   try {
+    // JSON Schema validation (ajv) is imported when an HTTP case first runs, not when the scorer loads.
+    const { checkResponse } = await import('./check-response.js');
     const notReady = await start();
     if (notReady) return { checks: [failure('server', notReady)], exchanges, server: output };
     for (const [index, step] of spec.requests.entries()) {

@@ -9,7 +9,7 @@ import {
 } from '@longhaul/core';
 import type { CaseResult } from '../tally.js';
 import { categorize } from './categorize.js';
-import { type JunitTest, parseJunit } from './junit.js';
+import type { JunitTest } from './junit.js';
 import { markersPluginModule, markersPluginSource } from './markers-plugin.js';
 
 /** Where the suite goes in the scorer's sandbox: inside its own copy of the workspace, never the agent's. */
@@ -145,6 +145,8 @@ export async function runPytestStep(ctx: StepScoreContext, suite: PytestSuite): 
     }
     const text = Buffer.from(xml).toString('utf8');
     await writeFile(join(ctx.outDir, 'junit.xml'), text);
+    // The XML parser is imported when a pytest suite first reports, not when the scorer loads.
+    const { parseJunit } = await import('./junit.js');
     return parseJunit(text)
       .filter((test) => test.outcome !== 'skipped')
       .map((test) => {
