@@ -19,6 +19,7 @@ import {
   type Scorer,
   type Script,
   type Session,
+  type SkippedFile,
   type SnapshotStore,
   type Status,
   type Step,
@@ -31,6 +32,7 @@ import {
   tokens,
   type Usage,
 } from '../contracts/index.js';
+import type { Release, Slots } from '../process/slots.js';
 import { workspaceDiff } from '../store/diff.js';
 import type { RunStore, StepScoresFile } from '../store/run-store.js';
 import { readDirectoryFiles } from '../store/workspace-files.js';
@@ -103,6 +105,8 @@ class TrialRun {
   private readonly container: Container;
   private readonly snapshots: SnapshotStore;
   private readonly gateway?: ModelGateway;
+  /** This trial's view of the run's CPU budget (see Slots.forTrial). */
+  private readonly slots?: Slots;
   private readonly abandonMs: number;
   private readonly records = new Map<number, StepRecord>();
   private readonly complete = new Set<number>();
@@ -143,6 +147,12 @@ class TrialRun {
     this.store = services.store;
     this.container = new Container({ parent: services.container });
     this.container.bind(tokens.Trial).toConstantValue(spec);
+    // The trial's plugins (a tests scorer) take slots through the trial's view, ranked by when
+    // the trial started, so that the trial ahead is served first.
+    if (services.container.isBound(tokens.CaseSlots)) {
+      this.slots = services.container.get(tokens.CaseSlots).forTrial();
+      this.container.bind(tokens.CaseSlots).toConstantValue(this.slots);
+    }
     this.snapshots = this.container.get(tokens.SnapshotStore);
     this.gateway = this.container.isBound(tokens.Gateway) ? this.container.get(tokens.Gateway) : undefined;
     this.abandonMs = services.abandonMs ?? 5000;
@@ -243,8 +253,7 @@ class TrialRun {
   private async runTurns(plan: TurnPlan[], start: number): Promise<void> {
     const from = this.lastCompleteSnapshot(plan, start);
     const sandbox = await this.openSandbox(from);
-    this.previousSnapshot =
-      from ?? (await guard(() => sandbox.snapshot(), 'sandbox', this.bound('the first snapshot')));
+    this.previousSnapshot = from ?? (await this.snapshotOf(sandbox, 'the first snapshot'));
     const saved =
       start > 0 && this.harness.capabilities.resume ? await this.store.readSession(this.spec.id) : undefined;
     if (saved && saved.turn === start - 1) this.resumeState = saved.state;
@@ -305,11 +314,7 @@ class TrialRun {
   private async renewSandbox(t: number): Promise<void> {
     const old = this.sandbox;
     if (old) {
-      this.carried = await guard(
-        () => old.snapshot(),
-        'sandbox',
-        this.bound('the snapshot for a fresh sandbox'),
-      );
+      this.carried = await this.snapshotOf(old, 'the snapshot for a fresh sandbox');
     }
     if (this.session) await settleWithin(this.session.close(), this.abandonMs);
     this.session = undefined;
@@ -596,13 +601,41 @@ class TrialRun {
     this.sessionBroken = false;
   }
 
+  /**
+   * One slot of the run's CPU budget (tokens.CaseSlots), for the trial's own work on the runner:
+   * snapshots and diffs then take turns with the cases of every trial instead of adding to them.
+   * Rejects with LimitExceeded `cancelled` when the run is aborted while waiting.
+   */
+  private async cpuSlot(): Promise<Release> {
+    if (!this.slots) return () => undefined;
+    const signal = this.services.cancellation.abortSignal;
+    return this.slots.acquire(signal).catch((error: unknown) => {
+      if (signal.aborted) throw new LimitExceeded('cancelled', 'waiting for a CPU slot was cancelled');
+      throw error;
+    });
+  }
+
+  /** A snapshot of `sandbox` outside scoring, taken holding a CPU slot. */
+  private async snapshotOf(sandbox: Sandbox, what: string): Promise<string> {
+    const release = await guard(() => this.cpuSlot(), 'sandbox');
+    try {
+      return await guard(() => sandbox.snapshot(), 'sandbox', this.bound(what));
+    } finally {
+      release();
+    }
+  }
+
   /** Snapshot, diff and step scorers for the steps a turn closes. */
   private async scoreTurn(turn: TurnPlan, status: StepStatus): Promise<Map<number, StepOutcome>> {
     this.services.emit({ type: 'trial.phase', trialId: this.spec.id, phase: 'scoring' });
     await this.sweepSandbox();
     const outcomes = new Map<number, StepOutcome>();
+    // Held for the snapshot and the diff, and given back before the scorers, which take slots
+    // of their own (holding one across them could leave every slot waiting on another).
+    let release: Release = () => undefined;
     let ref: string;
     try {
+      release = await this.cpuSlot();
       const sandbox = this.sandbox!;
       ref = await bounded(
         () => sandbox.snapshot(),
@@ -611,6 +644,7 @@ class TrialRun {
         this.services.cancellation.abortSignal,
       );
     } catch (error) {
+      release();
       const cancelled = error instanceof LimitExceeded && error.status === 'cancelled';
       const failed: StepStatus = cancelled
         ? 'cancelled'
@@ -627,12 +661,19 @@ class TrialRun {
       }
       return outcomes;
     }
-    const before = this.previousSnapshot ? await this.snapshots.get(this.previousSnapshot) : [];
-    const after = await this.snapshots.get(ref);
-    const skipped = {
-      before: this.previousSnapshot ? await this.snapshots.skipped(this.previousSnapshot) : [],
-      after: await this.snapshots.skipped(ref),
-    };
+    let diff: string;
+    let skipped: { before: SkippedFile[]; after: SkippedFile[] };
+    try {
+      const before = this.previousSnapshot ? await this.snapshots.get(this.previousSnapshot) : [];
+      const after = await this.snapshots.get(ref);
+      skipped = {
+        before: this.previousSnapshot ? await this.snapshots.skipped(this.previousSnapshot) : [],
+        after: await this.snapshots.skipped(ref),
+      };
+      diff = workspaceDiff(before, after, skipped);
+    } finally {
+      release();
+    }
     const stepIds = turn.scores.map((i) => this.task.steps[i]!.id).join(', ');
     for (const file of skipped.after) {
       const size = formatSize(file.size);
@@ -645,11 +686,7 @@ class TrialRun {
     for (const i of turn.scores) {
       const step = this.task.steps[i]!;
       await this.store.writeSnapshotRef(this.spec.id, step, ref);
-      await this.store.writeDiff(
-        this.spec.id,
-        step,
-        previous === this.previousSnapshot ? workspaceDiff(before, after, skipped) : '',
-      );
+      await this.store.writeDiff(this.spec.id, step, previous === this.previousSnapshot ? diff : '');
       const outcome = await scoreStep(this.stepScorers, {
         task: this.task,
         step,

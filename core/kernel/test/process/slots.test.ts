@@ -56,6 +56,44 @@ describe('slots', () => {
     expect(slots.available).toBe(1);
   });
 
+  it('serves the waiter of the trial that started first, whatever the order they asked in', async () => {
+    const run = new Slots(1);
+    const [first, second, third] = [run.forTrial(), run.forTrial(), run.forTrial()];
+    expect([first.rank, second.rank, third.rank]).toEqual([1, 2, 3]);
+    const held = await third.acquire();
+    const order: string[] = [];
+    const waiter = (name: string, slots: Slots) =>
+      slots.acquire().then((release) => {
+        order.push(name);
+        release();
+      });
+    // The third trial asks again before the others: the first trial is still served first, and
+    // waiters of one trial keep their order.
+    const waits = [
+      waiter('third', third),
+      waiter('second a', second),
+      waiter('first', first),
+      waiter('second b', second),
+    ];
+    expect(third.tryAcquire()).toBeUndefined();
+    held();
+    await Promise.all(waits);
+    expect(order).toEqual(['first', 'second a', 'second b', 'third']);
+    expect(run.available).toBe(1);
+  });
+
+  it('holds a slot for the work it runs, and gives it back when the work throws', async () => {
+    const slots = new Slots(1).forTrial();
+    await expect(
+      slots.hold(async () => {
+        expect(slots.available).toBe(0);
+        throw new Error('broken');
+      }),
+    ).rejects.toThrow('broken');
+    expect(slots.available).toBe(1);
+    expect(await slots.hold(async () => 'done')).toBe('done');
+  });
+
   it("sizes a run's case slots by caseWorkers, or by the cores available", () => {
     expect(caseSlots(3).size).toBe(3);
     expect(caseSlots(undefined).size).toBe(availableCores());
