@@ -92,16 +92,6 @@ export class Slots {
     });
   }
 
-  /** Runs `work` holding one slot. */
-  async hold<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const release = await this.acquire(signal);
-    try {
-      return await work();
-    } finally {
-      release();
-    }
-  }
-
   private releaser(): Release {
     let released = false;
     return () => {

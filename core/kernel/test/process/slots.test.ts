@@ -82,18 +82,6 @@ describe('slots', () => {
     expect(run.available).toBe(1);
   });
 
-  it('holds a slot for the work it runs, and gives it back when the work throws', async () => {
-    const slots = new Slots(1).forTrial();
-    await expect(
-      slots.hold(async () => {
-        expect(slots.available).toBe(0);
-        throw new Error('broken');
-      }),
-    ).rejects.toThrow('broken');
-    expect(slots.available).toBe(1);
-    expect(await slots.hold(async () => 'done')).toBe('done');
-  });
-
   it("sizes a run's case slots by caseWorkers, or by the cores available", () => {
     expect(caseSlots(3).size).toBe(3);
     expect(caseSlots(undefined).size).toBe(availableCores());
