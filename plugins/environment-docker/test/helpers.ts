@@ -44,8 +44,12 @@ export async function withTempDir<T>(use: (dir: string) => Promise<T>): Promise<
   }
 }
 
-/** A Python one-liner that tries one TCP connection and prints `open` or the error's name. */
-export function connectProbe(host: string, port: number, timeoutS = 2): string[] {
+/**
+ * A Python one-liner that tries one TCP connection and prints `open` or the error's name. A refusal
+ * prints ConnectionRefusedError at once; only a connection that hangs waits for the timeout (and
+ * prints TimeoutError), so the timeout is long enough for a loaded machine's slowest answer.
+ */
+export function connectProbe(host: string, port: number, timeoutS = 30): string[] {
   return [
     'python3',
     '-c',

@@ -41,12 +41,9 @@ if (!skipWithoutDocker()) {
           filters: JSON.stringify({ label: ['longhaul.run=iso-internet'] }),
         });
         expect(networks.map((n) => n.Internal)).toEqual([true]);
-        const started = Date.now();
+        // Refused, not TimeoutError: the connect fails at once instead of waiting for its timeout.
         const probe = await sandbox.exec(connectProbe('1.1.1.1', 53));
         expect(probe.stdout.trim()).toBe('ConnectionRefusedError');
-        expect(Date.now() - started, 'the connect must fail, not wait for its 2 s timeout').toBeLessThan(
-          2_000,
-        );
       });
     });
 

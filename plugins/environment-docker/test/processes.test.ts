@@ -39,7 +39,8 @@ async function growthOver(sandbox: DockerSandbox, ms: number): Promise<Record<st
 
 /** Waits until `file` exists and grows, so a check that it stopped means something. */
 async function untilGrowing(sandbox: DockerSandbox, file: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  // A hang guard only: a loaded machine may take this long to start a shell in the container.
+  const deadline = Date.now() + 120_000;
   let last = -1;
   while (Date.now() < deadline) {
     const size = (await sizes(sandbox))[file] ?? -1;
@@ -47,7 +48,18 @@ async function untilGrowing(sandbox: DockerSandbox, file: string): Promise<void>
     last = size;
     await delay(300);
   }
-  throw new Error(`${file} did not grow within 30 s`);
+  throw new Error(`${file} did not grow within 120 s`);
+}
+
+/** Shell that marks `NAME.started` and waits until the test writes `NAME.release`. */
+const held = (name: string) => `touch ${name}.started; until [ -e ${name}.release ]; do sleep 0.1; done`;
+
+async function untilExists(sandbox: DockerSandbox, file: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!((await sizes(sandbox))[file] !== undefined)) {
+    if (Date.now() > deadline) throw new Error(`${file} did not appear within 120 s`);
+    await delay(100);
+  }
 }
 
 const doubleFork = `import os, time
@@ -74,8 +86,8 @@ if (!skipWithoutDocker()) {
           `nohup sh -c '${writer('nohup.log')}' > /dev/null 2>&1 &`,
           `( sh -c '${writer('disown.log')}' > /dev/null 2>&1 & disown )`,
           `python3 -c "$DOUBLE_FORK"`,
-          // Long enough that every writer has written before the command returns.
-          'sleep 1',
+          // Every writer has written before the command returns.
+          'until [ -s setsid.log ] && [ -s nohup.log ] && [ -s disown.log ] && [ -s python.log ]; do sleep 0.1; done',
         ].join('\n');
         const result = await sandbox.exec(['bash', '-c', script], { env: { DOUBLE_FORK: doubleFork } });
         expect(result.exitCode, result.stderr).toBe(0);
@@ -110,7 +122,11 @@ if (!skipWithoutDocker()) {
     it('ends root commands the same way', async () => {
       await withSandbox(env, spec(`procs-root-${process.pid}`), async (sandbox) => {
         const result = await sandbox.exec(
-          ['sh', '-c', `setsid -f sh -c '${writer('root.log')}' > /dev/null 2>&1; sleep 1`],
+          [
+            'sh',
+            '-c',
+            `setsid -f sh -c '${writer('root.log')}' > /dev/null 2>&1; until [ -s root.log ]; do sleep 0.1; done`,
+          ],
           {
             user: 'root',
           },
@@ -127,14 +143,16 @@ if (!skipWithoutDocker()) {
         expect((await sandbox.exec(['true'])).exitCode).toBe(0);
         await untilGrowing(sandbox, 'background.log');
 
-        // A command that is running during the sweep is not part of what it ends.
-        const during = sandbox.exec(['sh', '-c', 'sleep 3; echo survived']);
-        await delay(1_000);
+        // A command that is running during the sweep is not part of what it ends: it runs until the
+        // test releases it, after the sweep.
+        const during = sandbox.exec(['sh', '-c', `${held('during')}; echo survived`]);
+        await untilExists(sandbox, 'during.started');
         await sandbox.sweep();
+        await sandbox.writeFile('during.release', '');
         expect(await during).toMatchObject({ exitCode: 0, stdout: 'survived\n' });
-        const ended = await Promise.race([server.wait(), delay(20_000).then(() => 'still waiting')]);
+        const ended = await Promise.race([server.wait(), delay(120_000).then(() => 'still waiting')]);
         expect(ended).not.toBe('still waiting');
-        expect(await growthOver(sandbox, 2_000)).toEqual({ 'background.log': 0 });
+        expect((await growthOver(sandbox, 2_000))['background.log']).toBe(0);
         expect(await running(sandbox, 'background.log')).toEqual([]);
         // The sandbox goes on working after the sweep.
         expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
@@ -143,10 +161,15 @@ if (!skipWithoutDocker()) {
 
     it('keeps the tree of a command that is still running while another command ends', async () => {
       await withSandbox(env, spec(`procs-concurrent-${process.pid}`), async (sandbox) => {
-        const long = sandbox.exec(['sh', '-c', `(${writer('child.log')}) & sleep 4; kill $!; echo done`]);
+        const long = sandbox.exec([
+          'sh',
+          '-c',
+          `(${writer('child.log')}) & ${held('long')}; kill $!; echo done`,
+        ]);
         await untilGrowing(sandbox, 'child.log');
         expect((await sandbox.exec(['true'])).exitCode).toBe(0);
         await untilGrowing(sandbox, 'child.log');
+        await sandbox.writeFile('long.release', '');
         expect(await long).toMatchObject({ exitCode: 0, stdout: 'done\n' });
       });
     }, 300_000);
