@@ -14,7 +14,8 @@ describe('limits the kernel enforces', () => {
     });
     const started = Date.now();
     const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run'), abandonMs: 100 });
-    expect(Date.now() - started).toBeLessThan(5000);
+    // The harness never ends its turn: ending at all, well within a test's time, shows it was abandoned.
+    expect(Date.now() - started).toBeLessThan(120_000);
     expect(result.status).toBe('ok');
     expect(statuses(result)).toEqual(['ok', 'timeout', 'skipped']);
     expect(result.trials[0]!.record.status).toBe('timeout');
@@ -58,15 +59,15 @@ describe('limits the kernel enforces', () => {
         turns: ({ turn }) => ({
           writeSolution: true,
           usage: { costUsd: 0.6, inputTokens: 10 },
-          sleepMs: turn === 0 ? 0 : 5000,
+          sleepMs: turn === 0 ? 0 : 600_000,
         }),
       },
       limits: { trialUsd: 1 },
     });
     const started = Date.now();
     const result = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
-    // Turn 1 spends 0.6 and ends; turn 2 crosses 1.0 mid-turn and is aborted at once.
-    expect(Date.now() - started).toBeLessThan(2500);
+    // Turn 1 spends 0.6 and ends; turn 2 crosses 1.0 mid-turn and is aborted long before its 10 min.
+    expect(Date.now() - started).toBeLessThan(120_000);
     expect(statuses(result)).toEqual(['ok', 'budget', 'skipped']);
     expect(result.trials[0]!.record.usage.costUsd).toBeCloseTo(1.2);
     expect(result.trials[0]!.record.status).toBe('budget');
@@ -165,7 +166,7 @@ describe('plugin calls outside a turn are bounded too', () => {
     });
     const result = await run;
     // The environment never opens by itself: ending at all, well within a test's time, shows the abort.
-    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(Date.now() - started).toBeLessThan(120_000);
     expect(result.status).toBe('cancelled');
     expect(statuses(result)).toEqual(['cancelled', 'cancelled', 'cancelled']);
   });
