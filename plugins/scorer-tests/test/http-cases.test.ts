@@ -41,7 +41,7 @@ ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), H).serve_forever()
 async function score(cases: Record<string, string>) {
   const files: Record<string, string> = {
     'task.yaml':
-      'id: t\ntitle: t\nentrypoint: python3 server.py\nlanguage: python\ntimeouts: { caseMs: 3000 }\n',
+      'id: t\ntitle: t\nentrypoint: python3 server.py\nlanguage: python\ntimeouts: { caseMs: 60000 }\n',
   };
   for (const [name, text] of Object.entries(cases)) files[`steps/01-one/cases/core/${name}.yaml`] = text;
   const task = await taskWith(files);
