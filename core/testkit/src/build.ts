@@ -58,6 +58,15 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The lock's owner, or undefined while its taker has not finished writing it. */
+async function readOwner(lock: string): Promise<LockOwner | undefined> {
+  try {
+    return JSON.parse(await readFile(join(lock, 'owner.json'), 'utf8')) as LockOwner;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Runs `work` holding the lock directory `lock`. A lock left by a process of this host that is no
  * longer alive (a test killed mid-build) is taken over, so it never blocks later runs.
@@ -71,12 +80,9 @@ export async function withLockDir<T>(lock: string, work: () => Promise<T>, timeo
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const owner = await readFile(join(lock, 'owner.json'), 'utf8').then(
-        (text) => JSON.parse(text) as LockOwner,
-        () => undefined,
-      );
-      // The owner file is written just after mkdir: a lock without one is being taken now, unless
-      // it is old (its taker died in between).
+      const owner = await readOwner(lock);
+      // The owner file is written just after mkdir: a lock without one (or with one half written)
+      // is being taken now, unless it is old (its taker died in between).
       const orphan =
         !owner &&
         Date.now() -

@@ -53,6 +53,13 @@ describe('the build lock of tests that run the CLI', () => {
     await expect(withLockDir(lock, async () => 'built', 20_000)).resolves.toBe('built');
   });
 
+  it('waits while the owner file is half written, as for a lock being taken', async () => {
+    const lock = await lockPath();
+    await mkdir(lock);
+    await writeFile(join(lock, 'owner.json'), '{"pid": 12');
+    await expect(withLockDir(lock, async () => 'built', 600)).rejects.toThrow('held by pid unknown');
+  });
+
   it('waits for a live holder and says who holds it when it gives up', async () => {
     const lock = await lockPath();
     await mkdir(lock);
