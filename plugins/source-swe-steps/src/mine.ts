@@ -138,6 +138,15 @@ function excludedBeforeRunning(kinds: Map<string, FileKind>): ExclusionReason | 
 
 const runnableTest = (path: string) => /(^|\/)(test_[^/]*|[^/]*_test)\.py$/.test(path);
 
+/** A cached result, or undefined when there is none or it cannot be read: it is then made again. */
+async function readCached<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const lane = async () => {
@@ -291,10 +300,7 @@ export async function mine(options: MineOptions): Promise<Manifest> {
       }),
     );
     const cacheFile = join(validationDir, `${record.commit_id}-${key.slice(0, 16)}.json`);
-    let result: ValidationResult | undefined = await readFile(cacheFile, 'utf8').then(
-      (text) => JSON.parse(text) as ValidationResult,
-      () => undefined,
-    );
+    let result = await readCached<ValidationResult>(cacheFile);
     const cached = result !== undefined;
     if (result === undefined) {
       const previousTests = new Map<string, string | undefined>();
@@ -390,10 +396,7 @@ async function classifyAll(
   await mkdir(dir, { recursive: true });
   for (const record of records) {
     const file = join(dir, `${record.commit_id}-${sha256(classify.model).slice(0, 8)}.json`);
-    let result = await readFile(file, 'utf8').then(
-      (text) => JSON.parse(text) as Awaited<ReturnType<typeof classifyPr>>,
-      () => undefined,
-    );
+    let result = await readCached<Awaited<ReturnType<typeof classifyPr>>>(file);
     if (!result) {
       result = await classifyPr(classify.gateway, classify.model, record);
       if (!result.problem) await writeJsonAtomic(file, result);
