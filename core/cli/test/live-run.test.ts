@@ -26,7 +26,7 @@ describe('resume, retry and regrade of a run another process is writing', () => 
     const pid = run.child.pid!;
     try {
       // Once a trial has ended ok, `retry --status ok` would move it aside if it were let in.
-      await waitForEvent(runDir, (e) => e.type === 'trial.end', 60_000, run);
+      await waitForEvent(runDir, (e) => e.type === 'trial.end', 120_000, run);
       // Frozen, the writer stays alive but changes nothing while the refusals are checked.
       run.child.kill('SIGSTOP');
       expect(JSON.parse(await readFile(join(runDir, 'writer.lock'), 'utf8'))).toMatchObject({

@@ -112,7 +112,7 @@ describe('longhaul run', () => {
     const runDir = join(work(), 'interrupted');
     const args = ['run', fixtureExperiment, '--run-dir', runDir, '--set', 'harness.options.sleepMs=1500'];
     const run = spawnCli(args, work());
-    const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start', 30_000, run);
+    const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start', 120_000, run);
     run.child.kill('SIGINT');
     const result = await run.done;
     expect(result.code).toBe(130);
@@ -133,7 +133,7 @@ describe('longhaul run', () => {
     const runDir = join(work(), 'aborted');
     const args = ['run', fixtureExperiment, '--run-dir', runDir, '--set', 'harness.options.sleepMs=600000'];
     const run = spawnCli(args, work());
-    const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start', 30_000, run);
+    const turn = await waitForEvent(runDir, (e) => e.type === 'turn.start', 120_000, run);
     run.child.kill('SIGINT');
     await new Promise((r) => setTimeout(r, 200));
     const second = Date.now();

@@ -61,7 +61,9 @@ describe('report in Chromium', () => {
     await page.locator('details.trial > summary').first().click();
     await page.locator('details.step > summary').first().click();
     const step = page.locator('details.step').first();
-    await expect.poll(() => step.locator('pre.diff').textContent()).toContain('+line 0 of step 1');
+    await expect
+      .poll(() => step.locator('pre.diff').textContent(), { timeout: 120_000 })
+      .toContain('+line 0 of step 1');
     expect(await step.locator('table.cases tr').count()).toBe(3);
     await step.screenshot({ path: join(shots, 'report-step.png') });
     expect(errors).toEqual([]);

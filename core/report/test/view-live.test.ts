@@ -49,7 +49,7 @@ describe('longhaul view, over a run as it runs', () => {
     page.on('pageerror', (error) => errors.push(String(error)));
     await page.goto(url);
     await page.locator(`a[href="runs/${basename(runDir)}/"]`).click();
-    await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+    await page.waitForSelector('body[data-ready=true]', { timeout: 120_000 });
     // Set on this document: a reload would lose it.
     await page.evaluate(() => {
       (globalThis as unknown as { sameDocument: boolean }).sameDocument = true;
@@ -67,7 +67,7 @@ describe('longhaul view, over a run as it runs', () => {
     await page.locator('details.trial > summary').first().click();
     const first = page.locator('details.step').first();
     await first.locator('> summary').click();
-    await expect.poll(() => first.locator('pre.diff').textContent(), { timeout: 60_000 }).toContain('+');
+    await expect.poll(() => first.locator('pre.diff').textContent(), { timeout: 120_000 }).toContain('+');
     await page.screenshot({ path: join(shots, 'view-live.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();

@@ -87,7 +87,7 @@ describe('process launcher', () => {
     });
     await started.closed;
     // The command's whole group is gone, not left to run without anyone reading its output.
-    for (let i = 0; i < 50 && alive(started.pid); i++) await delay(100);
+    for (let i = 0; i < 600 && alive(started.pid); i++) await delay(100);
     expect(alive(started.pid)).toBe(false);
 
     const next = await run(['sh', '-c', 'echo again; touch done']);
