@@ -56,7 +56,7 @@ const held = (name: string) => `touch ${name}.started; until [ -e ${name}.releas
 
 async function untilExists(sandbox: DockerSandbox, file: string): Promise<void> {
   const deadline = Date.now() + 120_000;
-  while (!((await sizes(sandbox))[file] !== undefined)) {
+  while ((await sizes(sandbox))[file] === undefined) {
     if (Date.now() > deadline) throw new Error(`${file} did not appear within 120 s`);
     await delay(100);
   }
