@@ -143,10 +143,22 @@ export class DockerSandbox implements Sandbox {
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<DockerExecResult> {
     this.guard('exec');
-    const command = await this.command(argv, options, false);
+    const startedAt = Date.now();
     try {
+      const command = await this.command(argv, options, false);
       return await command.wait();
     } catch (error) {
+      // Closing ends the commands that run, one still being started included: that is their
+      // result, not a fault of the sandbox.
+      if (this.closing !== undefined) {
+        return {
+          exitCode: null,
+          stdout: '',
+          stderr: `the sandbox ${this.id} closed before ${argv[0]} ended`,
+          timedOut: false,
+          durationMs: Date.now() - startedAt,
+        };
+      }
       return this.fault(`exec ${argv[0]}`, error);
     }
   }

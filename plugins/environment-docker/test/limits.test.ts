@@ -93,6 +93,13 @@ if (!skipWithoutDocker()) {
       expect(started.exitCode).not.toBe(0);
       expect(ran.exitCode).not.toBe(0);
     });
+
+    it('gives a result, not a fault, for a command that was still starting when it closed', async () => {
+      const sandbox = await environment().open(spec('close-starting'));
+      const starting = Array.from({ length: 4 }, () => sandbox.exec(['sleep', '600']));
+      await sandbox.close();
+      for (const result of await Promise.all(starting)) expect(result.exitCode).not.toBe(0);
+    });
   });
 }
 
