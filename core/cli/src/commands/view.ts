@@ -22,11 +22,13 @@ export function register(program: Command): void {
         process.stderr.write(`${(error as Error).message}\n`);
         throw new CommanderError(badInputExitCode, 'longhaul.badInput', (error as Error).message);
       }
-      process.stdout.write(`viewer: ${viewer.url} (read-only; Ctrl-C stops it)\n`);
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      // The handlers are in place before the URL is printed: whoever reads it may signal at once.
+      const stopped = new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
+      process.stdout.write(`viewer: ${viewer.url} (read-only; Ctrl-C stops it)\n`);
+      const signal = await stopped;
       await viewer.close();
       process.stdout.write(`viewer stopped (${signal})\n`);
     });
