@@ -57,7 +57,7 @@ describe.skipIf(missing !== undefined)(
           limits: { turnSeconds: 300, stepSeconds: 600, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
         }),
       );
-      const runDir = join(work(), 'run');
+      const runDir = join(work(), `run-${process.pid}`);
       // Plugins are discovered from the repository's node_modules, as `npx longhaul` does.
       const result = await spawnCli(['run', experiment, '--run-dir', runDir], repoRoot).done;
       expect(result.code, result.stderr).toBe(0);

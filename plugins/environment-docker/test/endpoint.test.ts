@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import commands from '../src/commands/index.js';
 import { baseImageRef, dockerOptions } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
-import { environment, spec, withSandbox } from './helpers.js';
+import { environment, runOf, spec, withSandbox } from './helpers.js';
 
 describe('docker option host', () => {
   it('names the key of a malformed endpoint or misplaced tls', () => {
@@ -110,12 +110,14 @@ describe('sandboxes on a second Docker daemon', () => {
   });
 
   it('creates the containers on the endpoint and none on the main daemon', async () => {
-    const runId = `lh-endpoint-${process.pid}`;
     const onDaemon = (docker: Docker) =>
-      docker.listContainers({ all: true, filters: JSON.stringify({ label: [`longhaul.run=${runId}`] }) });
+      docker.listContainers({
+        all: true,
+        filters: JSON.stringify({ label: [`longhaul.run=${runOf('lh-endpoint')}`] }),
+      });
     const env = environment({ host: `unix://${socket}`, firewall: false });
     expect(await env.check([{ id: 'docker-test', root: tmpdir(), environment: {} }])).toEqual([]);
-    await withSandbox(env, spec(runId), async (sandbox) => {
+    await withSandbox(env, spec('lh-endpoint'), async (sandbox) => {
       const result = await sandbox.exec(['sh', '-c', 'echo hi > note && cat note']);
       expect(result.stdout).toBe('hi\n');
       expect(await onDaemon(new Docker({ socketPath: socket }))).toHaveLength(1);

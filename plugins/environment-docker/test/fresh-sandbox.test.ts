@@ -17,6 +17,7 @@ import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
 import docker, { labels } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
+import { runOf } from './helpers.js';
 
 const ref = (id: string): PluginRef => ({ id, options: {}, label: id });
 
@@ -144,7 +145,7 @@ describe('a checkpoints run with a fresh sandbox per step', () => {
       ],
       config: { concurrency: 1, reporters: [] },
     };
-    const runDir = join(dir, 'run');
+    const runDir = join(dir, runOf('run'));
     const result = await startRun(experiment, { runDir });
 
     const record = result.trials[0]!.record;

@@ -21,6 +21,7 @@ import { openTestGateway, type TestModels } from '@longhaul/testkit/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import dockerPlugin from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
+import { runOf } from './helpers.js';
 
 /**
  * What an agent holding its trial's token tries from inside the container: list the models, ask
@@ -197,7 +198,7 @@ if (!skipWithoutDocker()) {
         plugins: [],
         models,
       };
-      const runDir = join(dir, 'run');
+      const runDir = join(dir, runOf('run'));
       // Given to the run rather than opened by it, so that it can be asked after the trial.
       const { gateway, dispose } = await openTestGateway(models, {
         runDir: join(dir, 'gateway'),

@@ -10,7 +10,16 @@ export function environment(options: Partial<DockerOptions> = {}): DockerEnviron
   return new DockerEnvironment(dockerOptions.parse(options), new FakeSnapshotStore());
 }
 
-export function spec(runId: string, overrides: Partial<SandboxSpec> = {}): SandboxSpec {
+/**
+ * The run id a test names `name`, made this process's own: two copies of the suite on one Docker
+ * daemon must not share a run's network or see each other's containers.
+ */
+export function runOf(name: string): string {
+  return `${name}-${process.pid}`;
+}
+
+export function spec(name: string, overrides: Partial<SandboxSpec> = {}): SandboxSpec {
+  const runId = runOf(name);
   return {
     runId,
     trialId: `${runId}.trial`,

@@ -6,7 +6,16 @@ import Docker from 'dockerode';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DockerEnvironment, dockerOptions } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
-import { connectProbe, environment, portOf, serve, spec, withSandbox, withTempDir } from './helpers.js';
+import {
+  connectProbe,
+  environment,
+  portOf,
+  runOf,
+  serve,
+  spec,
+  withSandbox,
+  withTempDir,
+} from './helpers.js';
 
 /** An IPv4 address of this host that is not loopback and not a Docker bridge. */
 function otherHostAddress(): string | undefined {
@@ -38,7 +47,7 @@ if (!skipWithoutDocker()) {
     it('cannot reach the internet on the default network: the network is internal and a connect is refused at once', async () => {
       await withSandbox(environment(), spec('iso-internet'), async (sandbox) => {
         const networks = await new Docker().listNetworks({
-          filters: JSON.stringify({ label: ['longhaul.run=iso-internet'] }),
+          filters: JSON.stringify({ label: [`longhaul.run=${runOf('iso-internet')}`] }),
         });
         expect(networks.map((n) => n.Internal)).toEqual([true]);
         // Refused, not TimeoutError: the connect fails at once instead of waiting for its timeout.

@@ -13,7 +13,7 @@ describe.skipIf(skipWithoutDocker())('docker sandbox files of many megabytes', (
     const store = new FakeSnapshotStore();
     const env = new DockerEnvironment(dockerOptions.parse({ maxFileSize: '24m' }), store);
     const kept = randomBytes(20 * 1024 * 1024);
-    await withSandbox(env, spec(`large-${process.pid}`), async (sandbox) => {
+    await withSandbox(env, spec('large'), async (sandbox) => {
       // In through putArchive (push), out through getArchive (pull), both as streams.
       await sandbox.push([{ path: 'data/kept.bin', mode: 0o600, data: kept }]);
       const inside = await sandbox.exec(['sh', '-c', 'sha256sum data/kept.bin | cut -d" " -f1']);
@@ -28,20 +28,16 @@ describe.skipIf(skipWithoutDocker())('docker sandbox files of many megabytes', (
       ]);
       const ref = await sandbox.snapshot();
       expect(await store.skipped(ref)).toEqual([{ path: 'data/over.bin', size: 31457280 }]);
-      await withSandbox(
-        env,
-        spec(`large-${process.pid}`, { from: ref, purpose: 'scorer' }),
-        async (second) => {
-          const listing = await second.exec(['sh', '-c', 'ls data; sha256sum data/kept.bin | cut -d" " -f1']);
-          expect(listing.stdout).toBe(`kept.bin\n${sha(kept)}\n`);
-        },
-      );
+      await withSandbox(env, spec('large', { from: ref, purpose: 'scorer' }), async (second) => {
+        const listing = await second.exec(['sh', '-c', 'ls data; sha256sum data/kept.bin | cut -d" " -f1']);
+        expect(listing.stdout).toBe(`kept.bin\n${sha(kept)}\n`);
+      });
     });
   }, 300_000);
 
   it('lists names, types, sizes and modes from find, also odd names, and says when a path is missing', async () => {
     const env = new DockerEnvironment(dockerOptions.parse({}), new FakeSnapshotStore());
-    await withSandbox(env, spec(`list-${process.pid}`), async (sandbox) => {
+    await withSandbox(env, spec('list'), async (sandbox) => {
       const made = await sandbox.exec([
         'sh',
         '-c',

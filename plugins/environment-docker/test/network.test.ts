@@ -3,10 +3,10 @@ import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { DockerEnvironment, dockerOptions } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
-import { connectProbe, environment, portOf, serve, spec } from './helpers.js';
+import { connectProbe, environment, portOf, runOf, serve, spec } from './helpers.js';
 
 const runNetworks = (runId: string) =>
-  new Docker().listNetworks({ filters: JSON.stringify({ label: [`longhaul.run=${runId}`] }) });
+  new Docker().listNetworks({ filters: JSON.stringify({ label: [`longhaul.run=${runOf(runId)}`] }) });
 
 describe('docker daemon', () => {
   it('says where it looked and what to do when there is no daemon', async () => {
@@ -47,7 +47,7 @@ if (!skipWithoutDocker()) {
           try {
             const [network] = await runNetworks('net-open');
             expect(network?.Internal).toBe(false);
-            expect(network?.Name).toBe('longhaul-net-open-open');
+            expect(network?.Name).toBe(`longhaul-${runOf('net-open')}-open`);
             const routes = (await sandbox.exec(['cat', '/proc/net/route'])).stdout;
             expect(routes).toMatch(/\n\S+\s+00000000\s/);
             const host = await serve('0.0.0.0', 'private');

@@ -80,7 +80,7 @@ if (!skipWithoutDocker()) {
     const env = environment();
 
     it('ends what a command detached (setsid, double fork, nohup, disown) when the command returns', async () => {
-      await withSandbox(env, spec(`procs-detach-${process.pid}`), async (sandbox) => {
+      await withSandbox(env, spec('procs-detach'), async (sandbox) => {
         const script = [
           `setsid -f sh -c '${writer('setsid.log')}' > /dev/null 2>&1`,
           `nohup sh -c '${writer('nohup.log')}' > /dev/null 2>&1 &`,
@@ -106,7 +106,7 @@ if (!skipWithoutDocker()) {
     }, 300_000);
 
     it('returns when its process exits, even when a detached child holds its output open', async () => {
-      await withSandbox(env, spec(`procs-output-${process.pid}`), async (sandbox) => {
+      await withSandbox(env, spec('procs-output'), async (sandbox) => {
         const result = await sandbox.exec(
           ['sh', '-c', `setsid -f sh -c '${writer('held.log')}'; echo started`],
           {
@@ -120,7 +120,7 @@ if (!skipWithoutDocker()) {
     }, 300_000);
 
     it('ends root commands the same way', async () => {
-      await withSandbox(env, spec(`procs-root-${process.pid}`), async (sandbox) => {
+      await withSandbox(env, spec('procs-root'), async (sandbox) => {
         const result = await sandbox.exec(
           [
             'sh',
@@ -137,7 +137,7 @@ if (!skipWithoutDocker()) {
     }, 300_000);
 
     it('keeps a started process running across other commands, and ends it at sweep()', async () => {
-      await withSandbox(env, spec(`procs-sweep-${process.pid}`), async (sandbox) => {
+      await withSandbox(env, spec('procs-sweep'), async (sandbox) => {
         const server = await sandbox.start(['sh', '-c', writer('background.log')]);
         await untilGrowing(sandbox, 'background.log');
         expect((await sandbox.exec(['true'])).exitCode).toBe(0);
@@ -160,7 +160,7 @@ if (!skipWithoutDocker()) {
     }, 300_000);
 
     it('keeps the tree of a command that is still running while another command ends', async () => {
-      await withSandbox(env, spec(`procs-concurrent-${process.pid}`), async (sandbox) => {
+      await withSandbox(env, spec('procs-concurrent'), async (sandbox) => {
         const long = sandbox.exec([
           'sh',
           '-c',

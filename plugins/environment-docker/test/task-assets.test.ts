@@ -16,7 +16,7 @@ describe.skipIf(skipWithoutDocker())("a task's assets in docker sandboxes", () =
       const env = new DockerEnvironment(dockerOptions.parse({}), new FakeSnapshotStore());
       const task = { id: 'docker-test', root, seed };
       const needs = { assets: ['data/terms'] };
-      const runId = `assets-${process.pid}`;
+      const runId = 'assets';
       const ref = await withSandbox(env, spec(runId, { task, needs }), async (sandbox) => {
         await sandbox.writeFile('data/terms/terms.json', 'changed by the agent\n');
         await sandbox.writeFile('data/mine.txt', 'mine\n');
