@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { runIdOf } from '@longhaul/core';
 import { connectDocker, labels } from '@longhaul/environment-docker';
 import { describe, expect, it } from 'vitest';
 import { dockerMissing } from './fixtures/docker-missing.js';
@@ -45,9 +46,8 @@ describe.skipIf(missing !== undefined)(
   `a docker run killed with SIGKILL and resumed${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
     it('leaves nothing of the killed attempt: resume removes its containers, network and firewall chain first', async () => {
-      // The run's id is its directory's name: one of its own, so nothing else carries its labels.
-      const runId = `docker-killed-${process.pid}-${Date.now()}`;
-      const runDir = join(work(), runId);
+      const runDir = join(work(), `docker-killed-${process.pid}-${Date.now()}`);
+      const runId = runIdOf(runDir);
       const attempt = spawnCli(['run', example, '--run-dir', runDir], repoRoot);
       await waitForEvent(runDir, (e) => e.type === 'turn.start' && e.steps.includes(1), 300_000, attempt);
       attempt.child.kill('SIGKILL');

@@ -1,12 +1,15 @@
-import { mkdtemp } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runIdOf } from '@longhaul/core';
 import { describeCommandsConformance, runCommandCapturing } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 import commands from '../src/commands/index.js';
 import { baseImageRef } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
+import { openAndHang } from './helpers.js';
 
 describeCommandsConformance(fileURLToPath(new URL('..', import.meta.url)), commands);
 
@@ -42,6 +45,23 @@ if (!skipWithoutDocker()) {
         installDir: null,
       });
       expect(result).toEqual({ code: 0, stdout: 'docker: removed nothing\n', stderr: '' });
+    });
+
+    it('prune --run takes a run directory for the run id', async () => {
+      const cwd = await mkdtemp(join(tmpdir(), 'prune-command-'));
+      const runDir = join(cwd, 'runs', 'baseline');
+      await mkdir(runDir, { recursive: true });
+      const child = await openAndHang(runIdOf(runDir));
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      const result = await runCommandCapturing(commands, ['prune', '--run', join('runs', 'baseline')], {
+        cwd,
+        installDir: null,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^docker: removed \d+$/m);
+      expect(result.stdout.match(/^ {2}container /gm)).toHaveLength(2);
+      expect(result.stdout).toContain(`network longhaul-${runIdOf(runDir)}-none`);
     });
   });
 }

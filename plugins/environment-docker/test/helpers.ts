@@ -1,7 +1,9 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { SandboxSpec } from '@longhaul/core';
 import { FakeSnapshotStore } from '@longhaul/testkit';
 import { DockerEnvironment, type DockerOptions, type DockerSandbox, dockerOptions } from '../src/index.js';
@@ -84,4 +86,25 @@ export function portOf(server: Server): number {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('server has no port');
   return address.port;
+}
+
+/**
+ * A process that opens an agent and a scorer sandbox for `runId` (a running command in the first)
+ * and waits to be killed: what a killed run leaves behind once it is sent SIGKILL.
+ */
+export async function openAndHang(runId: string): Promise<ChildProcess> {
+  const fixture = fileURLToPath(new URL('./fixtures/open-and-hang.mjs', import.meta.url));
+  const child = spawn(process.execPath, [fixture, runId], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  for (let i = 0; i < 1200 && !output.includes('ready') && child.exitCode === null; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!output.includes('ready')) {
+    child.kill('SIGKILL');
+    throw new Error('the fixture process did not open its sandboxes');
+  }
+  return child;
 }

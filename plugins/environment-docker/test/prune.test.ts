@@ -1,13 +1,10 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { chainPrefix, installedChains } from '../src/firewall.js';
 import { prune } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
-
-const fixture = fileURLToPath(new URL('./fixtures/open-and-hang.mjs', import.meta.url));
+import { openAndHang } from './helpers.js';
 
 async function leftovers(docker: Docker, runId: string) {
   const filters = JSON.stringify({ label: [`longhaul.run=${runId}`] });
@@ -24,15 +21,7 @@ if (!skipWithoutDocker()) {
     it('removes everything a SIGKILLed run left behind, and nothing of a live one', async () => {
       const docker = new Docker();
       const runId = `prune-${process.pid}-${Date.now()}`;
-      const child = spawn(process.execPath, [fixture, runId], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      for (let i = 0; i < 300 && !output.includes('ready') && child.exitCode === null; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(output, 'the fixture process did not open its sandboxes').toContain('ready');
+      const child = await openAndHang(runId);
       const networkId = (
         await docker.listNetworks({ filters: JSON.stringify({ label: [`longhaul.run=${runId}`] }) })
       )[0]?.Id;

@@ -12,6 +12,7 @@ import type { Source } from './source.js';
 import type { TrialSpec } from './trial.js';
 
 export interface RunInfo {
+  /** The run directory's name and a hash of its absolute path (`runIdOf`): unique per run directory. */
   runId: string;
   runDir: string;
   /** Directory of the experiment file. */

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Container } from 'inversify';
 import { ConfigError } from '../config/config-error.js';
 import type { Environment, Logger, ModelGateway, RunInfo, Scorer, TrialSpec } from '../contracts/index.js';
 import { tokens } from '../contracts/index.js';
 import { caseSlots } from '../process/slots.js';
 import { writeJsonAtomic } from '../store/atomic.js';
+import { runIdOf } from '../store/run-id.js';
 import { RunStore, readJsonFile, type StepScoresFile } from '../store/run-store.js';
 import { acquireWriterLock } from '../store/run-writer.js';
 import type { RunnableExperiment } from './experiment.js';
@@ -118,7 +119,7 @@ export async function regradeRun(
   options: RegradeOptions = {},
 ): Promise<RegradeResult> {
   const store = new RunStore(resolve(runDir));
-  const runId = basename(store.dir);
+  const runId = runIdOf(store.dir);
   const present = new Set(await store.trialIds());
   const specs = experiment.trials
     .filter((spec) => present.has(spec.id))
@@ -146,7 +147,7 @@ async function regradeSteps(
   experiment: RunnableExperiment,
   options: RegradeOptions,
 ): Promise<RegradeResult> {
-  const runId = basename(store.dir);
+  const runId = runIdOf(store.dir);
   const regrade = await chooseRegrade(store, specs[0]!.scorers, options.id);
   const regradeDir = join(store.dir, 'regrades', regrade.id);
   await mkdir(regradeDir, { recursive: true });

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Container } from 'inversify';
 import { ConfigError, type ConfigIssue } from '../config/config-error.js';
 import { type LoadedExperiment, loadExperiment } from '../config/load-experiment.js';
@@ -29,6 +29,7 @@ import {
 import { caseSlots } from '../process/slots.js';
 import { writeJsonAtomic } from '../store/atomic.js';
 import { type LockFile, taskLock } from '../store/lock.js';
+import { runIdOf } from '../store/run-id.js';
 import { RunStore, readJsonFile } from '../store/run-store.js';
 import { acquireWriterLock, type WriterLock } from '../store/run-writer.js';
 import { fsReason } from '../text/fs-reason.js';
@@ -238,7 +239,7 @@ class Run {
     readonly resumed: boolean,
     readonly options: RunOptions,
   ) {
-    this.runId = basename(store.dir);
+    this.runId = runIdOf(store.dir);
     this.cancellation = options.cancellation ?? new RunCancellation();
     this.info = { runId: this.runId, runDir: store.dir, baseDir: experiment.baseDir };
     this.container.bind(tokens.Run).toConstantValue(this.info);

@@ -1,4 +1,3 @@
-import { basename } from 'node:path';
 import { Container } from 'inversify';
 import { loadExperiment } from '../config/load-experiment.js';
 import {
@@ -57,7 +56,7 @@ export class TrialHost implements WorkerHost {
     spec: TrialSpec,
     hooks: { emit(event: RunEvent): void; stop: AbortSignal; abort: AbortSignal },
   ): Promise<TrialRecord> {
-    const run = await this.hosted(spec.runDir);
+    const run = await this.hosted(spec.runDir, spec.runId);
     const done = await run.store.readTrial(spec.id);
     if (done && isTrialComplete(done)) return done;
     const container = new Container({ parent: run.container });
@@ -87,10 +86,10 @@ export class TrialHost implements WorkerHost {
     }
   }
 
-  private hosted(runDir: string): Promise<HostedRun> {
+  private hosted(runDir: string, runId: string): Promise<HostedRun> {
     let run = this.#runs.get(runDir);
     if (!run) {
-      run = this.load(runDir);
+      run = this.load(runDir, runId);
       // A run that failed to load (its store not mounted yet, a plugin missing) is tried again next time.
       run.catch(() => this.#runs.delete(runDir));
       this.#runs.set(runDir, run);
@@ -98,13 +97,13 @@ export class TrialHost implements WorkerHost {
     return run;
   }
 
-  private async load(runDir: string): Promise<HostedRun> {
+  private async load(runDir: string, runId: string): Promise<HostedRun> {
     const store = new RunStore(runDir);
     const experiment = await loadExperiment(store.experimentFile, {
       cwd: this.options.cwd ?? process.cwd(),
       registry: this.options.registry,
     });
-    const info: RunInfo = { runId: basename(store.dir), runDir: store.dir, baseDir: experiment.baseDir };
+    const info: RunInfo = { runId, runDir: store.dir, baseDir: experiment.baseDir };
     const container = new Container();
     container.bind(tokens.Run).toConstantValue(info);
     container.bind(tokens.SnapshotStore).toConstantValue(store.snapshots);

@@ -3,6 +3,7 @@ export * from './diff.js';
 export * from './jsonl.js';
 export * from './lock.js';
 export * from './process-identity.js';
+export * from './run-id.js';
 export * from './run-store.js';
 export * from './run-writer.js';
 export * from './snapshot-store.js';

@@ -6,6 +6,7 @@ import {
   type RunResult,
   RunStore,
   resumeExperiment,
+  runIdOf,
   type StampedRunEvent,
   startRun,
   type TrialRecord,
@@ -189,7 +190,7 @@ describe('resume', () => {
     });
     expect(second.status).toBe('ok');
     const reclaims = fixture.environments.slice(before).flatMap((e) => e.reclaims);
-    expect(reclaims).toEqual([{ runId: 'run' }]);
+    expect(reclaims).toEqual([{ runId: runIdOf(runDir) }]);
     expect(reclaimsAtTurnStart).toEqual([1]);
     const logs = (await new RunStore(runDir).readEvents()).filter((e) => e.type === 'log');
     expect(logs.map((e) => (e as { message: string }).message)).toContainEqual(
@@ -262,6 +263,17 @@ describe('starting a run', () => {
     const fixture = await makeFixture({ steps: 1 });
     const result = await startRun(fixture.experiment, { cwd: fixture.dir });
     expect(result.runDir).toMatch(/\/runs\/fixture-\d{8}-\d{6}$/);
-    expect(result.runId).toBe(result.runDir.split('/').at(-1));
+    expect(result.runId).toMatch(new RegExp(`^${result.runDir.split('/').at(-1)}-[0-9a-f]{8}$`));
+  });
+
+  it('gives runs in directories of the same name different ids', async () => {
+    const fixture = await makeFixture({ steps: 1 });
+    const first = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'a', 'baseline') });
+    const second = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'b', 'baseline') });
+    expect(first.runId).not.toBe(second.runId);
+    expect(first.runId.startsWith('baseline-')).toBe(true);
+    // A resumed run keeps its id: what the first attempt left is found under it.
+    const resumed = await startRun(fixture.experiment, { runDir: join(fixture.dir, 'a', 'baseline') });
+    expect(resumed.runId).toBe(first.runId);
   });
 });

@@ -1,9 +1,12 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import {
   type CommandContext,
   defineCommand,
   type Environment,
   PluginRegistry,
   runCommandLine,
+  runIdOf,
   standalonePlugin,
 } from '@longhaul/core';
 import { Command } from 'commander';
@@ -50,9 +53,11 @@ async function environments(context: CommandContext): Promise<Map<string, Enviro
 
 function define(program: Command, context: CommandContext): void {
   program
-    .option('--run <id>', 'only what this run left')
+    .option('--run <id|dir>', 'only what this run left (its id, or its run directory)')
     .option('--all', 'also remove the Docker objects of runs that are still going', false)
     .action(async (options: { run?: string; all: boolean }) => {
+      const runDir = options.run === undefined ? undefined : resolve(context.cwd, options.run);
+      if (runDir !== undefined && isDirectory(runDir)) options.run = runIdOf(runDir);
       let failed = false;
       for (const [id, environment] of await environments(context)) {
         if (!environment.reclaim) continue;
@@ -76,4 +81,8 @@ function define(program: Command, context: CommandContext): void {
 /** `--all`: the docker objects of live runs go too (their owner process loses its sandboxes). */
 async function pruneLiveToo(runId: string | undefined): Promise<{ removed: string[] }> {
   return { removed: removedNames(await prune(await connectDocker(), { runId, all: true })) };
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
