@@ -73,7 +73,10 @@ export class QueueExecutor implements Executor {
           if (!job) {
             await queue.add(this.job(spec).name, spec, this.job(spec).opts);
           } else if (await job.isFailed()) {
-            results.set(spec.id, await this.recordFault(spec, job, record, context));
+            // The job as it failed: the one read above may be from an earlier attempt, its
+            // attempts and reason not yet those of the last failure.
+            const failed = (await queue.getJob(jobIdOf(spec))) ?? job;
+            results.set(spec.id, await this.recordFault(spec, failed, record, context));
             unended.delete(spec.id);
             pending.delete(spec);
           }
