@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runIdOf } from '@longhaul/core';
 import { expect } from 'vitest';
 
 export const repoRoot = resolve(import.meta.dirname, '../../..');
@@ -74,6 +75,19 @@ export class Cluster {
 
   get runDir(): string {
     return join(this.dir, 'run');
+  }
+
+  /** The run's id, as the coordinator gives it to the workers. */
+  get runId(): string {
+    return runIdOf(this.runDir);
+  }
+
+  /** A worker's log lines `trial <id> of <this run>: <what>`. */
+  trialLines(output: string, what: 'started' | 'ok'): string[] {
+    return output.split('\n').flatMap((line) => {
+      const match = /trial \S+ of (\S+): (\w+)/.exec(line);
+      return match && match[1] === this.runId && match[2] === what ? [match[0]] : [];
+    });
   }
 
   async startRedis(): Promise<void> {

@@ -15,7 +15,7 @@ it('the coordinator killed: `longhaul resume` re-attaches to the queue and finis
   const worker = await cluster.worker('w1');
   const first = cluster.coordinator('run', runFlags(4));
   // Kill the coordinator once a trial has ended: one trial done, one running, the rest queued.
-  const ended = () => worker.output().match(/trial \S+ of run: ok/g) ?? [];
+  const ended = () => cluster!.trialLines(worker.output(), 'ok');
   await until(() => ended().length > 0, 600_000, 'a first trial to end');
   first.child.kill('SIGKILL');
   await first.exited;
@@ -28,9 +28,11 @@ it('the coordinator killed: `longhaul resume` re-attaches to the queue and finis
   expect(resumed.output()).toMatch(/oracle\/checkpoints\/none\s+4\s+12\s+100\.0%/);
   expect(existsSync(join(cluster.runDir, 'figures.json'))).toBe(true);
   // No job was added twice and no trial ran twice: each started once and ended once.
-  const started = worker.output().match(/trial \S+ of run: started/g) ?? [];
-  expect(started.sort()).toEqual(summary.trials.map((t) => `trial ${t.id} of run: started`).sort());
-  expect(ended().sort()).toEqual(summary.trials.map((t) => `trial ${t.id} of run: ok`).sort());
+  const started = cluster.trialLines(worker.output(), 'started');
+  expect(started.sort()).toEqual(
+    summary.trials.map((t) => `trial ${t.id} of ${cluster!.runId}: started`).sort(),
+  );
+  expect(ended().sort()).toEqual(summary.trials.map((t) => `trial ${t.id} of ${cluster!.runId}: ok`).sort());
   const events = (await readFile(join(cluster.runDir, 'events.jsonl'), 'utf8')).trim().split('\n');
   expect(events.filter((line) => JSON.parse(line).type === 'run.start')).toHaveLength(2);
 }, 1_200_000);

@@ -32,7 +32,7 @@ describe('executor queue', () => {
         expect(trial.steps.map((s) => s['tests.strict'])).toEqual([1, 1, 1]);
       }
       // More than one worker took part.
-      const busy = workers.filter((w) => /trial \S+ of run: ok/.test(w.output()));
+      const busy = workers.filter((w) => cluster!.trialLines(w.output(), 'ok').length > 0);
       expect(busy.length).toBeGreaterThan(1);
 
       const local = cluster.localRun(join(cluster.dir, 'local'));

@@ -50,8 +50,10 @@ it('Redis killed and restarted mid-run: no job is lost and no complete step runs
   const after = await scoredSteps(trials);
   for (const [file, mtime] of before) expect(after.get(file), file).toBe(mtime);
   // Each trial ended once, on one worker (a job taken again after its lock lapsed finds it ended).
-  const ended = workers.flatMap((w) => w.output().match(/trial \S+ of run: ok/g) ?? []);
+  const ended = workers.flatMap((w) => cluster!.trialLines(w.output(), 'ok'));
   const logs = workers.map((w) => w.output()).join('\n');
-  expect(ended.sort(), logs).toEqual(summary.trials.map((t) => `trial ${t.id} of run: ok`).sort());
+  expect(ended.sort(), logs).toEqual(
+    summary.trials.map((t) => `trial ${t.id} of ${cluster!.runId}: ok`).sort(),
+  );
   expect(coordinator.output() + logs).toMatch(/waiting for it to come back/);
 }, 1_200_000);
