@@ -96,14 +96,12 @@ export function analyzeNodes(
   const tokens = lex(text, spec.family);
   const masked: MaskedSpan[] = [];
   const spans: LexicalSpan[] = [];
-  const comments: SuppressionComment[] = [];
   for (let i = 0; i < tokens.comments.length; i += 2) {
     const start = tokens.comments[i]!;
     const end = tokens.comments[i + 1]!;
     const endLine = lineAt(end);
     masked.push({ start, end, endLine });
     spans.push({ start, end, replacement: '' });
-    comments.push({ text: text.slice(start, end), line: lineAt(start) });
   }
   for (let i = 0; i < tokens.strings.length; i += 2) {
     const start = tokens.strings[i]!;
@@ -288,6 +286,12 @@ export function analyzeNodes(
   const flagged = new Set<number>();
   let suppressedHits = 0;
   if (ruleMatches.length) {
+    // The comments' text is read only here: most files have no finding to suppress.
+    const comments: SuppressionComment[] = [];
+    for (let i = 0; i < tokens.comments.length; i += 2) {
+      const start = tokens.comments[i]!;
+      comments.push({ text: text.slice(start, tokens.comments[i + 1]), line: lineAt(start) });
+    }
     const suppressions = readSuppressions(comments, code);
     for (const match of ruleMatches) {
       if (isSuppressed(suppressions, match.startLine, match.rule.id)) {
@@ -327,14 +331,17 @@ export function analyzeNodes(
   return { metrics, callables: results, hits, code, flagged, candidates };
 }
 
-function lineStartsOf(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+function lineStartsOf(text: string): Int32Array {
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+  const starts = new Int32Array(lines);
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts[line++] = i + 1;
   return starts;
 }
 
 /** Zero-based line of an offset. */
-function lineOf(starts: number[], offset: number): number {
+function lineOf(starts: Int32Array, offset: number): number {
   let low = 0;
   let high = starts.length - 1;
   while (low < high) {

@@ -21,8 +21,10 @@ function lexPython(text: string): LexicalTokens {
   const comments: number[] = [];
   const strings: number[] = [];
   pythonStart.lastIndex = 0;
-  for (let m = pythonStart.exec(text); m; m = pythonStart.exec(text)) {
-    const at = m.index;
+  // `test`, not `exec`: no match object per comment or string; the pattern is one character, so
+  // it ends just before `lastIndex`.
+  while (pythonStart.test(text)) {
+    const at = pythonStart.lastIndex - 1;
     if (text[at] === '#') {
       const end = text.indexOf('\n', at);
       const stop = end === -1 ? text.length : end;
@@ -37,14 +39,17 @@ function lexPython(text: string): LexicalTokens {
     const quote = text[at]!;
     const triple = text.startsWith(quote === '"' ? '"""' : "'''", at);
     const close = triple ? (quote === '"' ? '"""' : "'''") : quote;
+    // Character codes, not one-character strings: a string outside Latin-1 would allocate one
+    // string per character.
+    const q = quote.charCodeAt(0);
     let i = at + close.length;
     while (i < text.length) {
-      const c = text[i]!;
-      if (c === '\\') i += 2;
-      else if (text.startsWith(close, i)) {
+      const c = text.charCodeAt(i);
+      if (c === 92 /* \\ */) i += 2;
+      else if (c === q && (!triple || (text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q))) {
         i += close.length;
         break;
-      } else if (c === '\n' && !triple) break;
+      } else if (c === 10 && !triple) break;
       else i++;
     }
     const end = Math.min(i, text.length);

@@ -30,6 +30,9 @@ const keywords = new Set(
   ),
 );
 
+/** A definition's name, read where the node starts (sticky: no copy of the text). */
+const definition = /(?:async\s+)?def\s+(\w+)/y;
+
 function cognitiveRole(kind: string, tagged: (tag: string) => boolean): CognitiveRole | undefined {
   switch (kind) {
     case 'if_statement':
@@ -68,7 +71,10 @@ export const python: LanguageSpec = {
     regex: '^[rRuU]?("|\')[\\s\\S]*("|\')$',
   },
   callableKinds: ['function_definition'],
-  callableName: (_node, text, start) => /^(?:async\s+)?def\s+(\w+)/.exec(text.slice(start, start + 300))?.[1],
+  callableName: (_node, text, start) => {
+    definition.lastIndex = start;
+    return definition.exec(text)?.[1];
+  },
   scopeKinds: ['class_definition'],
   decisionRule: anyKind(decisionKinds),
   radonRule: anyKind(['with_statement', 'lambda']),
