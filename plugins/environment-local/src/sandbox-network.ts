@@ -50,8 +50,13 @@ export async function hostListeners(address: string): Promise<number[]> {
  * `expose`d ports out to the host's loopback.
  */
 export class SandboxNetwork {
+  /** Host ports the relay listens for inside; the runner lets connections through to these only. */
   private readonly relayed = new Set<number>();
+  /** The relay's answer to `listen`, one request per port however many calls wait for it. */
+  private readonly relaying = new Map<number, Promise<void>>();
   private readonly pending = new Map<number, (error?: string) => void>();
+  /** Why the relay can no longer answer (it exited, or the sandbox closed). */
+  private gone: string | undefined;
   private readonly exposed = new Map<number, Promise<string>>();
   private readonly servers: Server[] = [];
   private readonly sockets = new Set<Socket>();
@@ -73,6 +78,15 @@ export class SandboxNetwork {
         this.pending.get(Number(port))?.(verb === 'ok' ? undefined : reason.join(' '));
       }
     });
+    // A relay that died answers nothing: every call waiting for it fails instead of hanging, and
+    // writing to it must not fail the runner.
+    relay.stdin?.on('error', () => undefined);
+    relay.once('exit', (code, signal) => this.end(`the relay exited (${signal ?? `code ${code}`})`));
+  }
+
+  private end(why: string): void {
+    this.gone ??= why;
+    for (const settle of this.pending.values()) settle(this.gone);
   }
 
   static async open(dir: string, hostAddress: string, bwrap: string): Promise<SandboxNetwork> {
@@ -158,29 +172,44 @@ export class SandboxNetwork {
 
   /** Makes every port a host process serves at the host address reachable inside (the gateway). */
   async sync(): Promise<void> {
-    const ports = (await hostListeners(this.hostAddress)).filter((port) => !this.relayed.has(port));
-    await Promise.all(
-      ports.map(
-        (port) =>
-          new Promise<void>((resolve, reject) => {
-            this.pending.set(port, (error) => {
-              this.pending.delete(port);
-              if (error === undefined) {
-                this.relayed.add(port);
-                resolve();
-              } else {
-                reject(
-                  new ClassifiedError(
-                    'sandbox',
-                    `cannot relay ${this.hostAddress}:${port} into the sandbox: ${error}`,
-                  ),
-                );
-              }
-            });
-            this.relay.stdin?.write(`listen ${this.hostAddress} ${port}\n`);
-          }),
-      ),
-    );
+    const ports = await hostListeners(this.hostAddress);
+    await Promise.all(ports.map((port) => this.relayPort(port)));
+  }
+
+  private relayPort(port: number): Promise<void> {
+    let answer = this.relaying.get(port);
+    if (answer) return answer;
+    answer = new Promise<void>((resolve, reject) => {
+      const settle = (error?: string) => {
+        clearTimeout(timer);
+        this.pending.delete(port);
+        if (error === undefined) {
+          this.relayed.add(port);
+          resolve();
+          return;
+        }
+        // A later call asks again.
+        this.relaying.delete(port);
+        reject(
+          new ClassifiedError(
+            'sandbox',
+            `cannot relay ${this.hostAddress}:${port} into the sandbox: ${error}`,
+          ),
+        );
+      };
+      const timer = setTimeout(
+        () => settle(`no answer from the relay within ${readyTimeoutMs} ms`),
+        readyTimeoutMs,
+      );
+      if (this.gone) {
+        settle(this.gone);
+        return;
+      }
+      this.pending.set(port, settle);
+      this.relay.stdin?.write(`listen ${this.hostAddress} ${port}\n`);
+    });
+    this.relaying.set(port, answer);
+    return answer;
   }
 
   /** A URL on the host's loopback that reaches `port` on the sandbox's loopback. */
@@ -206,7 +235,7 @@ export class SandboxNetwork {
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await Promise.all(this.servers.map((server) => new Promise((resolve) => server.close(resolve))));
-    for (const settle of this.pending.values()) settle('the sandbox closed');
+    this.end('the sandbox closed');
     this.relay.stdin?.end();
     this.relay.kill('SIGKILL');
   }

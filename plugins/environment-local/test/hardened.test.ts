@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
@@ -26,6 +26,14 @@ try:
     socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=3).close()
 except Exception as error:
     print("refused:", error); sys.exit(1)`;
+
+function readFileSyncOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 function listen(server: Server | ReturnType<typeof createTcpServer>, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -202,6 +210,51 @@ if (!skipWithoutHardening()) {
       });
     });
 
+    it('runs commands started together while the gateway begins to listen', async () => {
+      await withSandbox(async (sandbox) => {
+        const gateway = createServer((_, res) => res.end('gateway says hi'));
+        try {
+          const url = `http://${sandbox.hostAddress}:${await listen(gateway, sandbox.hostAddress)}/`;
+          // Each command asks the relay to carry the new port; they must share one answer.
+          const calls = Promise.all([1, 2, 3].map(() => sandbox.exec([python, '-c', fetchScript, url])));
+          const results = await Promise.race([
+            calls,
+            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('a command hung')), 120_000)),
+          ]);
+          for (const result of results)
+            expect(result).toMatchObject({ exitCode: 0, stdout: 'gateway says hi\n' });
+        } finally {
+          gateway.close();
+        }
+      });
+    });
+
+    it('fails a command with class sandbox, not a hang, once the network relay is gone', async () => {
+      await withSandbox(async (sandbox) => {
+        const gateway = createServer((_, res) => res.end('gateway says hi'));
+        try {
+          const relays = readdirSync('/proc')
+            .filter((entry) => /^\d+$/.test(entry))
+            .filter((pid) => {
+              const argv = readFileSyncOrEmpty(`/proc/${pid}/cmdline`).split('\0');
+              // node relay.mjs DIR (bwrap, its parent, names them too)
+              return (
+                argv[0] === process.execPath && argv[1]?.endsWith('relay.mjs') && argv[2]?.startsWith(base)
+              );
+            });
+          expect(relays).toHaveLength(1);
+          process.kill(Number(relays[0]), 'SIGKILL');
+          await listen(gateway, sandbox.hostAddress);
+          await expect(sandbox.exec(['true'])).rejects.toMatchObject({
+            errorClass: 'sandbox',
+            message: expect.stringMatching(/relay exited/),
+          });
+        } finally {
+          gateway.close();
+        }
+      });
+    });
+
     it('exposes a server started inside on a host URL, and the server can be reached from inside', async () => {
       await withSandbox(async (sandbox) => {
         await sandbox.writeFile('index.html', 'served from the sandbox');
@@ -210,7 +263,8 @@ if (!skipWithoutHardening()) {
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
         let body = '';
         for (let i = 0; i < 100 && body === ''; i++) {
-          body = await fetch(`${url}/index.html`)
+          // fetch has no deadline of its own (undici waits 300 s for headers): each attempt gets 10 s.
+          body = await fetch(`${url}/index.html`, { signal: AbortSignal.timeout(10_000) })
             .then((r) => r.text())
             .catch(() => new Promise<string>((resolve) => setTimeout(() => resolve(''), 200)));
         }
