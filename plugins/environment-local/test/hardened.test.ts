@@ -268,14 +268,24 @@ if (!skipWithoutHardening()) {
         const server = await sandbox.start([python, '-m', 'http.server', '8765', '--bind', '127.0.0.1']);
         const url = await sandbox.expose(8765);
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        // Until the server inside answers (python may take seconds to start on a busy machine),
+        // for at most two minutes; fetch has no deadline of its own (undici waits 300 s for
+        // headers), so each attempt gets 10 s.
+        const deadline = Date.now() + 120_000;
         let body = '';
-        for (let i = 0; i < 100 && body === ''; i++) {
-          // fetch has no deadline of its own (undici waits 300 s for headers): each attempt gets 10 s.
+        let lastError = '';
+        while (body === '' && Date.now() < deadline) {
           body = await fetch(`${url}/index.html`, { signal: AbortSignal.timeout(10_000) })
             .then((r) => r.text())
-            .catch(() => new Promise<string>((resolve) => setTimeout(() => resolve(''), 200)));
+            .catch((error: Error) => {
+              lastError = String(error.cause ?? error);
+              return new Promise<string>((resolve) => setTimeout(() => resolve(''), 200));
+            });
         }
-        expect(body).toBe('served from the sandbox');
+        const { stdout, stderr } = server.output();
+        expect(body, `no answer (${lastError}); the server said: ${stdout}${stderr}`).toBe(
+          'served from the sandbox',
+        );
         const inside = await sandbox.exec([python, '-c', fetchScript, 'http://127.0.0.1:8765/index.html']);
         expect(inside.stdout).toBe('served from the sandbox\n');
         await server.kill();
