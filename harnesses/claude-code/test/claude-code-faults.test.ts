@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassifiedError } from '@longhaul/core';
@@ -40,7 +41,13 @@ async function fakeClaude(sandbox: HostSandbox, body: string): Promise<string> {
 }
 
 // Claude Code refuses a bare `sleep 60`; a program that waits is allowed.
-const longCommand = `python3 -c 'import time; time.sleep(120)'`;
+/**
+ * A command that outlives the turn unless the harness ends it. The marker is this file's own: the
+ * checks look for it in the host's whole process table, where another run of these tests may be
+ * sleeping too.
+ */
+const marker = `longhaul-${randomUUID()}`;
+const longCommand = `python3 -c 'import time; time.sleep(120)' ${marker}`;
 
 describe('claude-code faults', () => {
   it('refuses to prepare without a gateway and says the experiment needs models:', async () => {
@@ -100,7 +107,7 @@ describe('claude-code faults', () => {
     expect(Date.now() - begun).toBeLessThan(60_000);
     expect(events.at(-1)).toMatchObject({ type: 'turn.end', result: { status: 'cancelled' } });
     expect(ofType(events, 'tool.call')).toEqual([expect.objectContaining({ name: 'Bash' })]);
-    const sleeping = await sandbox.exec(['pgrep', '-f', 'time.sleep[(]120']);
+    const sleeping = await sandbox.exec(['pgrep', '-f', marker]);
     expect(sleeping.stdout.trim()).toBe('');
   });
 

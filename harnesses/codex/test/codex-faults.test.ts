@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassifiedError } from '@longhaul/core';
@@ -26,7 +27,13 @@ const run = (cmd: string): GatewayConfigInput['models'][string] => ({
   backend: 'scripted',
   replies: [{ toolCalls: [{ name: 'exec_command', input: { cmd } }] }, { text: 'ran it' }],
 });
-const longCommand = `python3 -c 'import time; time.sleep(60)'`;
+/**
+ * A command that outlives the turn unless the harness ends it. The marker is this file's own: the
+ * checks look for it in the host's whole process table, where another run of these tests may be
+ * sleeping too.
+ */
+const marker = `longhaul-${randomUUID()}`;
+const longCommand = `python3 -c 'import time; time.sleep(60)' ${marker}`;
 
 /** A stand-in for the codex binary: answers --version like the real one, then runs `body`. */
 async function fakeCodex(sandbox: HostSandbox, body: string): Promise<string> {
@@ -81,7 +88,7 @@ describe('codex faults', () => {
       if (event.type === 'tool.call') setTimeout(() => controller.abort('cancelled'), 500);
     }
     expect(events.at(-1)).toMatchObject({ type: 'turn.end', result: { status: 'cancelled' } });
-    expect((await sandbox.exec(['pgrep', '-f', 'time.sleep[(]60'])).stdout.trim()).toBe('');
+    expect((await sandbox.exec(['pgrep', '-f', marker])).stdout.trim()).toBe('');
   });
 
   it('ends with timeout when the turn runs past its time limit', async () => {
@@ -90,7 +97,7 @@ describe('codex faults', () => {
     const session = await harness.openSession(sandbox, { trialId: 't' });
     const { result } = await runTurn(session, 'wait', turnOptions({ limits: { timeoutMs: 2000 } }));
     expect(result.status).toBe('timeout');
-    expect((await sandbox.exec(['pgrep', '-f', 'time.sleep[(]60'])).stdout.trim()).toBe('');
+    expect((await sandbox.exec(['pgrep', '-f', marker])).stdout.trim()).toBe('');
   });
 
   it('classifies a failed model turn, a crash and output that is not JSONL', async () => {
