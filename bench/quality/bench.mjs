@@ -14,9 +14,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parse, parseFiles } from '@ast-grep/napi';
+import { parse } from '@ast-grep/napi';
 import { analyzeProject, languageOfPath, readSourceTree, registerGrammars } from '@longhaul/metrics';
-import { pythonTree, runMccabe, scriptTree } from './common.mjs';
+import { parseOnDisk, pythonTree, runMccabe, scriptTree } from './common.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -59,26 +59,6 @@ function changeTwoFiles(sources) {
   );
   const added = '\n\ndef _bench_added(value):\n    if value:\n        return value + 1\n    return 0\n';
   return sources.map((file) => (picked.has(file.path) ? { ...file, text: file.text + added } : file));
-}
-
-/**
- * The floor: the cheapest way to get the trees the metrics read, the way they get them. The
- * metrics parse with ast-grep on its own threads, from the files on disk (`findInFiles`); the
- * floor parses the same files with the same parser on the same threads (`parseFiles`), takes
- * each tree's root and drops it, as the metrics drop theirs, and does nothing else.
- */
-async function parseOnDisk(sources) {
-  const paths = sources.map((file) => file.file);
-  if (paths.some((path) => !path)) throw new Error('the parse floor needs sources read from disk');
-  let parsed = 0;
-  let failure;
-  const expected = await parseFiles(paths, (error, root) => {
-    if (error) failure ??= error;
-    else if (root.root()) parsed++;
-  });
-  // The promise may settle before the last callbacks have run.
-  while (parsed < expected && !failure) await new Promise((resolve) => setImmediate(resolve));
-  if (failure) throw failure;
 }
 
 /** The cases, each measured in a child process of its own (see `runCase`). */

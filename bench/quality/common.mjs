@@ -1,6 +1,8 @@
-// Shared by bench.mjs and agreement.mjs: the trees measured and how mccabe is run over them.
+// Shared by bench.mjs, instructions.mjs and agreement.mjs: the trees measured, the parse floor and
+// how mccabe is run over them.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { parseFiles } from '@ast-grep/napi';
 
 export const pythonTree = '/usr/lib/python3.11';
 export const scriptTree = fileURLToPath(new URL('../../node_modules/typescript/lib', import.meta.url));
@@ -22,4 +24,24 @@ export function runMccabe(paths) {
     .map((line) => JSON.parse(line));
   const { seconds, cpu_seconds: cpuSeconds } = lines.pop();
   return { rows: lines, analysisMs: seconds * 1000, cpuMs: cpuSeconds * 1000, wallMs };
+}
+
+/**
+ * The floor: the cheapest way to get the trees the metrics read, the way they get them. The
+ * metrics parse with ast-grep on its own threads, from the files on disk (`findInFiles`); the
+ * floor parses the same files with the same parser on the same threads (`parseFiles`), takes
+ * each tree's root and drops it, as the metrics drop theirs, and does nothing else.
+ */
+export async function parseOnDisk(sources) {
+  const paths = sources.map((file) => file.file);
+  if (paths.some((path) => !path)) throw new Error('the parse floor needs sources read from disk');
+  let parsed = 0;
+  let failure;
+  const expected = await parseFiles(paths, (error, root) => {
+    if (error) failure ??= error;
+    else if (root.root()) parsed++;
+  });
+  // The promise may settle before the last callbacks have run.
+  while (parsed < expected && !failure) await new Promise((resolve) => setImmediate(resolve));
+  if (failure) throw failure;
 }

@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parseFiles } from '@ast-grep/napi';
 import { analyzeProject, readSourceTree, registerGrammars, rulePack } from '@longhaul/metrics';
-import { pythonTree } from './common.mjs';
+import { parseOnDisk, pythonTree } from './common.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -23,18 +22,6 @@ const { values, positionals } = parseArgs({
     case: { type: 'string' },
   },
 });
-
-async function parseOnly(sources) {
-  let seen = 0;
-  const expected = await parseFiles(
-    sources.map((source) => source.file),
-    (error, root) => {
-      if (!error) root.root();
-      seen++;
-    },
-  );
-  while (seen < expected) await new Promise((resolve) => setImmediate(resolve));
-}
 
 function rulesOfKind(kind) {
   const ids = rulePack
@@ -49,7 +36,7 @@ if (values.case) {
   const every = Number(values.every);
   const sources = (await readSourceTree(values.root)).filter((_, index) => index % every === 0);
   const name = values.case;
-  if (name === 'floor') await parseOnly(sources);
+  if (name === 'floor') await parseOnDisk(sources);
   else if (name === 'noRules') await analyzeProject(sources, { rules: false });
   else if (name === 'full') await analyzeProject(sources);
   else if (name.startsWith('rules:'))
