@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassifiedError } from '@longhaul/core';
@@ -6,7 +5,7 @@ import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
 import { HostSandbox } from './support/host-sandbox.js';
-import { ofType, runTurn, turnOptions } from './support/turns.js';
+import { markedSleep, ofType, runTurn, turnOptions } from './support/turns.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -40,14 +39,7 @@ async function fakeClaude(sandbox: HostSandbox, body: string): Promise<string> {
   return path;
 }
 
-// Claude Code refuses a bare `sleep 60`; a program that waits is allowed.
-/**
- * A command that outlives the turn unless the harness ends it. The marker is this file's own: the
- * checks look for it in the host's whole process table, where another run of these tests may be
- * sleeping too.
- */
-const marker = `longhaul-${randomUUID()}`;
-const longCommand = `python3 -c 'import time; time.sleep(120)' ${marker}`;
+const { command: longCommand, marker } = markedSleep(120);
 
 describe('claude-code faults', () => {
   it('refuses to prepare without a gateway and says the experiment needs models:', async () => {

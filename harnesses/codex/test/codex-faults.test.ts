@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassifiedError } from '@longhaul/core';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSandbox } from '../../claude-code/test/support/host-sandbox.js';
-import { ofType, runTurn, turnOptions } from '../../claude-code/test/support/turns.js';
+import { markedSleep, ofType, runTurn, turnOptions } from '../../claude-code/test/support/turns.js';
 import { Codex, codexOptions, pinnedVersion } from '../src/index.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -27,13 +26,7 @@ const run = (cmd: string): GatewayConfigInput['models'][string] => ({
   backend: 'scripted',
   replies: [{ toolCalls: [{ name: 'exec_command', input: { cmd } }] }, { text: 'ran it' }],
 });
-/**
- * A command that outlives the turn unless the harness ends it. The marker is this file's own: the
- * checks look for it in the host's whole process table, where another run of these tests may be
- * sleeping too.
- */
-const marker = `longhaul-${randomUUID()}`;
-const longCommand = `python3 -c 'import time; time.sleep(60)' ${marker}`;
+const { command: longCommand, marker } = markedSleep(60);
 
 /** A stand-in for the codex binary: answers --version like the real one, then runs `body`. */
 async function fakeCodex(sandbox: HostSandbox, body: string): Promise<string> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Session, Task, TrajectoryEvent, TurnOptions, TurnResult } from '@longhaul/core';
 
 export const emptyTask: Task = {
@@ -44,4 +45,15 @@ export function ofType<T extends TrajectoryEvent['type']>(
   type: T,
 ): Extract<TrajectoryEvent, { type: T }>[] {
   return events.filter((event): event is Extract<TrajectoryEvent, { type: T }> => event.type === type);
+}
+
+/**
+ * A command that waits `seconds` and outlives the turn unless the harness ends it (Claude Code
+ * refuses a bare `sleep`; a program that waits is allowed), with a marker of its own: the checks
+ * look for the marker in the host's whole process table, where another run of these tests, or
+ * another suite's long command, may be sleeping too.
+ */
+export function markedSleep(seconds: number): { command: string; marker: string } {
+  const marker = `longhaul-${randomUUID()}`;
+  return { command: `python3 -c 'import time; time.sleep(${seconds})' ${marker}`, marker };
 }
