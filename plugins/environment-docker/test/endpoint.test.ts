@@ -64,9 +64,13 @@ describe('sandboxes on a second Docker daemon', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lh-dockerd-'));
     socket = join(dir, 'docker.sock');
+    // In a network namespace of its own: a daemon started with `--bridge=none` deletes the host's
+    // `docker0`, and every later build or container on the main daemon fails to find its bridge.
     daemon = spawn(
-      'dockerd',
+      'unshare',
       [
+        '--net',
+        'dockerd',
         `--data-root=${join(dir, 'data')}`,
         `--exec-root=${join(dir, 'exec')}`,
         `--pidfile=${join(dir, 'docker.pid')}`,
@@ -102,6 +106,15 @@ describe('sandboxes on a second Docker daemon', () => {
     }
     if (dir !== '') await rm(dir, { recursive: true, force: true });
   }, 120_000);
+
+  it("leaves the main daemon's default bridge to it: a container there still starts", () => {
+    const run = () =>
+      execFileSync('docker', ['run', '--rm', '--network', 'bridge', baseImageRef(), 'true'], {
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
+    expect(run).not.toThrow();
+  });
 
   it('images build --host finds the image loaded on the endpoint', async () => {
     const result = await runCommandCapturing(commands, ['images', 'build', '--host', `unix://${socket}`]);
