@@ -16,6 +16,20 @@ export const pythonGuards: Readonly<Record<string, Rule>> = {
         '(^|\\W)(list|set|tuple|frozenset|dict|any|all|sum|min|max|sorted|len|int|str|float|bool|range|super|getattr|setattr|isinstance|cast|loads|join|get)$',
     },
   },
+  // The if rules: an `else` or `elif`; or a condition that is parenthesized, `len(…)`, `bool(…)` or
+  // tests `not in`; or a branch that begins with `if`, `for`, `return` or `continue` (this
+  // alternative admits any block inside the statement that begins so: the guard only has to
+  // admit every match, not to reject every miss).
+  if_statement: {
+    any: [
+      { has: { kind: 'else_clause' } },
+      { has: { kind: 'elif_clause' } },
+      {
+        regex:
+          '^if\\s*\\(|^if\\s+(?:len|bool)\\s*\\(|\\bnot\\s+in\\b|:\\s*(?:#[^\\n]*\\s*)*(?:if|for|return|continue)\\b',
+      },
+    ],
+  },
   // The comparison rules: a literal or `.keys()` on the right, `type(…)` on the left, or `len`.
   comparison_operator: {
     regex:

@@ -40,8 +40,33 @@ export const structure = [
     weight: 1,
     rule: {
       kind: 'expression_statement',
-      has: { pattern: '$T = $A' },
-      precedes: { kind: 'expression_statement', has: { pattern: '$A = $B' }, precedes: statement('$B = $T') },
+      // The temporary is a name and what it saves can be assigned to. `all` tests in order: most
+      // assignments fail on their own children, before any pattern or the costly look at the next
+      // statements.
+      all: [
+        {
+          has: {
+            kind: 'assignment',
+            all: [
+              { has: { field: 'left', kind: 'identifier' } },
+              {
+                has: {
+                  field: 'right',
+                  any: [{ kind: 'identifier' }, { kind: 'attribute' }, { kind: 'subscript' }],
+                },
+              },
+              { pattern: '$T = $A' },
+            ],
+          },
+        },
+        {
+          precedes: {
+            kind: 'expression_statement',
+            has: { pattern: '$A = $B' },
+            precedes: statement('$B = $T'),
+          },
+        },
+      ],
     },
     flag: 'tmp = a\na = b\nb = tmp\n',
     pass: 'a, b = b, a\n',
