@@ -2,10 +2,26 @@ import { type NapiConfig, parse } from '@ast-grep/napi';
 import type { LanguageSpec, Rule } from './languages/types.js';
 import type { SlopRule } from './rules/types.js';
 
+/**
+ * The rule with each `regex` replaced by a test that always holds. A regex means the same in every
+ * grammar, and compiling one costs more than the rest of a rule: checking a rule against a grammar
+ * needs only its kinds, fields and patterns (a bad regex still fails the matcher's compilation).
+ */
+function withoutRegexes(rule: unknown): unknown {
+  if (Array.isArray(rule)) return rule.map(withoutRegexes);
+  if (rule === null || typeof rule !== 'object') return rule;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rule)) if (key !== 'regex') copy[key] = withoutRegexes(value);
+  if ('regex' in rule) copy.all = [...((copy.all as unknown[]) ?? []), { not: { kind: 'ERROR' } }];
+  return copy;
+}
+
 /** Whether a rule compiles for a grammar (grammars of one family differ in a few node kinds). */
 export function compiles(spec: LanguageSpec, rule: Rule): boolean {
   try {
-    parse(spec.lang, '').root().findAll({ rule });
+    parse(spec.lang, '')
+      .root()
+      .findAll({ rule: withoutRegexes(rule) as Rule });
     return true;
   } catch {
     return false;
@@ -102,6 +118,9 @@ export function buildMatcher(
   const rules = new Map<string, SlopRule[]>();
   for (const rule of runnable) rules.set(rule.rule.kind, [...(rules.get(rule.rule.kind) ?? []), rule]);
 
+  // Each slop rule is compiled once, as a utility rule that the match and its tag both reference:
+  // written out twice, its patterns and regexes would be compiled twice.
+  const utils: Record<string, Rule> = {};
   const parts: Rule[] = [];
   for (const kind of new Set([...plainKinds, ...taggedKinds, ...rules.keys()])) {
     const roleTags = Object.entries(spec.roleTags?.[kind] ?? {}).map(([tag, rule]) =>
@@ -122,18 +141,17 @@ export function buildMatcher(
       continue;
     }
     // Tags are only evaluated once some rule of the kind has matched.
-    const tags = ofKind.map((rule, index) => optionalTag(rule.rule, `$R${index}`, kind));
+    const referents = ofKind.map((rule, index): Rule => {
+      utils[`${kind}-${index}`] = rule.rule;
+      return { matches: `${kind}-${index}` };
+    });
+    const tags = referents.map((rule, index) => optionalTag(rule, `$R${index}`, kind));
     if (read && taggedKinds.has(kind)) tags.push(optionalTag(read, '$CLS', kind));
     tags.push(...roleTags);
     const guard = guardOf(ofKind, guards[kind]);
     // `all` tests in order: the guard first, the rules only on the nodes it admits.
     const hit: Rule = {
-      all: [
-        ...(guard ? [guard] : []),
-        { any: ofKind.map((rule) => rule.rule) },
-        { pattern: '$HIT' },
-        ...tags,
-      ],
+      all: [...(guard ? [guard] : []), { any: referents }, { pattern: '$HIT' }, ...tags],
     };
     parts.push({ kind, any: read ? [hit, read] : [hit] });
   }
@@ -148,7 +166,7 @@ export function buildMatcher(
   // The root makes every parsed file report at least one node.
   parts.push({ kind: spec.rootKind });
   return {
-    config: { rule: { any: parts } },
+    config: { rule: { any: parts }, utils },
     classifier,
     rules,
     skipped: pack.filter((rule) => !runnable.includes(rule)),
