@@ -48,18 +48,26 @@ export async function prune(docker: Docker, options: PruneOptions = {}): Promise
       .then(() => report.volumes.push(v.Name))
       .catch(() => undefined);
   }
+  const chainOf = (networkId: string) => `${chainPrefix}${networkId.slice(0, 12)}`;
+  const orphans = new Set<string>();
   for (const n of await docker.listNetworks({ filters })) {
     if (!stale(n.Labels)) continue;
     await docker
       .getNetwork(n.Id)
       .remove()
-      .then(() => report.networks.push(n.Name))
+      .then(() => {
+        report.networks.push(n.Name);
+        orphans.add(chainOf(n.Id));
+      })
       .catch(() => undefined);
   }
-  // A chain outlives its network only when a process died between the two removals.
-  const networks = new Set((await docker.listNetworks()).map((n) => `${chainPrefix}${n.Id.slice(0, 12)}`));
+  // A chain outlives its network when a process died between the two removals. A chain does not
+  // record its run, so only a prune of every run removes such a chain; a prune of one run removes
+  // the chains of the networks it removed. (Another run's chain is orphaned for a moment while
+  // that run closes its network: a prune of one run must not count it as its own.)
+  const live = new Set((await docker.listNetworks()).map((n) => chainOf(n.Id)));
   for (const chain of await installedChains()) {
-    if (networks.has(chain)) continue;
+    if (live.has(chain) || (options.runId !== undefined && !orphans.has(chain))) continue;
     await removeChain(chain);
     report.chains.push(chain);
   }

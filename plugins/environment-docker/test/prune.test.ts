@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
-import { chainPrefix, installedChains } from '../src/firewall.js';
+import { chainPrefix, installedChains, iptables, removeChain } from '../src/firewall.js';
 import { prune } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
 import { openAndHang } from './helpers.js';
@@ -38,6 +39,18 @@ if (!skipWithoutDocker()) {
       expect(report.containers).toHaveLength(2);
       expect(await leftovers(docker, runId)).toEqual({ containers: 0, volumes: 0, networks: 0 });
       expect(await installedChains()).not.toContain(`${chainPrefix}${networkId?.slice(0, 12)}`);
+    });
+
+    it("leaves another run's chain whose network is gone (that run may be closing it) to a prune of every run", async () => {
+      const chain = `${chainPrefix}${randomBytes(6).toString('hex')}`;
+      await iptables('-N', chain);
+      try {
+        const report = await prune(new Docker(), { runId: `none-${process.pid}` });
+        expect(report.chains).toEqual([]);
+        expect(await installedChains()).toContain(chain);
+      } finally {
+        await removeChain(chain);
+      }
     });
   });
 }
