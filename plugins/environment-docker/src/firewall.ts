@@ -7,6 +7,11 @@ const run = promisify(execFile);
 /** iptables chains this package made carry this prefix, so prune can find them. */
 export const chainPrefix = 'LONGHAUL-';
 
+/** The chain that guards the network with this id. */
+export function chainOf(networkId: string): string {
+  return `${chainPrefix}${networkId.slice(0, 12)}`;
+}
+
 export async function iptables(...args: string[]): Promise<string> {
   const { stdout } = await run('iptables', ['-w', ...args]);
   return stdout;
@@ -63,7 +68,7 @@ export class HostFirewall {
     /** The network is internal: traffic it forwards anywhere is refused here too, at once. */
     private readonly internal: boolean,
   ) {
-    this.chain = `${chainPrefix}${networkId.slice(0, 12)}`;
+    this.chain = chainOf(networkId);
   }
 
   private portRule(port: number): string[] {

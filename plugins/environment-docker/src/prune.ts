@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { chainPrefix, installedChains, removeChain } from './firewall.js';
+import { chainOf, installedChains, removeChain } from './firewall.js';
 import { labels, ownerAlive } from './labels.js';
 
 export interface PruneOptions {
@@ -48,8 +48,7 @@ export async function prune(docker: Docker, options: PruneOptions = {}): Promise
       .then(() => report.volumes.push(v.Name))
       .catch(() => undefined);
   }
-  const chainOf = (networkId: string) => `${chainPrefix}${networkId.slice(0, 12)}`;
-  const orphans = new Set<string>();
+  const ofRemoved = new Set<string>();
   for (const n of await docker.listNetworks({ filters })) {
     if (!stale(n.Labels)) continue;
     await docker
@@ -57,7 +56,7 @@ export async function prune(docker: Docker, options: PruneOptions = {}): Promise
       .remove()
       .then(() => {
         report.networks.push(n.Name);
-        orphans.add(chainOf(n.Id));
+        ofRemoved.add(chainOf(n.Id));
       })
       .catch(() => undefined);
   }
@@ -67,7 +66,7 @@ export async function prune(docker: Docker, options: PruneOptions = {}): Promise
   // that run closes its network: a prune of one run must not count it as its own.)
   const live = new Set((await docker.listNetworks()).map((n) => chainOf(n.Id)));
   for (const chain of await installedChains()) {
-    if (live.has(chain) || (options.runId !== undefined && !orphans.has(chain))) continue;
+    if (live.has(chain) || (options.runId !== undefined && !ofRemoved.has(chain))) continue;
     await removeChain(chain);
     report.chains.push(chain);
   }
