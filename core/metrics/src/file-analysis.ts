@@ -2,8 +2,8 @@ import { parse, type SgNode } from '@ast-grep/napi';
 import type { LexicalSpan } from './clone-hash.js';
 import { FileTokens } from './clone-hash.js';
 import { type CognitiveRole, fieldText, type LanguageSpec } from './languages/types.js';
-import { lex } from './lexer.js';
-import type { Matcher } from './matcher.js';
+import { type LexicalTokens, lex } from './lexer.js';
+import type { Classifier, Matcher } from './matcher.js';
 import type { MetricsOptions } from './options.js';
 import type { CallableMetrics, FileMetrics, RuleHit } from './results.js';
 import { isSuppressed, readSuppressions, type SuppressionComment } from './rules/suppression.js';
@@ -75,9 +75,35 @@ export function analyzeFile(
   );
 }
 
+/** A node the analysis reads, with its kind and extent read once (each read is a call into ast-grep). */
+interface Item {
+  node: SgNode;
+  kind: string;
+  start: number;
+  end: number;
+  startLine: number;
+  endLine: number;
+}
+
+interface RuleMatch {
+  rule: SlopRule;
+  startLine: number;
+  endLine: number;
+}
+
+/** What one file's lexical spans are: hidden from line counts (`masked`) and from clone hashes. */
+interface Lexical {
+  masked: MaskedSpan[];
+  spans: LexicalSpan[];
+}
+
 /**
  * Analyzes one source file from the nodes the matcher found in it. Clone groups and verbosity
  * need every file: see `analyzeProject`.
+ *
+ * The work is split into small functions on purpose: V8 optimizes each on its own, and when a
+ * file brings a shape it has not seen, it recompiles only the small function that met it, not
+ * one large function (see bench/quality/README.md).
  */
 export function analyzeNodes(
   path: string,
@@ -87,37 +113,78 @@ export function analyzeNodes(
   nodes: readonly SgNode[],
   options: MetricsOptions,
 ): FileAnalysis {
-  const kinds = matcher.classifier;
-  const ruleMatches: { rule: SlopRule; startLine: number; endLine: number }[] = [];
   const lineStarts = lineStartsOf(text);
-  const lineAt = (offset: number) => lineOf(lineStarts, offset);
-
-  // Lexical spans: comments and strings from the lexer, docstrings from the tree.
   const tokens = lex(text, spec.family);
+  const lexical = lexicalSpans(tokens, lineStarts);
+  const items: Item[] = [];
+  const ruleMatches: RuleMatch[] = [];
+  const parseErrors = classify(nodes, spec, matcher, lexical, items, ruleMatches);
+  const code = codeLines(text, lexical.masked);
+  const prefix = prefixSums(code);
+  const walk = new Walk(text, spec, matcher.classifier, options, outermostSpans(lexical.spans), prefix);
+  for (const item of items) walk.visit(item);
+  const callables = walk.finish();
+  const { hits, flagged, suppressedHits } = ruleHits(path, text, tokens, lineStarts, code, ruleMatches);
+
+  let maxCc = 0;
+  for (let i = 0; i < callables.length; i++) if (callables[i]!.cc > maxCc) maxCc = callables[i]!.cc;
+  const metrics: FileMetrics = {
+    path,
+    language: spec.id,
+    loc: prefix[code.length]!,
+    lines: code.length - (text.endsWith('\n') ? 1 : 0),
+    callables: callables.length,
+    maxCc,
+    cognitive: walk.fileCognitive,
+    ruleHits: hits.length,
+    suppressedHits,
+    flaggedLines: flagged.size,
+    cloneLines: 0,
+    verboseLines: flagged.size,
+    parseErrors,
+  };
+  return {
+    metrics,
+    callables: callableResults(path, spec, walk.callables, prefix, options),
+    hits,
+    code,
+    flagged,
+    candidates: walk.candidates,
+  };
+}
+
+/** Lexical spans: comments and strings from the lexer (docstrings come from the tree). */
+function lexicalSpans(tokens: LexicalTokens, lineStarts: Int32Array): Lexical {
   const masked: MaskedSpan[] = [];
   const spans: LexicalSpan[] = [];
   for (let i = 0; i < tokens.comments.length; i += 2) {
     const start = tokens.comments[i]!;
     const end = tokens.comments[i + 1]!;
-    const endLine = lineAt(end);
-    masked.push({ start, end, endLine });
+    masked.push({ start, end, endLine: lineOf(lineStarts, end) });
     spans.push({ start, end, replacement: '' });
   }
   for (let i = 0; i < tokens.strings.length; i += 2) {
     const start = tokens.strings[i]!;
     const end = tokens.strings[i + 1]!;
-    const endLine = lineAt(end);
-    if (endLine > lineAt(start)) masked.push({ start: start + 1, end, endLine });
+    const endLine = lineOf(lineStarts, end);
+    if (endLine > lineOf(lineStarts, start)) masked.push({ start: start + 1, end, endLine });
     spans.push({ start, end, replacement: '$STR' });
   }
-  const items: {
-    node: SgNode;
-    kind: string;
-    start: number;
-    end: number;
-    startLine: number;
-    endLine: number;
-  }[] = [];
+  return { masked, spans };
+}
+
+/**
+ * Sorts the matched nodes into rule matches, docstrings (added to the lexical spans) and the items
+ * the walk reads; returns the number of parse errors.
+ */
+function classify(
+  nodes: readonly SgNode[],
+  spec: LanguageSpec,
+  matcher: Matcher,
+  lexical: Lexical,
+  items: Item[],
+  ruleMatches: RuleMatch[],
+): number {
   let parseErrors = 0;
   for (const node of nodes) {
     const kind = node.kind() as string;
@@ -143,71 +210,58 @@ export function analyzeNodes(
     if (!read) continue;
     const { start, end } = range ?? node.range();
     if (kind === 'expression_statement' && spec.docstringRule) {
-      masked.push({ start: start.index, end: end.index, endLine: end.line });
-      spans.push({ start: start.index, end: end.index, replacement: '' });
+      lexical.masked.push({ start: start.index, end: end.index, endLine: end.line });
+      lexical.spans.push({ start: start.index, end: end.index, replacement: '' });
       continue;
     }
     items.push({ node, kind, start: start.index, end: end.index, startLine: start.line, endLine: end.line });
   }
-  const lexical = outermostSpans(spans);
-  const code = codeLines(text, masked);
-  const prefix = prefixSums(code);
-  const loc = prefix[code.length]!;
+  return parseErrors;
+}
 
-  // Pass 2: callables, decisions and cognitive roles in document order, with a stack of open
-  // callables and nesting structures.
-  const callables: PendingCallable[] = [];
-  const scopes: { end: number; name: string }[] = [];
-  const open: Open[] = [];
-  const candidates: CloneCandidate[] = [];
-  let fileTokens: FileTokens | undefined;
-  let fileCognitive = 0;
-  const countRadon = options.ccVariant === 'radon';
-  // One tag reader per file, reading the node of the current item.
-  let current: SgNode | undefined;
-  const tagged = (tag: string) => current!.getMatch(tag) !== null;
-  for (const item of items) {
+/**
+ * The walk over the items in document order: callables, decisions and cognitive roles, with a
+ * stack of open callables and nesting structures.
+ */
+class Walk {
+  readonly callables: PendingCallable[] = [];
+  readonly candidates: CloneCandidate[] = [];
+  fileCognitive = 0;
+  private readonly scopes: { end: number; name: string }[] = [];
+  private readonly open: Open[] = [];
+  private fileTokens: FileTokens | undefined;
+  private readonly countRadon: boolean;
+  /** The node of the item being visited, read by `tagged`. */
+  private current: SgNode | undefined;
+  private readonly tagged = (tag: string) => this.current!.getMatch(tag) !== null;
+
+  constructor(
+    private readonly text: string,
+    private readonly spec: LanguageSpec,
+    private readonly kinds: Classifier,
+    private readonly options: MetricsOptions,
+    private readonly lexical: LexicalSpan[],
+    private readonly prefix: Uint32Array,
+  ) {
+    this.countRadon = options.ccVariant === 'radon';
+  }
+
+  visit(item: Item): void {
     const { node, kind, start, end } = item;
-    current = node;
+    const { kinds, open, scopes, spec } = this;
+    this.current = node;
     while (open.length && open[open.length - 1]!.end <= start) open.pop();
     while (scopes.length && scopes[scopes.length - 1]!.end <= start) scopes.pop();
 
-    if (kinds.decisions.has(kind) || (countRadon && kinds.radon.has(kind))) {
-      for (const { callable: index } of open) {
-        if (index < 0) continue;
-        const callable = callables[index]!;
-        callable.cc++;
-        callable.decisions.set(kind, (callable.decisions.get(kind) ?? 0) + 1);
-      }
-    }
+    if (kinds.decisions.has(kind) || (this.countRadon && kinds.radon.has(kind))) this.addDecision(kind);
 
-    const role = kinds.cognitive.has(kind) ? spec.cognitiveRole(kind, tagged) : undefined;
-    if (role) addCognitive(role, start);
-    const name = kinds.callables.has(kind) ? spec.callableName(node, text, start, tagged) : undefined;
-    if (name !== undefined) {
-      const enclosing: number[] = [];
-      for (const entry of open) if (entry.callable >= 0) enclosing.push(entry.callable);
-      // Joined by a loop: spreading an array that is empty in one file and holds names in the
-      // next sees two array maps at one site and deoptimizes the whole function.
-      let qualified = '';
-      for (const scope of scopes) qualified += `${scope.name}.`;
-      callables.push({
-        kind,
-        name,
-        start,
-        end,
-        startLine: item.startLine,
-        endLine: item.endLine,
-        depth: enclosing.length,
-        qualified: qualified + name,
-        cc: 1,
-        cognitive: 0,
-        decisions: new Map(),
-        ancestors: enclosing,
-      });
-      open.push({ end, region: start + 1, callable: callables.length - 1 });
-      scopes.push({ end, name });
-    } else if (role && (role.kind === 'structural' || role.kind === 'nesting')) {
+    const role = kinds.cognitive.has(kind) ? spec.cognitiveRole(kind, this.tagged) : undefined;
+    if (role) this.addCognitive(role, start);
+    const name = kinds.callables.has(kind)
+      ? spec.callableName(node, this.text, start, this.tagged)
+      : undefined;
+    if (name !== undefined) this.openCallable(item, name);
+    else if (role && (role.kind === 'structural' || role.kind === 'nesting')) {
       open.push({ end, region: start + 1, callable: -1 });
     } else if (kinds.callables.has(kind)) {
       open.push({ end, region: start + 1, callable: -1 });
@@ -216,52 +270,105 @@ export function analyzeNodes(
       if (scopeName) scopes.push({ end, name: scopeName });
     }
 
-    if (kinds.clones.has(kind) && !spec.cloneExcluded?.(text, start)) {
-      const sloc = countIn(prefix, item.startLine, item.endLine);
-      if (sloc >= options.minCloneLines) {
-        fileTokens ??= new FileTokens(text, lexical, spec);
-        candidates.push({
-          hash: `${spec.family}:${fileTokens.hash(start, end)}`,
-          startLine: item.startLine,
-          endLine: item.endLine,
-        });
-      }
+    if (kinds.clones.has(kind) && !spec.cloneExcluded?.(this.text, start)) this.addCandidate(item);
+  }
+
+  private addDecision(kind: string): void {
+    for (const { callable: index } of this.open) {
+      if (index < 0) continue;
+      const callable = this.callables[index]!;
+      callable.cc++;
+      callable.decisions.set(kind, (callable.decisions.get(kind) ?? 0) + 1);
     }
+  }
+
+  private openCallable(item: Item, name: string): void {
+    const enclosing: number[] = [];
+    for (const entry of this.open) if (entry.callable >= 0) enclosing.push(entry.callable);
+    // Joined by a loop: spreading an array that is empty in one file and holds names in the
+    // next sees two array maps at one site and deoptimizes the function.
+    let qualified = '';
+    for (const scope of this.scopes) qualified += `${scope.name}.`;
+    this.callables.push({
+      kind: item.kind,
+      name,
+      start: item.start,
+      end: item.end,
+      startLine: item.startLine,
+      endLine: item.endLine,
+      depth: enclosing.length,
+      qualified: qualified + name,
+      cc: 1,
+      cognitive: 0,
+      decisions: new Map(),
+      ancestors: enclosing,
+    });
+    this.open.push({ end: item.end, region: item.start + 1, callable: this.callables.length - 1 });
+    this.scopes.push({ end: item.end, name });
   }
 
   /**
    * Adds a cognitive increment to every enclosing callable, with the nesting level relative to
    * each; code outside every callable counts toward the file directly.
    */
-  function addCognitive(role: CognitiveRole, at: number): void {
+  private addCognitive(role: CognitiveRole, at: number): void {
     let increment = 0;
     if (role.kind === 'structural' || role.kind === 'hybrid' || role.kind === 'jump') increment = 1;
     else if (role.kind === 'logical') increment = role.continues ? 0 : 1;
     if (!increment) return;
     let nesting = 0;
     let inCallable = false;
+    const { open } = this;
     for (let i = open.length - 1; i >= 0; i--) {
       const entry = open[i]!;
       if (entry.callable >= 0) {
         inCallable = true;
-        callables[entry.callable]!.cognitive += role.kind === 'structural' ? 1 + nesting : increment;
+        this.callables[entry.callable]!.cognitive += role.kind === 'structural' ? 1 + nesting : increment;
       }
       if (entry.region <= at) nesting++;
     }
-    if (!inCallable) fileCognitive += role.kind === 'structural' ? 1 + nesting : increment;
+    if (!inCallable) this.fileCognitive += role.kind === 'structural' ? 1 + nesting : increment;
   }
 
-  // Recursion: +1 per call of a callable to itself, counted toward it and the callables around it.
-  for (const callable of callables) {
-    fileTokens ??= new FileTokens(text, lexical, spec);
-    const calls = fileTokens.callsOf(callable.name, callable.start, callable.end);
-    if (!calls) continue;
-    callable.cognitive += calls;
-    for (const ancestor of callable.ancestors) callables[ancestor]!.cognitive += calls;
+  private tokens(): FileTokens {
+    this.fileTokens ??= new FileTokens(this.text, this.lexical, this.spec);
+    return this.fileTokens;
   }
-  for (const callable of callables) if (callable.depth === 0) fileCognitive += callable.cognitive;
 
-  const results: CallableMetrics[] = callables.map((callable) => {
+  private addCandidate(item: Item): void {
+    if (countIn(this.prefix, item.startLine, item.endLine) < this.options.minCloneLines) return;
+    this.candidates.push({
+      hash: `${this.spec.family}:${this.tokens().hash(item.start, item.end)}`,
+      startLine: item.startLine,
+      endLine: item.endLine,
+    });
+  }
+
+  /**
+   * Recursion: +1 per call of a callable to itself, counted toward it and the callables around
+   * it; then the file's cognitive complexity takes the top-level callables'. Returns the callables.
+   */
+  finish(): PendingCallable[] {
+    const { callables } = this;
+    for (const callable of callables) {
+      const calls = this.tokens().callsOf(callable.name, callable.start, callable.end);
+      if (!calls) continue;
+      callable.cognitive += calls;
+      for (const ancestor of callable.ancestors) callables[ancestor]!.cognitive += calls;
+    }
+    for (const callable of callables) if (callable.depth === 0) this.fileCognitive += callable.cognitive;
+    return callables;
+  }
+}
+
+function callableResults(
+  path: string,
+  spec: LanguageSpec,
+  callables: readonly PendingCallable[],
+  prefix: Uint32Array,
+  options: MetricsOptions,
+): CallableMetrics[] {
+  return callables.map((callable) => {
     const { startLine, endLine } = callable;
     const sloc = countIn(prefix, startLine, endLine);
     return {
@@ -280,55 +387,45 @@ export function analyzeNodes(
       depth: callable.depth,
     };
   });
+}
 
-  // Rules.
+/** The rule matches as findings, less those a suppression comment silences, and the lines they flag. */
+function ruleHits(
+  path: string,
+  text: string,
+  tokens: LexicalTokens,
+  lineStarts: Int32Array,
+  code: Uint8Array,
+  ruleMatches: readonly RuleMatch[],
+): { hits: RuleHit[]; flagged: Set<number>; suppressedHits: number } {
   const hits: RuleHit[] = [];
   const flagged = new Set<number>();
   let suppressedHits = 0;
-  if (ruleMatches.length) {
-    // The comments' text is read only here: most files have no finding to suppress.
-    const comments: SuppressionComment[] = [];
-    for (let i = 0; i < tokens.comments.length; i += 2) {
-      const start = tokens.comments[i]!;
-      comments.push({ text: text.slice(start, tokens.comments[i + 1]), line: lineAt(start) });
-    }
-    const suppressions = readSuppressions(comments, code);
-    for (const match of ruleMatches) {
-      if (isSuppressed(suppressions, match.startLine, match.rule.id)) {
-        suppressedHits++;
-        continue;
-      }
-      hits.push({
-        file: path,
-        rule: match.rule.id,
-        category: match.rule.category,
-        weight: match.rule.weight,
-        message: match.rule.message,
-        line: match.startLine + 1,
-        endLine: match.endLine + 1,
-      });
-      for (let line = match.startLine; line <= match.endLine; line++) if (code[line]) flagged.add(line);
-    }
+  if (!ruleMatches.length) return { hits, flagged, suppressedHits };
+  // The comments' text is read only here: most files have no finding to suppress.
+  const comments: SuppressionComment[] = [];
+  for (let i = 0; i < tokens.comments.length; i += 2) {
+    const start = tokens.comments[i]!;
+    comments.push({ text: text.slice(start, tokens.comments[i + 1]), line: lineOf(lineStarts, start) });
   }
-
-  let maxCc = 0;
-  for (const callable of results) if (callable.cc > maxCc) maxCc = callable.cc;
-  const metrics: FileMetrics = {
-    path,
-    language: spec.id,
-    loc,
-    lines: code.length - (text.endsWith('\n') ? 1 : 0),
-    callables: results.length,
-    maxCc,
-    cognitive: fileCognitive,
-    ruleHits: hits.length,
-    suppressedHits,
-    flaggedLines: flagged.size,
-    cloneLines: 0,
-    verboseLines: flagged.size,
-    parseErrors,
-  };
-  return { metrics, callables: results, hits, code, flagged, candidates };
+  const suppressions = readSuppressions(comments, code);
+  for (const match of ruleMatches) {
+    if (isSuppressed(suppressions, match.startLine, match.rule.id)) {
+      suppressedHits++;
+      continue;
+    }
+    hits.push({
+      file: path,
+      rule: match.rule.id,
+      category: match.rule.category,
+      weight: match.rule.weight,
+      message: match.rule.message,
+      line: match.startLine + 1,
+      endLine: match.endLine + 1,
+    });
+    for (let line = match.startLine; line <= match.endLine; line++) if (code[line]) flagged.add(line);
+  }
+  return { hits, flagged, suppressedHits };
 }
 
 function lineStartsOf(text: string): Int32Array {
