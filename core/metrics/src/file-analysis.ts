@@ -91,7 +91,7 @@ interface RuleMatch {
   endLine: number;
 }
 
-/** What one file's lexical spans are: hidden from line counts (`masked`) and from clone hashes. */
+/** A file's comments, strings and docstrings: hidden from line counts (`masked`) and clone hashes (`spans`). */
 interface Lexical {
   masked: MaskedSpan[];
   spans: LexicalSpan[];
@@ -145,7 +145,7 @@ export function analyzeNodes(
   };
   return {
     metrics,
-    callables: callableResults(path, spec, walk.callables, prefix, options),
+    callables: callableResults(path, spec, callables, prefix, options),
     hits,
     code,
     flagged,
