@@ -29,7 +29,7 @@ import {
   resolveImage,
 } from './images.js';
 import { dockerName, labels, ownerLabel } from './labels.js';
-import { acquireNetwork, type RunNetwork, releaseNetwork } from './network.js';
+import { acquireNetwork, forgetNetwork, NetworkGone, type RunNetwork, releaseNetwork } from './network.js';
 import { type DockerOptions, parseSize } from './options.js';
 import { ContainerCgroup, runsInContainer } from './proc.js';
 import { prune, removedNames } from './prune.js';
@@ -49,6 +49,8 @@ function agentSetup(workspace: string): string {
 
 /** How long a daemon may take to answer a ping before its endpoint counts as dead. */
 const pingTimeoutMs = 30_000;
+/** Times a sandbox tries to join its run's network when other processes of the run keep removing it. */
+const networkAttempts = 3;
 
 /**
  * A connection to the Docker daemon (the default one, or `endpoint`) that says what to do when
@@ -140,31 +142,37 @@ export class DockerEnvironment implements Environment {
     });
     this.images.set(image.ref, image);
     const mode = this.options.network ?? spec.needs.network ?? 'none';
-    const network = await acquireNetwork(docker, {
-      runId: spec.runId,
-      mode,
-      firewall: this.options.firewall,
-      hostPorts: this.options.hostPorts,
-    });
-    let container: Docker.Container | undefined;
-    try {
-      container = await this.create(docker, spec, image, network);
-      return await this.prepare(docker, container, spec, image, network);
-    } catch (error) {
-      await container?.remove({ force: true, v: true }).catch(() => undefined);
-      await releaseNetwork(docker, network);
-      if (error instanceof ClassifiedError) throw error;
-      const message = (error as Error).message;
-      const hint = /storage-opt/i.test(message)
-        ? ` (the docker option disk: ${this.options.disk} needs a storage driver with size quotas; remove the option on this host)`
-        : '';
-      throw new ClassifiedError(
-        'sandbox',
-        `opening a docker sandbox for ${spec.trialId} failed: ${message}${hint}`,
-        {
-          cause: error,
-        },
-      );
+    for (let attempt = 1; ; attempt++) {
+      const network = await acquireNetwork(docker, {
+        runId: spec.runId,
+        mode,
+        firewall: this.options.firewall,
+        hostPorts: this.options.hostPorts,
+      });
+      let container: Docker.Container | undefined;
+      try {
+        container = await this.create(docker, spec, image, network);
+        return await this.prepare(docker, container, spec, image, network);
+      } catch (error) {
+        await container?.remove({ force: true, v: true }).catch(() => undefined);
+        // Another process of the run removed the network between acquiring and attaching: make it again.
+        const gone = error instanceof NetworkGone || /network \S+ not found/.test(String(error));
+        if (gone) await forgetNetwork(network);
+        else await releaseNetwork(docker, network);
+        if (gone && attempt < networkAttempts) continue;
+        if (error instanceof ClassifiedError) throw error;
+        const message = (error as Error).message;
+        const hint = /storage-opt/i.test(message)
+          ? ` (the docker option disk: ${this.options.disk} needs a storage driver with size quotas; remove the option on this host)`
+          : '';
+        throw new ClassifiedError(
+          'sandbox',
+          `opening a docker sandbox for ${spec.trialId} failed: ${message}${hint}`,
+          {
+            cause: error,
+          },
+        );
+      }
     }
   }
 
@@ -224,7 +232,10 @@ export class DockerEnvironment implements Environment {
         'the Docker daemon runs on another machine: the docker environment needs it on this host (it kills process trees, reads cgroup counters and guards the host from here)',
       );
     }
-    const ip = info.NetworkSettings.Networks[network.name]?.IPAddress;
+    const attached = info.NetworkSettings.Networks[network.name];
+    // The name found a network made again by another process of the run: this one's is gone.
+    if (attached !== undefined && attached.NetworkID !== network.id) throw new NetworkGone(network.name);
+    const ip = attached?.IPAddress;
     if (!ip)
       throw new ClassifiedError(
         'sandbox',

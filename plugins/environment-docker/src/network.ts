@@ -19,6 +19,13 @@ export interface NetworkRequest {
   hostPorts: readonly number[];
 }
 
+/** The network a sandbox was to join no longer exists: another process of the run removed it. */
+export class NetworkGone extends Error {
+  constructor(name: string) {
+    super(`docker network ${name} was removed by another process of the run`);
+  }
+}
+
 interface Held {
   network: Promise<RunNetwork>;
   users: number;
@@ -45,7 +52,11 @@ async function createOrJoin(docker: Docker, name: string, request: NetworkReques
       Options: { 'com.docker.network.bridge.enable_icc': 'false', 'com.docker.network.bridge.name': bridge },
     });
   } catch (error) {
-    if (statusCode(error) !== 409) throw error; // another process of the run made it first
+    // Another process of the run made it first: the daemon says so with 409, or, when both asked
+    // at the same moment, with 403 for the second network on the same bridge.
+    const raced =
+      statusCode(error) === 409 || (statusCode(error) === 403 && /same bridge name/.test(String(error)));
+    if (!raced) throw error;
   }
   const info = await docker.getNetwork(name).inspect();
   const gateway: string | undefined = info.IPAM?.Config?.[0]?.Gateway;
@@ -75,15 +86,36 @@ export async function acquireNetwork(docker: Docker, request: NetworkRequest): P
     const removed = removing.get(name) ?? Promise.resolve();
     entry = { network: removed.then(() => createOrJoin(docker, name, request)), users: 0 };
     held.set(name, entry);
-    entry.network.catch(() => held.delete(name));
+    const made = entry;
+    entry.network.catch(() => {
+      if (held.get(name) === made) held.delete(name);
+    });
   }
   entry.users += 1;
   return entry.network;
 }
 
+/** The entry of this process that holds `network`: none when it was forgotten (see `forgetNetwork`). */
+async function holding(network: RunNetwork): Promise<Held | undefined> {
+  const entry = held.get(network.name);
+  return entry && (await entry.network.catch(() => undefined)) === network ? entry : undefined;
+}
+
+/**
+ * Drops a network that another process of the run removed (it closed its last sandbox while this
+ * one was opening one): the next acquire makes the network again. The sandboxes that acquired it
+ * here fail to attach and acquire again too, and their release no longer counts toward the new one.
+ */
+export async function forgetNetwork(network: RunNetwork): Promise<void> {
+  if (!(await holding(network))) return;
+  held.delete(network.name);
+  // Its firewall chain would otherwise outlive it until a prune of every run.
+  await network.firewall?.remove();
+}
+
 /** Removes the network (and its firewall) when its last sandbox in this process is gone. */
 export async function releaseNetwork(docker: Docker, network: RunNetwork): Promise<void> {
-  const entry = held.get(network.name);
+  const entry = await holding(network);
   if (entry === undefined) return;
   entry.users -= 1;
   if (entry.users > 0) return;

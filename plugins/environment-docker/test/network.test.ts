@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import { hasErrorClass } from '@longhaul/testkit';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
+import { chainOf, installedChains } from '../src/firewall.js';
 import { DockerEnvironment, dockerOptions } from '../src/index.js';
+import { acquireNetwork, releaseNetwork } from '../src/network.js';
 import { skipWithoutDocker } from './docker-ready.js';
 import { connectProbe, environment, portOf, runOf, serve, spec } from './helpers.js';
 
@@ -19,6 +22,32 @@ describe('docker daemon', () => {
     const error = await env.open(spec('no-daemon')).catch((e: unknown) => e);
     expect(hasErrorClass(error, 'sandbox')).toBe(true);
     expect(String(error)).toMatch(/cannot reach the Docker daemon .*start dockerd or set DOCKER_HOST/);
+  });
+});
+
+describe('a run network shared by processes of one run', () => {
+  it('is joined when another process created it at the same moment (the daemon answers 403)', async () => {
+    // Two creates of one name at once: the daemon refuses the second for its bridge, not its name.
+    const removed: string[] = [];
+    const docker = {
+      createNetwork: async () => {
+        throw Object.assign(
+          new Error(
+            '(HTTP code 403) unexpected - cannot create network 0244 (lh-20b78d543bc2): conflicts with network 2b31 (lh-20b78d543bc2): networks have same bridge name',
+          ),
+          { statusCode: 403 },
+        );
+      },
+      getNetwork: (id: string) => ({
+        inspect: async () => ({ Id: '2b31', IPAM: { Config: [{ Gateway: '172.30.0.1' }] } }),
+        remove: async () => void removed.push(id),
+      }),
+    } as unknown as Docker;
+    const request = { runId: runOf('raced'), mode: 'none', firewall: false, hostPorts: [] } as const;
+    const network = await acquireNetwork(docker, request);
+    expect(network).toMatchObject({ id: '2b31', gateway: '172.30.0.1' });
+    await releaseNetwork(docker, network);
+    expect(removed).toEqual(['2b31']);
   });
 });
 
@@ -61,6 +90,62 @@ if (!skipWithoutDocker()) {
             await sandbox.close();
           }
         });
+    });
+
+    it('opens a sandbox after another process of the run removed the network this one holds', async () => {
+      // This process holds the network but has no sandbox on it yet: another process of the run
+      // may close its last sandbox and remove the network in that moment.
+      const docker = new Docker();
+      const runId = runOf('net-gone');
+      const stale = await acquireNetwork(docker, { runId, mode: 'none', firewall: true, hostPorts: [] });
+      await docker.getNetwork(stale.id).remove();
+      const sandbox = await environment().open(spec('net-gone'));
+      try {
+        expect(await installedChains()).not.toContain(chainOf(stale.id));
+        // The stale hold's release neither removes the new network nor counts toward it.
+        await releaseNetwork(docker, stale);
+        const [network] = await runNetworks('net-gone');
+        expect(network?.Id).not.toBe(stale.id);
+        expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
+      } finally {
+        await sandbox.close();
+      }
+      expect(await runNetworks('net-gone')).toHaveLength(0);
+    });
+
+    it("joins the network another process of the run made again, with that network's gateway", async () => {
+      const docker = new Docker();
+      const runId = runOf('net-again');
+      const stale = await acquireNetwork(docker, { runId, mode: 'none', firewall: false, hostPorts: [] });
+      await docker.getNetwork(stale.id).remove();
+      // Made again by another process of the run. A placeholder takes the address range the
+      // removed network freed, so the new one's gateway differs from the stale one's.
+      const placeholder = await docker.createNetwork({ Name: `${stale.name}-placeholder`, Internal: true });
+      const bridge = `lh-${createHash('sha256').update(stale.name).digest('hex').slice(0, 12)}`;
+      const again = await docker.createNetwork({
+        Name: stale.name,
+        Internal: true,
+        Labels: { 'longhaul.run': runId, 'longhaul.network': 'none' },
+        Options: {
+          'com.docker.network.bridge.enable_icc': 'false',
+          'com.docker.network.bridge.name': bridge,
+        },
+      });
+      await placeholder.remove();
+      try {
+        const gateway = (await again.inspect()).IPAM?.Config?.[0]?.Gateway;
+        expect(gateway).not.toBe(stale.gateway);
+        const sandbox = await environment().open(spec('net-again'));
+        try {
+          expect(sandbox.hostAddress).toBe(gateway);
+          expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
+        } finally {
+          await sandbox.close();
+        }
+      } finally {
+        await again.remove().catch(() => undefined);
+        await releaseNetwork(docker, stale);
+      }
     });
   });
 }
