@@ -437,7 +437,8 @@ export async function environmentContext(
     environment,
     maxFileBytes,
     spec: {
-      runId: 'conformance',
+      // This process's own: two copies of a suite on one host must not share a run.
+      runId: `conformance-${process.pid}`,
       trialId: 'conformance.trial.r1',
       purpose: 'agent',
       task: { id: 'conformance', root, seed },
