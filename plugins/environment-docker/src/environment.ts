@@ -214,7 +214,13 @@ export class DockerEnvironment implements Environment {
         ],
       },
     });
-    await container.start();
+    try {
+      await container.start();
+    } catch (error) {
+      // A container that never started is still the daemon's (e.g. its network was removed meanwhile).
+      await container.remove({ force: true, v: true }).catch(() => undefined);
+      throw error;
+    }
     return container;
   }
 

@@ -107,6 +107,12 @@ if (!skipWithoutDocker()) {
         const [network] = await runNetworks('net-gone');
         expect(network?.Id).not.toBe(stale.id);
         expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
+        // The container that could not start on the removed network is not left behind.
+        const containers = await docker.listContainers({
+          all: true,
+          filters: JSON.stringify({ label: [`longhaul.run=${runId}`] }),
+        });
+        expect(containers).toHaveLength(1);
       } finally {
         await sandbox.close();
       }
