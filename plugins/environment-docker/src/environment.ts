@@ -156,7 +156,7 @@ export class DockerEnvironment implements Environment {
       } catch (error) {
         await container?.remove({ force: true, v: true }).catch(() => undefined);
         // Another process of the run removed the network between acquiring and attaching: make it again.
-        const gone = error instanceof NetworkGone || /network \S+ not found/.test(String(error));
+        const gone = error instanceof NetworkGone;
         if (gone) await forgetNetwork(network);
         else await releaseNetwork(docker, network);
         if (gone && attempt < networkAttempts) continue;
@@ -219,6 +219,7 @@ export class DockerEnvironment implements Environment {
     } catch (error) {
       // A container that never started is still the daemon's (e.g. its network was removed meanwhile).
       await container.remove({ force: true, v: true }).catch(() => undefined);
+      if (/network \S+ not found/.test(String(error))) throw new NetworkGone(network.name, { cause: error });
       throw error;
     }
     return container;

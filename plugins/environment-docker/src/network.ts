@@ -21,9 +21,14 @@ export interface NetworkRequest {
 
 /** The network a sandbox was to join no longer exists: another process of the run removed it. */
 export class NetworkGone extends Error {
-  constructor(name: string) {
-    super(`docker network ${name} was removed by another process of the run`);
+  constructor(name: string, options?: ErrorOptions) {
+    super(`docker network ${name} was removed by another process of the run`, options);
   }
+}
+
+/** The host's bridge interface of the run network `name`. */
+export function bridgeOf(name: string): string {
+  return `lh-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
 }
 
 interface Held {
@@ -40,7 +45,7 @@ function statusCode(error: unknown): number | undefined {
 }
 
 async function createOrJoin(docker: Docker, name: string, request: NetworkRequest): Promise<RunNetwork> {
-  const bridge = `lh-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
+  const bridge = bridgeOf(name);
   try {
     await docker.createNetwork({
       Name: name,

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { hasErrorClass } from '@longhaul/testkit';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { chainOf, installedChains } from '../src/firewall.js';
 import { DockerEnvironment, dockerOptions } from '../src/index.js';
-import { acquireNetwork, releaseNetwork } from '../src/network.js';
+import { acquireNetwork, bridgeOf, releaseNetwork } from '../src/network.js';
 import { skipWithoutDocker } from './docker-ready.js';
 import { connectProbe, environment, portOf, runOf, serve, spec } from './helpers.js';
 
@@ -127,14 +126,13 @@ if (!skipWithoutDocker()) {
       // Made again by another process of the run. A placeholder takes the address range the
       // removed network freed, so the new one's gateway differs from the stale one's.
       const placeholder = await docker.createNetwork({ Name: `${stale.name}-placeholder`, Internal: true });
-      const bridge = `lh-${createHash('sha256').update(stale.name).digest('hex').slice(0, 12)}`;
       const again = await docker.createNetwork({
         Name: stale.name,
         Internal: true,
         Labels: { 'longhaul.run': runId, 'longhaul.network': 'none' },
         Options: {
           'com.docker.network.bridge.enable_icc': 'false',
-          'com.docker.network.bridge.name': bridge,
+          'com.docker.network.bridge.name': bridgeOf(stale.name),
         },
       });
       await placeholder.remove();
