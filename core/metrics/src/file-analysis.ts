@@ -118,7 +118,7 @@ export function analyzeNodes(
   const lexical = lexicalSpans(tokens, lineStarts);
   const items: Item[] = [];
   const ruleMatches: RuleMatch[] = [];
-  const parseErrors = classify(nodes, spec, matcher, lexical, items, ruleMatches);
+  const parseErrors = classify(nodes, spec, matcher, lineStarts, lexical, items, ruleMatches);
   const code = codeLines(text, lexical.masked);
   const prefix = prefixSums(code);
   const walk = new Walk(text, spec, matcher.classifier, options, outermostSpans(lexical.spans), prefix);
@@ -181,6 +181,7 @@ function classify(
   nodes: readonly SgNode[],
   spec: LanguageSpec,
   matcher: Matcher,
+  lineStarts: Int32Array,
   lexical: Lexical,
   items: Item[],
   ruleMatches: RuleMatch[],
@@ -198,23 +199,28 @@ function classify(
     const taggedKind = matcher.taggedKinds.has(kind);
     // A node of a kind the analysis does not read is reported only when some rule matched it.
     const hit = ofKind !== undefined && ((!plain && !taggedKind) || node.getMatch('HIT') !== null);
-    let range: ReturnType<SgNode['range']> | undefined;
+    const read = plain || (taggedKind && (!hit || node.getMatch('CLS')));
+    if (!hit && !read) continue;
+    // The node's offsets from the edit that would replace it (nothing is replaced): one object
+    // from ast-grep where `range()` builds three, and `range()` was the dearest call per node.
+    // Lines come from the offsets, as tree-sitter counts them (a row per line feed).
+    const { startPos: start, endPos: end } = node.replace('');
+    const startLine = lineOf(lineStarts, start);
+    const endLine = lineOf(lineStarts, end);
     if (hit) {
-      range = node.range();
+      // With one rule of its kind, the hit is that rule's.
       for (let index = 0; index < ofKind!.length; index++) {
-        if (node.getMatch(ruleTags[index] ?? `R${index}`))
-          ruleMatches.push({ rule: ofKind![index]!, startLine: range.start.line, endLine: range.end.line });
+        if (ofKind!.length === 1 || node.getMatch(ruleTags[index] ?? `R${index}`))
+          ruleMatches.push({ rule: ofKind![index]!, startLine, endLine });
       }
     }
-    const read = plain || (taggedKind && (!hit || node.getMatch('CLS')));
     if (!read) continue;
-    const { start, end } = range ?? node.range();
     if (kind === 'expression_statement' && spec.docstringRule) {
-      lexical.masked.push({ start: start.index, end: end.index, endLine: end.line });
-      lexical.spans.push({ start: start.index, end: end.index, replacement: '' });
+      lexical.masked.push({ start, end, endLine });
+      lexical.spans.push({ start, end, replacement: '' });
       continue;
     }
-    items.push({ node, kind, start: start.index, end: end.index, startLine: start.line, endLine: end.line });
+    items.push({ node, kind, start, end, startLine, endLine });
   }
   return parseErrors;
 }

@@ -30,6 +30,9 @@ const keywords = new Set(
   ),
 );
 
+/** `if TYPE_CHECKING:`, read where the node starts (sticky: no copy of the text). */
+const typeChecking = /if\s+(?:typing\.)?TYPE_CHECKING\s*:/y;
+
 /** A definition's name, read where the node starts (sticky: no copy of the text). */
 const definition = /(?:async\s+)?def\s+(\w+)/y;
 
@@ -87,7 +90,10 @@ export const python: LanguageSpec = {
     'try_statement',
     'match_statement',
   ],
-  cloneExcluded: (text, start) => /^if\s+(typing\.)?TYPE_CHECKING\s*:/.test(text.slice(start, start + 40)),
+  cloneExcluded: (text, start) => {
+    typeChecking.lastIndex = start;
+    return typeChecking.test(text);
+  },
   cognitiveRule: anyKind([
     'if_statement',
     'elif_clause',
