@@ -202,8 +202,8 @@ function classify(
     const read = plain || (taggedKind && (!hit || node.getMatch('CLS')));
     if (!hit && !read) continue;
     // The node's offsets from the edit that would replace it (nothing is replaced): one object
-    // from ast-grep where `range()` builds three, and `range()` was the dearest call per node.
-    // Lines come from the offsets, as tree-sitter counts them (a row per line feed).
+    // from ast-grep, where `range()`, the dearest call per node, builds three. Lines come from the
+    // offsets, as tree-sitter counts them (a row per line feed).
     const { startPos: start, endPos: end } = node.replace('');
     const startLine = lineOf(lineStarts, start);
     const endLine = lineOf(lineStarts, end);
