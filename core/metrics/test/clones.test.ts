@@ -105,3 +105,19 @@ describe('clone hashing: layout', () => {
     expect(report.summary.clone_ratio).toBe(1);
   });
 });
+
+describe('clone hashing: type-checking imports', () => {
+  const block = (condition: string) => `${condition}:
+    from collections import OrderedDict
+    from typing import Any
+    from os import PathLike
+`;
+  it('does not count an `if TYPE_CHECKING:` block of imports as a clone', async () => {
+    expect(await cloneRatio(block('if TYPE_CHECKING'), block('if TYPE_CHECKING'))).toBe(0);
+    expect(await cloneRatio(block('if typing.TYPE_CHECKING'), block('if  typing.TYPE_CHECKING'))).toBe(0);
+  });
+
+  it('counts the same block under another condition', async () => {
+    expect(await cloneRatio(block('if DEBUG'), block('if DEBUG'))).toBe(1);
+  });
+});
