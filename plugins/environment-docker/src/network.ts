@@ -26,11 +26,6 @@ export class NetworkGone extends Error {
   }
 }
 
-/** The host's bridge interface of the run network `name`. */
-export function bridgeOf(name: string): string {
-  return `lh-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
-}
-
 interface Held {
   network: Promise<RunNetwork>;
   users: number;
@@ -44,8 +39,13 @@ function statusCode(error: unknown): number | undefined {
   return (error as { statusCode?: number }).statusCode;
 }
 
-async function createOrJoin(docker: Docker, name: string, request: NetworkRequest): Promise<RunNetwork> {
-  const bridge = bridgeOf(name);
+/** Makes the run network `name`, or joins it when another process of the run made it first. */
+export async function createOrJoin(
+  docker: Docker,
+  name: string,
+  request: NetworkRequest,
+): Promise<RunNetwork> {
+  const bridge = `lh-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
   try {
     await docker.createNetwork({
       Name: name,

@@ -3,7 +3,7 @@ import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { chainOf, installedChains } from '../src/firewall.js';
 import { DockerEnvironment, dockerOptions } from '../src/index.js';
-import { acquireNetwork, bridgeOf, releaseNetwork } from '../src/network.js';
+import { acquireNetwork, createOrJoin, releaseNetwork } from '../src/network.js';
 import { skipWithoutDocker } from './docker-ready.js';
 import { connectProbe, environment, portOf, runOf, serve, spec } from './helpers.js';
 
@@ -126,18 +126,15 @@ if (!skipWithoutDocker()) {
       // Made again by another process of the run. A placeholder takes the address range the
       // removed network freed, so the new one's gateway differs from the stale one's.
       const placeholder = await docker.createNetwork({ Name: `${stale.name}-placeholder`, Internal: true });
-      const again = await docker.createNetwork({
-        Name: stale.name,
-        Internal: true,
-        Labels: { 'longhaul.run': runId, 'longhaul.network': 'none' },
-        Options: {
-          'com.docker.network.bridge.enable_icc': 'false',
-          'com.docker.network.bridge.name': bridgeOf(stale.name),
-        },
+      const again = await createOrJoin(docker, stale.name, {
+        runId,
+        mode: 'none',
+        firewall: false,
+        hostPorts: [],
       });
       await placeholder.remove();
       try {
-        const gateway = (await again.inspect()).IPAM?.Config?.[0]?.Gateway;
+        const { gateway } = again;
         expect(gateway).not.toBe(stale.gateway);
         const sandbox = await environment().open(spec('net-again'));
         try {
@@ -147,7 +144,10 @@ if (!skipWithoutDocker()) {
           await sandbox.close();
         }
       } finally {
-        await again.remove().catch(() => undefined);
+        await docker
+          .getNetwork(again.id)
+          .remove()
+          .catch(() => undefined);
         await releaseNetwork(docker, stale);
       }
     });
