@@ -89,8 +89,15 @@ export class FileTokens {
   private ids: Int32Array;
   private kinds: Uint8Array;
   private count = 0;
-  /** Each word's token (see `wordToken`), and the names by file-local id (for renaming). */
-  private readonly wordTokens = new Map<string, number>();
+  /**
+   * The words seen in this file, in an open-addressing table keyed by a hash of their characters:
+   * a word already seen is found from the text itself, without copying it out as a string (most
+   * words of a file are repeats). `slots` holds entry index + 1, 0 for free.
+   */
+  private slots = new Int32Array(1024);
+  private readonly entryWords: string[] = [];
+  private readonly entryTokens: number[] = [];
+  /** The names by file-local id (for renaming). */
   private readonly words: string[] = [];
   private readonly indentSensitive: boolean;
   /** Scratch for renaming: the block a name id was last seen in, and its ordinal there. */
@@ -121,22 +128,56 @@ export class FileTokens {
   }
 
   /**
-   * The token of a word: a name's file-local id (≥ 0), or -1 - the shared id of a keyword or
-   * literal. One map lookup per word once the file has seen it.
+   * The token of the word text[from, to) whose characters hash to `code`: a name's file-local id
+   * (≥ 0), or -1 - the shared id of a keyword or literal.
    */
-  private wordToken(word: string): number {
-    let token = this.wordTokens.get(word);
-    if (token === undefined) {
-      const { keywords, literalWords } = this.spec;
-      if (keywords.has(word)) token = -1 - sharedId(word);
-      else if (Object.hasOwn(literalWords, word)) token = -1 - sharedId(literalWords[word]!);
-      else {
-        token = this.words.length;
-        this.words.push(word);
+  private wordToken(from: number, to: number, code: number): number {
+    const { slots, entryWords, text } = this;
+    const mask = slots.length - 1;
+    const length = to - from;
+    for (let slot = code & mask; ; slot = (slot + 1) & mask) {
+      const entry = slots[slot]! - 1;
+      if (entry < 0) return this.addWord(slot, text.slice(from, to));
+      const word = entryWords[entry]!;
+      if (word.length !== length) continue;
+      let same = true;
+      for (let k = 0; k < length; k++) {
+        if (word.charCodeAt(k) !== text.charCodeAt(from + k)) {
+          same = false;
+          break;
+        }
       }
-      this.wordTokens.set(word, token);
+      if (same) return this.entryTokens[entry]!;
     }
+  }
+
+  /** Classifies a word seen for the first time in this file and enters it at `slot`. */
+  private addWord(slot: number, word: string): number {
+    const { keywords, literalWords } = this.spec;
+    let token: number;
+    if (keywords.has(word)) token = -1 - sharedId(word);
+    else if (Object.hasOwn(literalWords, word)) token = -1 - sharedId(literalWords[word]!);
+    else {
+      token = this.words.length;
+      this.words.push(word);
+    }
+    this.entryWords.push(word);
+    this.entryTokens.push(token);
+    this.slots[slot] = this.entryWords.length;
+    // At most half full, so a probe ends soon at a free slot.
+    if (this.entryWords.length * 2 > this.slots.length) this.growSlots();
     return token;
+  }
+
+  private growSlots(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    this.entryWords.forEach((word, entry) => {
+      let slot = wordCode(word) & mask;
+      while (slots[slot]) slot = (slot + 1) & mask;
+      slots[slot] = entry + 1;
+    });
+    this.slots = slots;
   }
 
   private push(start: number, id: number, kind: number): void {
@@ -184,9 +225,12 @@ export class FileTokens {
         i = j;
       } else if (isSpace(c)) i++;
       else if (isIdentifierStart(c)) {
+        // The word's code as `wordCode` computes it, while finding its end.
+        let code = Math.imul(0x811c9dc5 ^ c, 0x01000193);
         let j = i + 1;
-        while (j < to && isIdentifierPart(text.charCodeAt(j))) j++;
-        const token = this.wordToken(text.slice(i, j));
+        for (let d = text.charCodeAt(j); j < to && isIdentifierPart(d); d = text.charCodeAt(++j))
+          code = Math.imul(code ^ d, 0x01000193);
+        const token = this.wordToken(i, j, (code >>> 1) + 1);
         if (token >= 0) this.push(i, token, name);
         else this.pushShared(i, -1 - token);
         i = j;

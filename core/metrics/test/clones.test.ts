@@ -121,3 +121,22 @@ describe('clone hashing: type-checking imports', () => {
     expect(await cloneRatio(block('if DEBUG'), block('if DEBUG'))).toBe(1);
   });
 });
+
+describe('clone hashing: files with many names', () => {
+  // A file's words are kept in a table keyed by a hash of their characters, which grows as new
+  // words come: 1,500 names make it grow several times before the block is read.
+  const block = `def convert(value):
+    result = value * 2
+    return result
+`;
+  const manyNames = Array.from({ length: 1500 }, (_, index) => `name_${index} = ${index}\n`).join('');
+
+  it('finds a block after many other names as a clone of the same block alone', async () => {
+    expect(await cloneRatio(block, `${manyNames}${block}`)).toBeGreaterThan(0);
+  });
+
+  it('tells apart two names that differ in their last character only', async () => {
+    const other = block.replace('value * 2', 'valuf * 2');
+    expect(await cloneRatio(`${manyNames}${block}`, `${manyNames}${other}`)).toBe(0);
+  });
+});
