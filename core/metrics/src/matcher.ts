@@ -1,6 +1,6 @@
 import { type NapiConfig, parse } from '@ast-grep/napi';
 import type { LanguageSpec, Rule } from './languages/types.js';
-import type { SlopRule } from './rules/types.js';
+import type { KindGuard, RuleGroup, SlopRule } from './rules/types.js';
 
 /**
  * The rule with each `regex` replaced by a test that always holds. A regex means the same in every
@@ -13,6 +13,26 @@ function withoutRegexes(rule: unknown): unknown {
   const copy: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rule)) if (key !== 'regex') copy[key] = withoutRegexes(value);
   if ('regex' in rule) copy.all = [...((copy.all as unknown[]) ?? []), { not: { kind: 'ERROR' } }];
+  return copy;
+}
+
+/**
+ * The rule with its metavariables renamed apart: `$X` becomes `$X_<owner>` in every pattern. The
+ * rules of a kind are tested in one match, whose captures they share, so a `$X` bound by one rule
+ * (or by a group's condition) would otherwise have to equal the `$X` of every rule tested after
+ * it, and a node two rules flag would be reported for only one of them. Names beginning with `_`
+ * capture nothing and stay as they are.
+ */
+export function ownMetavariables(rule: unknown, owner: string): unknown {
+  if (Array.isArray(rule)) return rule.map((inner) => ownMetavariables(inner, owner));
+  if (rule === null || typeof rule !== 'object') return rule;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rule)) {
+    copy[key] =
+      key === 'pattern' && typeof value === 'string'
+        ? value.replace(/\$(\$\$?)?([A-Z][A-Z0-9_]*)/g, (_, multi = '', name) => `$${multi}${name}_${owner}`)
+        : ownMetavariables(value, owner);
+  }
   return copy;
 }
 
@@ -84,10 +104,35 @@ function guardOf(rules: readonly SlopRule[], declared: Rule | undefined): Rule |
   return { regex: regexes.map((regex) => `(?:${regex})`).join('|') };
 }
 
+/**
+ * The rules of one kind as the alternatives of an `any`: each rule's reference, or, for the rules of
+ * a group, one alternative that tests the group's condition and then its rules. Rule ids of the
+ * group that are not among `referents` (left out of this matcher) are skipped, and so is a group
+ * left with none.
+ */
+function groupedReferents(referents: ReadonlyMap<string, Rule>, groups: readonly RuleGroup[]): Rule[] {
+  const grouped = new Set<string>();
+  let count = 0;
+  const build = (entries: RuleGroup['rules']): Rule[] =>
+    entries.flatMap((entry): Rule[] => {
+      if (typeof entry !== 'string') {
+        const when = ownMetavariables(entry.when, `G${count++}`) as Rule;
+        const inner = build(entry.rules);
+        return inner.length ? [{ all: [when, { any: inner }] }] : [];
+      }
+      const referent = referents.get(entry);
+      if (!referent) return [];
+      grouped.add(entry);
+      return [referent];
+    });
+  const inGroups = build(groups);
+  return [...[...referents].filter(([id]) => !grouped.has(id)).map(([, referent]) => referent), ...inGroups];
+}
+
 export function buildMatcher(
   spec: LanguageSpec,
   pack: readonly SlopRule[],
-  guards: Readonly<Record<string, Rule>> = {},
+  guards: Readonly<Record<string, KindGuard>> = {},
 ): Matcher {
   const valid = (rule: Rule) => compiles(spec, rule);
   const plainKinds = new Set(
@@ -142,16 +187,20 @@ export function buildMatcher(
     }
     // Tags are only evaluated once some rule of the kind has matched.
     const referents = ofKind.map((rule, index): Rule => {
-      utils[`${kind}-${index}`] = rule.rule;
+      utils[`${kind}-${index}`] = ownMetavariables(rule.rule, `R${index}`) as Rule;
       return { matches: `${kind}-${index}` };
     });
     const tags = referents.map((rule, index) => optionalTag(rule, `$R${index}`, kind));
     if (read && taggedKinds.has(kind)) tags.push(optionalTag(read, '$CLS', kind));
     tags.push(...roleTags);
-    const guard = guardOf(ofKind, guards[kind]);
+    const guard = guardOf(ofKind, guards[kind]?.when);
+    const alternatives = groupedReferents(
+      new Map(ofKind.map((rule, index) => [rule.id, referents[index]!])),
+      guards[kind]?.groups ?? [],
+    );
     // `all` tests in order: the guard first, the rules only on the nodes it admits.
     const hit: Rule = {
-      all: [...(guard ? [guard] : []), { any: referents }, { pattern: '$HIT' }, ...tags],
+      all: [...(guard ? [guard] : []), { any: alternatives }, { pattern: '$HIT' }, ...tags],
     };
     parts.push({ kind, any: read ? [hit, read] : [hit] });
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeSource, ruleCategories, rulePack } from '../src/index.js';
-import type { SlopRule } from '../src/rules/types.js';
+import { ruleGuards } from '../src/rules/pack.js';
+import type { RuleGroup, SlopRule } from '../src/rules/types.js';
 
 const extension = { python: 'py', typescript: 'ts', go: 'go' } as const;
 
@@ -44,6 +45,23 @@ describe('rule pack across grammars', () => {
 });
 
 describe('rule guards', () => {
+  const idsOf = (groups: readonly RuleGroup[]): string[] =>
+    groups.flatMap((group) =>
+      group.rules.flatMap((entry) => (typeof entry === 'string' ? [entry] : idsOf([entry]))),
+    );
+
+  it('group only rules of the kind they guard, each once', () => {
+    for (const [family, guards] of Object.entries(ruleGuards)) {
+      for (const [kind, guard] of Object.entries(guards)) {
+        const ids = idsOf(guard.groups ?? []);
+        expect(new Set(ids).size, kind).toBe(ids.length);
+        for (const id of ids) {
+          expect(rulePack.find((rule) => rule.id === id && rule.family === family)?.rule.kind, id).toBe(kind);
+        }
+      }
+    }
+  });
+
   const rulesOf = (text: string) =>
     analyzeSource({ path: 'snippet.py', text })
       .hits.map((hit) => hit.rule)
@@ -56,6 +74,18 @@ describe('rule guards', () => {
     expect(rulesOf('p = os.path.join(a)\nq = os . path . join(b)\n')).toEqual([
       'py-path-join-single',
       'py-path-join-single',
+    ]);
+  });
+
+  it('report every rule a node matches, though the rules name their metavariables alike', () => {
+    // `len($X)` and `$X = $A` both name `$X`, for a different node each.
+    expect(rulesOf('if len(items):\n    size = 1\nelse:\n    size = 2\n')).toEqual([
+      'py-if-else-assign-ternary',
+      'py-len-truthiness',
+    ]);
+    expect(rulesOf('for key in table.keys():\n    print(key, table[key])\n')).toEqual([
+      'py-iterate-dict-keys',
+      'py-iterate-keys-then-index',
     ]);
   });
 

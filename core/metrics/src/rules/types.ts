@@ -35,3 +35,20 @@ export interface SlopRule {
 }
 
 export const debtMinutesPerWeight = 5;
+
+/**
+ * Rules of one node kind tested only where `when` holds, a condition each of them implies: a node
+ * that fails it is spared every rule of the group. Groups nest.
+ */
+export interface RuleGroup {
+  when: Rule;
+  /** Rule ids of the kind, and groups inside this one. */
+  rules: readonly (string | RuleGroup)[];
+}
+
+/** How the matcher tests the rules of one node kind (see `buildMatcher`). */
+export interface KindGuard {
+  /** A cheap condition every rule of the kind implies, tested before any of them. */
+  when?: Rule;
+  groups?: readonly RuleGroup[];
+}

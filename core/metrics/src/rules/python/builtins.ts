@@ -246,7 +246,9 @@ export const builtins = [
       kind: 'for_statement',
       has: { field: 'left', pattern: '$K' },
       all: [
-        { has: { field: 'right', any: [{ pattern: '$D' }, { pattern: '$D.keys()' }] } },
+        // `.keys()` first: ast-grep binds `$D` in the first alternative that matches and does not
+        // come back to try the other, and `$D` alone matches `table.keys()` too.
+        { has: { field: 'right', any: [{ pattern: '$D.keys()' }, { pattern: '$D' }] } },
         { has: { field: 'body', has: { pattern: '$D[$K]', stopBy: 'end' } } },
       ],
     },

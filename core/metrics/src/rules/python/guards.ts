@@ -1,38 +1,121 @@
-import type { Rule } from '../../languages/types.js';
+import type { KindGuard, RuleGroup } from '../types.js';
 
 /**
- * A cheap condition per node kind that every Python rule of that kind implies: the matcher tests a
- * node against the rules of its kind only when the guard holds (see `buildMatcher`). Most calls
- * and comparisons are none of the constructs the rules look for, and one regex on the callee or the
- * comparison rejects them instead of each rule in turn. A rule of a guarded kind that the guard does
- * not admit would never fire: its own test (`flag` must be flagged) catches that.
+ * A node of these kinds is tested against the rules of its kind only when the kind's `when` holds,
+ * and against the rules of a group only when the group's `when` holds: conditions that every rule
+ * they cover implies (see `buildMatcher`). Each test is a walk of ast-grep's rule interpreter, and
+ * on kinds as common as calls and if statements, most of the matching's cost is rules that do not
+ * match. A rule whose guard did not admit what it matches would never fire: its own test (`flag`
+ * must be flagged, with the rule alone and its guards) catches that.
  */
-export const pythonGuards: Readonly<Record<string, Rule>> = {
-  // The callee of every call rule ends with one of these names (`len`, `$D.get`, `os.path.join`…).
-  call: {
-    has: {
-      field: 'function',
-      regex:
-        '(^|\\W)(list|set|tuple|frozenset|dict|any|all|sum|min|max|sorted|len|int|str|float|bool|range|super|getattr|setattr|isinstance|cast|loads|join|get)$',
+
+/** The if rules that need an `else` branch. */
+const elseBranch: RuleGroup = {
+  when: { has: { kind: 'else_clause' } },
+  rules: [
+    {
+      // Patterns are structural: each branch pattern below is a case of `return $A` or `$X = $A`.
+      when: { pattern: 'if $C:\n    return $A\nelse:\n    return $B' },
+      rules: ['py-return-bool-ladder', 'py-return-inverted-bool-ladder', 'py-if-else-return-ternary'],
     },
-  },
-  // The if rules: an `else` or `elif`; or a condition that is parenthesized, `len(…)`, `bool(…)` or
-  // tests `not in`; or a branch that begins with `if`, `for`, `return` or `continue` (this
-  // alternative admits any block inside the statement that begins so: the guard only has to
-  // admit every match, not to reject every miss).
-  if_statement: {
-    any: [
-      { has: { kind: 'else_clause' } },
-      { has: { kind: 'elif_clause' } },
-      {
+    {
+      when: { pattern: 'if $C:\n    $X = $A\nelse:\n    $X = $B' },
+      rules: [
+        'py-assign-bool-ladder',
+        'py-if-else-assign-ternary',
+        'py-manual-max',
+        'py-manual-min',
+        'py-manual-dict-get-if',
+      ],
+    },
+    'py-if-not-else',
+    'py-redundant-else-after-return',
+    'py-redundant-else-after-raise',
+    'py-redundant-else-after-continue',
+    'py-manual-counter',
+  ],
+};
+
+/** The call rules that pass a list comprehension. */
+const comprehensionArgument: RuleGroup = {
+  when: { has: { field: 'arguments', has: { kind: 'list_comprehension' } } },
+  rules: [
+    'py-list-of-comprehension',
+    'py-list-comp-in-any-all',
+    'py-list-comp-in-reducer',
+    'py-list-comp-in-join',
+    'py-len-of-comprehension',
+  ],
+};
+
+export const pythonGuards: Readonly<Record<string, KindGuard>> = {
+  call: {
+    // The callee of every call rule ends with one of these names (`len`, `$D.get`, `os.path.join`…).
+    when: {
+      has: {
+        field: 'function',
         regex:
-          '^if\\s*\\(|^if\\s+(?:len|bool)\\s*\\(|\\bnot\\s+in\\b|:\\s*(?:#[^\\n]*\\s*)*(?:if|for|return|continue)\\b',
+          '(^|\\W)(list|set|tuple|frozenset|dict|any|all|sum|min|max|sorted|len|int|str|float|bool|range|super|getattr|setattr|isinstance|cast|loads|join|get)$',
+      },
+    },
+    groups: [
+      comprehensionArgument,
+      {
+        when: { has: { field: 'function', kind: 'attribute' } },
+        rules: ['py-dict-get-none-default', 'py-json-roundtrip-copy', 'py-path-join-single'],
+      },
+      {
+        when: { has: { field: 'function', kind: 'identifier' } },
+        rules: [
+          'py-set-of-list-literal',
+          'py-empty-list-call',
+          'py-redundant-conversion',
+          'py-sorted-of-list',
+          'py-list-of-sorted',
+          'py-list-of-keys',
+          'py-str-of-string-literal',
+          'py-range-zero-start',
+          'py-getattr-literal',
+          'py-setattr-literal',
+          'py-isinstance-single-tuple',
+          'py-super-with-arguments',
+          'py-bool-of-comparison',
+        ],
+      },
+    ],
+  },
+  if_statement: {
+    // An `else` or `elif`; or a condition that is parenthesized, `len(…)`, `bool(…)` or tests `not
+    // in`; or a branch that begins with `if`, `for`, `return` or `continue` (this alternative
+    // admits any block inside the statement that begins so: the guard only has to admit every
+    // match, not to reject every miss).
+    when: {
+      any: [
+        { has: { kind: 'else_clause' } },
+        { has: { kind: 'elif_clause' } },
+        {
+          regex:
+            '^if\\s*\\(|^if\\s+(?:len|bool)\\s*\\(|\\bnot\\s+in\\b|:\\s*(?:#[^\\n]*\\s*)*(?:if|for|return|continue)\\b',
+        },
+      ],
+    },
+    groups: [
+      elseBranch,
+      {
+        when: { has: { kind: 'elif_clause' } },
+        rules: ['py-long-elif-ladder', 'py-isinstance-ladder', 'py-redundant-elif-after-return'],
+      },
+      {
+        when: { pattern: 'if $C:\n    return $VALUE' },
+        rules: ['py-return-bool-fallthrough', 'py-none-guard-return-none', 'py-empty-guard-return-empty'],
       },
     ],
   },
   // The comparison rules: a literal or `.keys()` on the right, `type(…)` on the left, or `len`.
   comparison_operator: {
-    regex:
-      '(==|!=)\\s*(True|False|None|""|\'\'|\\[\\]|\\{\\})$|is\\s+(not\\s+)?(True|False)$|in\\s+[\\w.]+\\.keys\\(\\)$|^type\\(|len',
+    when: {
+      regex:
+        '(==|!=)\\s*(True|False|None|""|\'\'|\\[\\]|\\{\\})$|is\\s+(not\\s+)?(True|False)$|in\\s+[\\w.]+\\.keys\\(\\)$|^type\\(|len',
+    },
   },
 };
