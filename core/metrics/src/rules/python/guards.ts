@@ -14,7 +14,8 @@ const elseBranch: RuleGroup = {
   when: { has: { kind: 'else_clause' } },
   rules: [
     {
-      // Patterns are structural: each branch pattern below is a case of `return $A` or `$X = $A`.
+      // Each rule of the next two groups is a case of the group's pattern: a metavariable there
+      // matches whatever the rule's pattern has in its place.
       when: { pattern: 'if $C:\n    return $A\nelse:\n    return $B' },
       rules: ['py-return-bool-ladder', 'py-return-inverted-bool-ladder', 'py-if-else-return-ternary'],
     },
