@@ -49,11 +49,16 @@ function sharedId(value: string): number {
   return id;
 }
 
-/** A positive 31-bit FNV-1a code of a word (names hash as negative ordinals, line breaks below them). */
+/** FNV-1a: the start, one character mixed in, and the positive 31-bit code at the end. */
+const fnvStart = 0x811c9dc5;
+const fnvMix = (code: number, char: number) => Math.imul(code ^ char, 0x01000193);
+const fnvCode = (code: number) => (code >>> 1) + 1;
+
+/** The code of a word (names hash as negative ordinals, line breaks below them). */
 function wordCode(word: string): number {
-  let code = 0x811c9dc5;
-  for (let i = 0; i < word.length; i++) code = Math.imul(code ^ word.charCodeAt(i), 0x01000193);
-  return (code >>> 1) + 1;
+  let code = fnvStart;
+  for (let i = 0; i < word.length; i++) code = fnvMix(code, word.charCodeAt(i));
+  return fnvCode(code);
 }
 
 const stringId = sharedId('$STR');
@@ -226,11 +231,11 @@ export class FileTokens {
       } else if (isSpace(c)) i++;
       else if (isIdentifierStart(c)) {
         // The word's code as `wordCode` computes it, while finding its end.
-        let code = Math.imul(0x811c9dc5 ^ c, 0x01000193);
+        let code = fnvMix(fnvStart, c);
         let j = i + 1;
         for (let d = text.charCodeAt(j); j < to && isIdentifierPart(d); d = text.charCodeAt(++j))
-          code = Math.imul(code ^ d, 0x01000193);
-        const token = this.wordToken(i, j, (code >>> 1) + 1);
+          code = fnvMix(code, d);
+        const token = this.wordToken(i, j, fnvCode(code));
         if (token >= 0) this.push(i, token, name);
         else this.pushShared(i, -1 - token);
         i = j;

@@ -23,7 +23,7 @@ function withoutRegexes(rule: unknown): unknown {
  * it, and a node two rules flag would be reported for only one of them. Names beginning with `_`
  * capture nothing and stay as they are.
  */
-export function ownMetavariables(rule: unknown, owner: string): unknown {
+function ownMetavariables(rule: unknown, owner: string): unknown {
   if (Array.isArray(rule)) return rule.map((inner) => ownMetavariables(inner, owner));
   if (rule === null || typeof rule !== 'object') return rule;
   const copy: Record<string, unknown> = {};
