@@ -32,6 +32,31 @@ describe('rule pack', () => {
   );
 });
 
+describe('rules about a block of one statement', () => {
+  const rule = (id: string) => rulePack.find((candidate) => candidate.id === id)!;
+
+  // A pattern's block matches every block that begins with the pattern's statements.
+  it.each([
+    ['py-if-else-assign-ternary', 'if big:\n    size = 10\n    log(size)\nelse:\n    size = 1\n'],
+    ['py-if-else-assign-ternary', 'if big:\n    size = 10\nelse:\n    size = 1\n    log(size)\n'],
+    [
+      'py-trivial-setter',
+      'class A:\n    def set_name(self, value):\n        self.name = value\n        self.dirty = True\n',
+    ],
+    ['py-manual-map-append', 'out = []\nfor x in items:\n    out.append(x * 2)\n    log(x)\n'],
+    ['py-manual-count', 'n = 0\nfor x in items:\n    if x.ok:\n        n += 1\n        log(x)\n'],
+    ['py-manual-setdefault', 'if key not in groups:\n    groups[key] = []\n    count += 1\n'],
+  ])('%s does not flag a block that only begins like its pattern', (id, text) => {
+    expect(hitsOf(rule(id), text)).toBe(0);
+  });
+
+  it('count neither comments nor a `;` after the statement', () => {
+    const text = 'if big:\n    size = 10  # big\n    # and more\nelse:\n    size = 1;\n';
+    expect(hitsOf(rule('py-if-else-assign-ternary'), text)).toBe(1);
+    expect(hitsOf(rule('py-manual-setdefault'), 'if k not in d:\n    d[k] = [];\n')).toBe(1);
+  });
+});
+
 describe('rule pack across grammars', () => {
   it('runs on JavaScript and TSX, leaving out only rules for syntax those grammars lack', () => {
     const js = analyzeSource({ path: 'a.js', text: 'var n = 0;\nif (a == b) n++;\n' });

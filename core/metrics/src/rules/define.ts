@@ -49,6 +49,26 @@ export function only(rule: Rule): Rule {
   return { has: { ...rule, nthChild: 1, not: { precedes: anyNode } } as Rule };
 }
 
+/** A statement after the first of a block (comments aside: `nthChild` counts named nodes only). */
+const second: Rule = { nthChild: { position: 2, ofRule: { not: { kind: 'comment' } } } };
+
+/**
+ * The block at `field` holds one statement (comments aside), which matches `statement` when given.
+ * A pattern's block matches every block that begins with the pattern's statements (ast-grep
+ * matches a node's children up to the pattern's last one), so a rule about a block of one
+ * statement says so. The test is dear (it finds each statement's parent from the root of the
+ * tree), so a rule tests it after its pattern: a rule's pattern is tested before its `all`, and
+ * its `all` before its `any`.
+ */
+export function sole(field: string, statement?: Rule): Rule {
+  return { has: { field, not: { has: second }, ...(statement ? { has: statement } : {}) } as Rule };
+}
+
+/** An if statement whose branch and `else` branch each hold one statement. */
+export const soleBranches: Rule = {
+  all: [sole('consequence'), { has: { kind: 'else_clause', ...sole('body') } as Rule }],
+};
+
 /** An if statement whose branch ends with one of `exits` and that also has `alternative`. */
 export function elseAfter(exits: string[], alternative: Rule): Rule & { kind: string } {
   return {

@@ -1,8 +1,14 @@
-import { callTo, define } from '../define.js';
+import { callTo, define, sole, soleBranches } from '../define.js';
 
 const python = define('python');
 
 const assignment = (pattern: string) => ({ kind: 'expression_statement', has: { pattern } });
+
+/** A loop whose body is one statement. */
+const soleBody = sole('body');
+
+/** A loop whose body is one if statement, whose branch is one statement. */
+const soleIfBody = sole('body', { kind: 'if_statement', ...sole('consequence') });
 
 /** Loops and conditionals that re-implement a builtin. */
 export const builtins = [
@@ -11,7 +17,7 @@ export const builtins = [
     category: 'manual-builtin',
     message: 'accumulator loop: write `sum(...)`',
     weight: 2,
-    rule: { pattern: 'for $X in $Y:\n    $T += $E', follows: assignment('$T = 0') },
+    rule: { pattern: 'for $X in $Y:\n    $T += $E', follows: assignment('$T = 0'), all: [soleBody] },
     flag: 'total = 0\nfor x in items:\n    total += x.size\n',
     pass: 'total = sum(x.size for x in items)\n',
   }),
@@ -20,7 +26,11 @@ export const builtins = [
     category: 'manual-builtin',
     message: 'counting loop: write `sum(1 for x in xs if c)`',
     weight: 2,
-    rule: { pattern: 'for $X in $Y:\n    if $C:\n        $T += 1', follows: assignment('$T = 0') },
+    rule: {
+      pattern: 'for $X in $Y:\n    if $C:\n        $T += 1',
+      follows: assignment('$T = 0'),
+      all: [soleIfBody],
+    },
     flag: 'n = 0\nfor x in items:\n    if x.ok:\n        n += 1\n',
     pass: 'n = sum(1 for x in items if x.ok)\n',
   }),
@@ -32,6 +42,7 @@ export const builtins = [
     rule: {
       pattern: 'for $X in $Y:\n    if $C:\n        return True',
       precedes: { pattern: 'return False' },
+      all: [soleIfBody],
     },
     flag: 'def f(xs):\n    for x in xs:\n        if x > 3:\n            return True\n    return False\n',
     pass: 'def f(xs):\n    return any(x > 3 for x in xs)\n',
@@ -44,6 +55,7 @@ export const builtins = [
     rule: {
       pattern: 'for $X in $Y:\n    if $C:\n        return False',
       precedes: { pattern: 'return True' },
+      all: [soleIfBody],
     },
     flag: 'def f(xs):\n    for x in xs:\n        if not x:\n            return False\n    return True\n',
     pass: 'def f(xs):\n    return all(xs)\n',
@@ -53,7 +65,7 @@ export const builtins = [
     category: 'manual-builtin',
     message: 'empty list filled by a loop of appends: write a list comprehension',
     weight: 2,
-    rule: { pattern: 'for $X in $Y:\n    $L.append($E)', follows: assignment('$L = []') },
+    rule: { pattern: 'for $X in $Y:\n    $L.append($E)', follows: assignment('$L = []'), all: [soleBody] },
     flag: 'out = []\nfor x in items:\n    out.append(x * 2)\n',
     pass: 'out = [x * 2 for x in items]\n',
   }),
@@ -62,7 +74,11 @@ export const builtins = [
     category: 'manual-builtin',
     message: 'empty list filled by a filtered loop of appends: write a list comprehension',
     weight: 2,
-    rule: { pattern: 'for $X in $Y:\n    if $C:\n        $L.append($E)', follows: assignment('$L = []') },
+    rule: {
+      pattern: 'for $X in $Y:\n    if $C:\n        $L.append($E)',
+      follows: assignment('$L = []'),
+      all: [soleIfBody],
+    },
     flag: 'out = []\nfor x in items:\n    if x.ok:\n        out.append(x)\n',
     pass: 'out = [x for x in items if x.ok]\n',
   }),
@@ -71,7 +87,7 @@ export const builtins = [
     category: 'manual-builtin',
     message: 'empty dict filled by a loop: write a dict comprehension',
     weight: 2,
-    rule: { pattern: 'for $X in $Y:\n    $D[$K] = $V', follows: assignment('$D = {}') },
+    rule: { pattern: 'for $X in $Y:\n    $D[$K] = $V', follows: assignment('$D = {}'), all: [soleBody] },
     flag: 'index = {}\nfor x in items:\n    index[x.id] = x\n',
     pass: 'index = {x.id: x for x in items}\n',
   }),
@@ -83,6 +99,7 @@ export const builtins = [
     rule: {
       pattern: 'for $X in $Y:\n    $S += $E',
       follows: { any: [assignment('$S = ""'), assignment("$S = ''")] },
+      all: [soleBody],
     },
     flag: 'text = ""\nfor part in parts:\n    text += part\n',
     pass: 'text = "".join(parts)\n',
@@ -92,7 +109,7 @@ export const builtins = [
     category: 'manual-builtin',
     message: 'loop appending every element unchanged: write `target.extend(xs)`',
     weight: 1,
-    rule: { pattern: 'for $X in $Y:\n    $L.append($X)' },
+    rule: { pattern: 'for $X in $Y:\n    $L.append($X)', all: [soleBody] },
     flag: 'for x in extra:\n    items.append(x)\n',
     pass: 'items.extend(extra)\n',
   }),
@@ -101,7 +118,7 @@ export const builtins = [
     category: 'manual-builtin',
     message: 'loop copying items into a dict: write `target.update(source)`',
     weight: 1,
-    rule: { pattern: 'for $K, $V in $S.items():\n    $D[$K] = $V' },
+    rule: { pattern: 'for $K, $V in $S.items():\n    $D[$K] = $V', all: [soleBody] },
     flag: 'for k, v in extra.items():\n    table[k] = v\n',
     pass: 'table.update(extra)\n',
   }),
@@ -112,9 +129,14 @@ export const builtins = [
     weight: 1,
     rule: {
       kind: 'if_statement',
-      any: [
-        { pattern: 'if $A > $B:\n    $M = $A\nelse:\n    $M = $B' },
-        { pattern: 'if $A >= $B:\n    $M = $A\nelse:\n    $M = $B' },
+      all: [
+        {
+          any: [
+            { pattern: 'if $A > $B:\n    $M = $A\nelse:\n    $M = $B' },
+            { pattern: 'if $A >= $B:\n    $M = $A\nelse:\n    $M = $B' },
+          ],
+        },
+        soleBranches,
       ],
     },
     flag: 'if a > b:\n    m = a\nelse:\n    m = b\n',
@@ -127,9 +149,14 @@ export const builtins = [
     weight: 1,
     rule: {
       kind: 'if_statement',
-      any: [
-        { pattern: 'if $A < $B:\n    $M = $A\nelse:\n    $M = $B' },
-        { pattern: 'if $A <= $B:\n    $M = $A\nelse:\n    $M = $B' },
+      all: [
+        {
+          any: [
+            { pattern: 'if $A < $B:\n    $M = $A\nelse:\n    $M = $B' },
+            { pattern: 'if $A <= $B:\n    $M = $A\nelse:\n    $M = $B' },
+          ],
+        },
+        soleBranches,
       ],
     },
     flag: 'if a < b:\n    m = a\nelse:\n    m = b\n',
@@ -182,7 +209,7 @@ export const builtins = [
     category: 'dict-pattern',
     message: 'if/else looking a key up with a fallback: write `d.get(k, default)`',
     weight: 2,
-    rule: { pattern: 'if $K in $D:\n    $V = $D[$K]\nelse:\n    $V = $E' },
+    rule: { pattern: 'if $K in $D:\n    $V = $D[$K]\nelse:\n    $V = $E', all: [soleBranches] },
     flag: 'if key in table:\n    v = table[key]\nelse:\n    v = 0\n',
     pass: 'v = table.get(key, 0)\n',
   }),
@@ -191,7 +218,7 @@ export const builtins = [
     category: 'dict-pattern',
     message: '`if k not in d: d[k] = v`: write `d.setdefault(k, v)` or use a defaultdict',
     weight: 1,
-    rule: { pattern: 'if $K not in $D:\n    $D[$K] = $V' },
+    rule: { pattern: 'if $K not in $D:\n    $D[$K] = $V', all: [sole('consequence')] },
     flag: 'if key not in groups:\n    groups[key] = []\ngroups[key].append(x)\n',
     pass: 'groups.setdefault(key, []).append(x)\n',
   }),
@@ -202,9 +229,14 @@ export const builtins = [
     weight: 2,
     rule: {
       kind: 'if_statement',
-      any: [
-        { pattern: 'if $K in $D:\n    $D[$K] += 1\nelse:\n    $D[$K] = 1' },
-        { pattern: 'if $K not in $D:\n    $D[$K] = 1\nelse:\n    $D[$K] += 1' },
+      all: [
+        {
+          any: [
+            { pattern: 'if $K in $D:\n    $D[$K] += 1\nelse:\n    $D[$K] = 1' },
+            { pattern: 'if $K not in $D:\n    $D[$K] = 1\nelse:\n    $D[$K] += 1' },
+          ],
+        },
+        soleBranches,
       ],
     },
     flag: 'if w in counts:\n    counts[w] += 1\nelse:\n    counts[w] = 1\n',

@@ -1,4 +1,4 @@
-import { define } from '../define.js';
+import { define, sole } from '../define.js';
 
 const python = define('python');
 
@@ -246,7 +246,7 @@ export const comparisons = [
     category: 'defensive-check',
     message: '`if x is None: return None` guard: often the code after it handles None or cannot get it',
     weight: 1,
-    rule: { pattern: 'if $X is None:\n    return None' },
+    rule: { pattern: 'if $X is None:\n    return None', all: [sole('consequence')] },
     flag: 'def f(x):\n    if x is None:\n        return None\n    return x.name\n',
     pass: 'def f(x):\n    return x.name\n',
   }),
@@ -258,6 +258,7 @@ export const comparisons = [
     rule: {
       pattern: 'if not $X:\n    continue',
       precedes: { kind: 'for_statement', has: { field: 'right', pattern: '$X' } },
+      all: [sole('consequence')],
     },
     flag: 'for group in groups:\n    if not group:\n        continue\n    for item in group:\n        use(item)\n',
     pass: 'for group in groups:\n    for item in group:\n        use(item)\n',
@@ -267,7 +268,7 @@ export const comparisons = [
     category: 'defensive-check',
     message: '`if not x: return []` before building the result from x: the loop handles empty input',
     weight: 1,
-    rule: { pattern: 'if not $X:\n    return []' },
+    rule: { pattern: 'if not $X:\n    return []', all: [sole('consequence')] },
     flag: 'def f(xs):\n    if not xs:\n        return []\n    return [x * 2 for x in xs]\n',
     pass: 'def f(xs):\n    return [x * 2 for x in xs]\n',
   }),

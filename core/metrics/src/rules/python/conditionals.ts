@@ -1,4 +1,4 @@
-import { anyNode, define, elseAfter, only } from '../define.js';
+import { anyNode, define, elseAfter, only, sole, soleBranches } from '../define.js';
 
 const python = define('python');
 
@@ -11,7 +11,7 @@ export const conditionals = [
     category: 'conditional-ladder',
     message: 'if/else that returns True/False: return the condition itself',
     weight: 2,
-    rule: { pattern: 'if $C:\n    return True\nelse:\n    return False' },
+    rule: { pattern: 'if $C:\n    return True\nelse:\n    return False', all: [soleBranches] },
     flag: 'def f(x):\n    if x > 1:\n        return True\n    else:\n        return False\n',
     pass: 'def f(x):\n    return x > 1\n',
   }),
@@ -20,7 +20,7 @@ export const conditionals = [
     category: 'conditional-ladder',
     message: 'if/else that returns False/True: return `not condition`',
     weight: 2,
-    rule: { pattern: 'if $C:\n    return False\nelse:\n    return True' },
+    rule: { pattern: 'if $C:\n    return False\nelse:\n    return True', all: [soleBranches] },
     flag: 'def f(x):\n    if x:\n        return False\n    else:\n        return True\n',
     pass: 'def f(x):\n    return not x\n',
   }),
@@ -29,7 +29,11 @@ export const conditionals = [
     category: 'conditional-ladder',
     message: '`if c: return True` followed by `return False`: return the condition',
     weight: 2,
-    rule: { pattern: 'if $C:\n    return True', precedes: { pattern: 'return False' } },
+    rule: {
+      pattern: 'if $C:\n    return True',
+      precedes: { pattern: 'return False' },
+      all: [sole('consequence')],
+    },
     flag: 'def f(x):\n    if x > 1:\n        return True\n    return False\n',
     pass: 'def f(x):\n    if x > 1:\n        return True\n    return x < -1\n',
   }),
@@ -38,7 +42,7 @@ export const conditionals = [
     category: 'conditional-ladder',
     message: 'if/else assigning True/False: assign the condition (or bool(condition))',
     weight: 2,
-    rule: { pattern: 'if $C:\n    $X = True\nelse:\n    $X = False' },
+    rule: { pattern: 'if $C:\n    $X = True\nelse:\n    $X = False', all: [soleBranches] },
     flag: 'if ready:\n    ok = True\nelse:\n    ok = False\n',
     pass: 'ok = bool(ready)\n',
   }),
@@ -47,7 +51,7 @@ export const conditionals = [
     category: 'conditional-ladder',
     message: 'if/else that only assigns one name: a conditional expression says it in one line',
     weight: 1,
-    rule: { pattern: 'if $C:\n    $X = $A\nelse:\n    $X = $B' },
+    rule: { pattern: 'if $C:\n    $X = $A\nelse:\n    $X = $B', all: [soleBranches] },
     flag: 'if big:\n    size = 10\nelse:\n    size = 1\n',
     pass: 'if big:\n    size = 10\nelse:\n    count = 1\n',
   }),
@@ -56,7 +60,7 @@ export const conditionals = [
     category: 'conditional-ladder',
     message: 'if/else whose branches only return: return a conditional expression',
     weight: 1,
-    rule: { pattern: 'if $C:\n    return $A\nelse:\n    return $B' },
+    rule: { pattern: 'if $C:\n    return $A\nelse:\n    return $B', all: [soleBranches] },
     flag: 'def f(x):\n    if x:\n        return "a"\n    else:\n        return "b"\n',
     pass: 'def f(x):\n    if x:\n        log(x)\n        return "a"\n    return "b"\n',
   }),

@@ -1,4 +1,4 @@
-import { callTo, define, narration, only } from '../define.js';
+import { callTo, define, narration, only, sole } from '../define.js';
 
 const python = define('python');
 
@@ -78,9 +78,14 @@ export const structure = [
     weight: 2,
     rule: {
       kind: 'function_definition',
-      any: [
-        { pattern: 'def $F($$$A):\n    return $G($$$A)' },
-        { pattern: 'def $F(self, $$$A):\n    return $G($$$A)' },
+      all: [
+        {
+          any: [
+            { pattern: 'def $F($$$A):\n    return $G($$$A)' },
+            { pattern: 'def $F(self, $$$A):\n    return $G($$$A)' },
+          ],
+        },
+        sole('body'),
       ],
     },
     flag: 'def load(path):\n    return read_file(path)\n',
@@ -124,6 +129,7 @@ export const structure = [
       kind: 'function_definition',
       pattern: 'def $F(self):\n    return self.$A',
       not: { inside: { kind: 'decorated_definition' } },
+      all: [sole('body')],
     },
     flag: 'class A:\n    def get_name(self):\n        return self.name\n',
     pass: 'class A:\n    @property\n    def name(self):\n        return self._name\n',
@@ -137,6 +143,7 @@ export const structure = [
       kind: 'function_definition',
       pattern: 'def $F(self, $V):\n    self.$A = $V',
       not: { inside: { kind: 'decorated_definition' } },
+      all: [sole('body')],
     },
     flag: 'class A:\n    def set_name(self, value):\n        self.name = value\n',
     pass: 'class A:\n    def rename(self, value):\n        self.name = value.strip()\n',
