@@ -56,9 +56,11 @@ const second: Rule = { nthChild: { position: 2, ofRule: { not: { kind: 'comment'
  * The block at `field` holds one statement (comments aside), which matches `statement` when given.
  * A pattern's block matches every block that begins with the pattern's statements (ast-grep
  * matches a node's children up to the pattern's last one), so a rule about a block of one
- * statement says so. The test is dear (it finds each statement's parent from the root of the
- * tree), so a rule tests it after its pattern: a rule's pattern is tested before its `all`, and
- * its `all` before its `any`.
+ * statement says so. (The `ast` and `relaxed` strictness would match whole blocks, but they skip
+ * unnamed nodes, operators among them: `$T += $E` would match `t -= x`.) Unlike `only`, a comment
+ * or a `;` after the statement does not count as a second one. The test is dear (it finds each
+ * statement's parent from the root of the tree), so a rule tests it after its pattern: a rule's
+ * pattern is tested before its `all`, and its `all` before its `any`.
  */
 export function sole(field: string, statement?: Rule): Rule {
   return { has: { field, not: { has: second }, ...(statement ? { has: statement } : {}) } as Rule };
