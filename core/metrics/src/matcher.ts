@@ -88,8 +88,13 @@ function alternatives(rule: Rule | undefined): Rule[] {
 
 const always = (kind: string): Rule => ({ not: { kind: kind === 'ERROR' ? 'comment' : 'ERROR' } });
 
+/** `rule` if it holds, else nothing: a test that never fails, for the tags it sets. */
+function optional(rule: Rule, kind: string): Rule {
+  return { any: [rule, always(kind)] };
+}
+
 function optionalTag(rule: Rule, tag: string, kind: string): Rule {
-  return { any: [{ all: [rule, { pattern: tag }] }, always(kind)] };
+  return optional({ all: [rule, { pattern: tag }] }, kind);
 }
 
 /**
@@ -105,12 +110,16 @@ function guardOf(rules: readonly SlopRule[], declared: Rule | undefined): Rule |
 }
 
 /**
- * The rules of one kind as the alternatives of an `any`: each rule's reference, or, for the rules of
- * a group, one alternative that tests the group's condition and then its rules. Rule ids of the
- * group that are not among `referents` (left out of this matcher) are skipped, and so is a group
- * left with none.
+ * The rules of one kind, each as `referents` gives it, with the rules of a group behind the
+ * group's condition: `group(when, inner)` makes the one entry that stands for a group. Rule ids of
+ * the group that are not among `referents` (left out of this matcher) are skipped, and so is a
+ * group left with none.
  */
-function groupedReferents(referents: ReadonlyMap<string, Rule>, groups: readonly RuleGroup[]): Rule[] {
+function groupedReferents(
+  referents: ReadonlyMap<string, Rule>,
+  groups: readonly RuleGroup[],
+  group: (when: Rule, inner: Rule[]) => Rule,
+): Rule[] {
   const grouped = new Set<string>();
   let count = 0;
   const build = (entries: RuleGroup['rules']): Rule[] =>
@@ -118,7 +127,7 @@ function groupedReferents(referents: ReadonlyMap<string, Rule>, groups: readonly
       if (typeof entry !== 'string') {
         const when = ownMetavariables(entry.when, `G${count++}`) as Rule;
         const inner = build(entry.rules);
-        return inner.length ? [{ all: [when, { any: inner }] }] : [];
+        return inner.length ? [group(when, inner)] : [];
       }
       const referent = referents.get(entry);
       if (!referent) return [];
@@ -185,18 +194,38 @@ export function buildMatcher(
       });
       continue;
     }
-    // Tags are only evaluated once some rule of the kind has matched.
     const referents = ofKind.map((rule, index): Rule => {
       utils[`${kind}-${index}`] = ownMetavariables(rule.rule, `R${index}`) as Rule;
       return { matches: `${kind}-${index}` };
     });
+    const guard = guardOf(ofKind, guards[kind]?.when);
+    const groups = guards[kind]?.groups ?? [];
+    if (plainKinds.has(kind)) {
+      // Every node of the kind is reported anyway: each rule is tested once and, when it matches,
+      // tags the node with its own tag and $HIT. Tested as alternatives, the rules would stop at
+      // the first that matches, and the tags of a hit would test every rule of the kind again.
+      const flags = groupedReferents(
+        new Map(
+          ofKind.map((rule, index) => [
+            rule.id,
+            optional({ all: [referents[index]!, { pattern: `$R${index}` }, { pattern: '$HIT' }] }, kind),
+          ]),
+        ),
+        groups,
+        (when, inner) => optional({ all: [when, ...inner] }, kind),
+      );
+      const tested = optional({ all: [...(guard ? [guard] : []), ...flags] }, kind);
+      parts.push({ kind, all: [tested, ...roleTags] });
+      continue;
+    }
+    // Tags are only evaluated once some rule of the kind has matched.
     const tags = referents.map((rule, index) => optionalTag(rule, `$R${index}`, kind));
     if (read && taggedKinds.has(kind)) tags.push(optionalTag(read, '$CLS', kind));
     tags.push(...roleTags);
-    const guard = guardOf(ofKind, guards[kind]?.when);
     const alternatives = groupedReferents(
       new Map(ofKind.map((rule, index) => [rule.id, referents[index]!])),
-      guards[kind]?.groups ?? [],
+      groups,
+      (when, inner) => ({ all: [when, { any: inner }] }),
     );
     // `all` tests in order: the guard first, the rules only on the nodes it admits.
     const hit: Rule = {
