@@ -54,6 +54,8 @@ interface PendingCallable {
   ancestors: number[];
 }
 
+const hybridRole: CognitiveRole = { kind: 'hybrid' };
+
 /** The tags `$R0`… naming the rules of a kind in the matcher (see `buildMatcher`). */
 const ruleTags = Array.from({ length: 64 }, (_, index) => `R${index}`);
 
@@ -262,7 +264,10 @@ class Walk {
     if (kinds.decisions.has(kind) || (this.countRadon && kinds.radon.has(kind))) this.addDecision(kind);
 
     const role = kinds.cognitive.has(kind) ? spec.cognitiveRole(kind, this.tagged) : undefined;
-    if (role) this.addCognitive(role, start);
+    if (role) {
+      this.addCognitive(role, start);
+      if (role.kind === 'structural' && role.withElse) this.addCognitive(hybridRole, start);
+    }
     const name = kinds.callables.has(kind)
       ? spec.callableName(node, this.text, start, this.tagged)
       : undefined;

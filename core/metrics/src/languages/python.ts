@@ -36,10 +36,12 @@ const typeChecking = /if\s+(?:typing\.)?TYPE_CHECKING\s*:/y;
 /** A definition's name, read where the node starts (sticky: no copy of the text). */
 const definition = /(?:async\s+)?def\s+(\w+)/y;
 
+const structuralWithElse: CognitiveRole = { kind: 'structural', withElse: true };
+
 function cognitiveRole(kind: string, tagged: (tag: string) => boolean): CognitiveRole | undefined {
   switch (kind) {
     case 'if_statement':
-      return structuralRole;
+      return tagged('ELSE') ? structuralWithElse : structuralRole;
     case 'for_statement':
     case 'while_statement':
       return structuralRole;
@@ -50,8 +52,6 @@ function cognitiveRole(kind: string, tagged: (tag: string) => boolean): Cognitiv
       return structuralRole;
     case 'elif_clause':
       return { kind: 'hybrid' };
-    case 'else_clause':
-      return tagged('OFIF') ? { kind: 'hybrid' } : undefined;
     case 'lambda':
       return nestingRole;
     case 'boolean_operator':
@@ -97,7 +97,6 @@ export const python: LanguageSpec = {
   cognitiveRule: anyKind([
     'if_statement',
     'elif_clause',
-    'else_clause',
     'for_statement',
     'while_statement',
     'except_clause',
@@ -108,7 +107,9 @@ export const python: LanguageSpec = {
   ]),
   roleTags: {
     boolean_operator: { SEQ: sequenceTag('boolean_operator', ['and', 'or']) },
-    else_clause: { OFIF: { inside: { kind: 'if_statement' } } },
+    // The `else` of an if (not of a loop or a try) as a tag on the if: the if is reported anyway,
+    // where each else clause would be one more node to report and to test for its parent.
+    if_statement: { ELSE: { has: { kind: 'else_clause' } } },
   },
   cognitiveRole,
   keywords,

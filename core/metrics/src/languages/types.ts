@@ -11,14 +11,15 @@ export type { Rule };
 
 /**
  * How a node takes part in cognitive complexity (SonarSource specification):
- * - `structural`: +1 plus the nesting level, and what is inside it is one level deeper;
+ * - `structural`: +1 plus the nesting level, and what is inside it is one level deeper; `withElse`
+ *   adds the +1 of its `else` branch (hybrid), where the grammar has no node to report for it alone;
  * - `hybrid`: +1 without a nesting increment (else, elif, else if);
  * - `nesting`: no increment, but what is inside it is one level deeper (lambdas, closures);
  * - `logical`: +1 unless it continues a sequence of like boolean operators;
  * - `jump`: +1 (goto, break or continue to a label).
  */
 export type CognitiveRole =
-  | { kind: 'structural' }
+  | { kind: 'structural'; withElse?: boolean }
   | { kind: 'hybrid' }
   | { kind: 'nesting' }
   | { kind: 'logical'; continues: boolean }
