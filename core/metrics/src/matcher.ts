@@ -48,6 +48,9 @@ export function compiles(spec: LanguageSpec, rule: Rule): boolean {
   }
 }
 
+/** See `buildMatcher`: any size from 4 to 9 does as well. */
+const partsPerBucket = 6;
+
 /** The node kinds the analysis reads, by role. */
 export interface Classifier {
   callables: Set<string>;
@@ -243,8 +246,15 @@ export function buildMatcher(
   };
   // The root makes every parsed file report at least one node.
   parts.push({ kind: spec.rootKind });
+  // Every node of a kind some part names is tested against the parts one after the other, and most
+  // are matched by none (calls, strings and comments that no rule flags). In an `any` of a few
+  // parts each, ast-grep passes over a whole bucket at once when it names another kind: with the
+  // Python pack, 3% fewer instructions in ast-grep (bench/quality/README.md).
+  const buckets: Rule[] = [];
+  for (let start = 0; start < parts.length; start += partsPerBucket)
+    buckets.push({ any: parts.slice(start, start + partsPerBucket) });
   return {
-    config: { rule: { any: parts }, utils },
+    config: { rule: { any: buckets }, utils },
     classifier,
     rules,
     skipped: pack.filter((rule) => !runnable.includes(rule)),
