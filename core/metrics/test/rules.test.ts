@@ -114,6 +114,20 @@ describe('rule guards', () => {
     ]);
   });
 
+  it('bind metavariables in the order the tests are written, top level before `all`', () => {
+    // The loop's `.keys()` object and variable are bound before the body is searched for
+    // `$D[$K]`: found first, `table['x']` would bind them, and the loop would not be flagged.
+    expect(rulesOf("for key in table.keys():\n    print(table['x'])\n    print(table[key])\n")).toEqual([
+      'py-iterate-dict-keys',
+      'py-iterate-keys-then-index',
+    ]);
+    const tsRules = analyzeSource({
+      path: 'snippet.ts',
+      text: 'for (const k of Object.keys(o)) {\n  log(p[0]);\n  log(o[k]);\n}\n',
+    }).hits.map((hit) => hit.rule);
+    expect(tsRules).toContain('ts-keys-then-index');
+  });
+
   it('keep every rule of a kind whose rules all test the text (one regex for all of them)', () => {
     expect(rulesOf('x = 1  # noqa\ny = 2  # type: ignore\n# Step 2\nz = 3\n')).toEqual([
       'py-noqa',

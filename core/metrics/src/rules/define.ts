@@ -24,9 +24,30 @@ export function patternKind(family: RuleFamily, pattern: string): string {
 
 type RuleInput = Omit<SlopRule, 'family' | 'rule'> & { rule: Rule };
 
+/** Keys of a rule that ast-grep tests after its `all` (relational ones, and `not`). */
+const beforeAll = ['not', 'inside', 'has', 'precedes', 'follows'] as const;
+
+/**
+ * The rule with its relational keys and `not` tested before its `all`, in the order written.
+ * ast-grep tests a rule's `all`, `any` and `not` before its `has`, `inside`, `precedes` and
+ * `follows`; a rule of the pack keeps its dearest tests in `all` (a statement's siblings, a block
+ * of one statement) and its cheap ones at the top (`callTo`'s callee, an `__init__`'s name), so
+ * that the dear ones run only on the nodes the cheap ones admit.
+ */
+function dearestLast(rule: Rule): Rule {
+  if (!rule.all) return rule;
+  const front: Rule[] = [];
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rule)) {
+    if ((beforeAll as readonly string[]).includes(key)) front.push({ [key]: value } as Rule);
+    else if (key !== 'all') rest[key] = value;
+  }
+  return front.length ? ({ ...rest, all: [...front, ...rule.all] } as Rule) : rule;
+}
+
 /**
  * Fills in the family, and the top-level `kind` of a rule that is a pattern, so rule files list
- * only what differs between rules.
+ * only what differs between rules; orders its tests (see `dearestLast`).
  */
 export function define(family: RuleFamily) {
   return (input: RuleInput): SlopRule => {
@@ -34,7 +55,7 @@ export function define(family: RuleFamily) {
     const kind =
       rule.kind ?? (typeof rule.pattern === 'string' ? patternKind(family, rule.pattern) : undefined);
     if (!kind) throw new Error(`rule ${input.id}: give a kind or a pattern`);
-    return { family, ...input, rule: { ...rule, kind } };
+    return { family, ...input, rule: { ...dearestLast(rule), kind } };
   };
 }
 
