@@ -78,71 +78,42 @@ const name = 1;
 const newline = 2;
 
 /**
- * Hashes blocks of one file in normalized form: identifiers become $VAR1..n in order of first
- * appearance in the block, literals $STR/$INT/$FLOAT/$BOOL/$NONE, comments and docstrings are
- * dropped; keywords and punctuation stay. For indentation-sensitive Python each line's indent
- * relative to the block's first line is kept. The file is tokenized once; each block re-reads
- * only its own tokens. The same tokens give the calls of each name (for recursion).
+ * The words of every file of one language, in an open-addressing table keyed by a hash of their
+ * characters: a word already seen, in this file or an earlier one, is found from the text itself,
+ * without copying it out as a string or classifying it again (most words of a file are repeats, and
+ * most of a project's words are in many files). Results never depend on the ids it gives: a hash
+ * renames names by order of appearance, so a full table is simply replaced by an empty one.
  */
-export class FileTokens {
-  /**
-   * Offset, id and kind of each token (parallel arrays, the first `count` entries); a line break's
-   * id is its indent. Typed arrays keep the tokens out of the collected heap: as plain arrays they
-   * were a third of what the analysis of a tree allocated.
-   */
-  private starts: Int32Array;
-  private ids: Int32Array;
-  private kinds: Uint8Array;
-  private count = 0;
-  /**
-   * The words seen in this file, in an open-addressing table keyed by a hash of their characters:
-   * a word already seen is found from the text itself, without copying it out as a string (most
-   * words of a file are repeats). `slots` holds entry index + 1, 0 for free.
-   */
-  private slots = new Int32Array(1024);
-  private readonly entryWords: string[] = [];
-  private readonly entryTokens: number[] = [];
-  /** The names by file-local id (for renaming). */
-  private readonly words: string[] = [];
-  private readonly indentSensitive: boolean;
+class Vocabulary {
+  /** Entry index + 1 of each slot, 0 for free. */
+  slots = new Int32Array(1 << 14);
+  readonly entryWords: string[] = [];
+  readonly entryTokens: number[] = [];
+  /** The names by id (for renaming, and for the calls of each name). */
+  readonly names: string[] = [];
   /** Scratch for renaming: the block a name id was last seen in, and its ordinal there. */
-  private seenIn = new Int32Array(0);
-  private ordinal = new Int32Array(0);
-  private block = 0;
-  /** Open brackets at the scan position: a Python line break inside brackets is layout, not a token. */
-  private brackets = 0;
+  seenIn = new Int32Array(0);
+  ordinal = new Int32Array(0);
+  block = 0;
 
-  constructor(
-    private readonly text: string,
-    spans: readonly LexicalSpan[],
-    private readonly spec: LanguageSpec,
-  ) {
-    this.indentSensitive = spec.family === 'python';
-    // About one token per four characters of source; `push` grows the arrays when there are more.
-    const capacity = (text.length >> 2) + 16;
-    this.starts = new Int32Array(capacity);
-    this.ids = new Int32Array(capacity);
-    this.kinds = new Uint8Array(capacity);
-    let position = 0;
-    for (const span of spans) {
-      if (span.start > position) this.tokenize(position, span.start);
-      if (span.replacement) this.pushShared(span.start, sharedId(span.replacement));
-      position = Math.max(position, span.end);
-    }
-    if (position < text.length) this.tokenize(position, text.length);
+  constructor(private readonly spec: LanguageSpec) {}
+
+  /** Whether it has grown past what is worth keeping for the next files. */
+  get full(): boolean {
+    return this.entryWords.length > maxVocabulary;
   }
 
   /**
-   * The token of the word text[from, to) whose characters hash to `code`: a name's file-local id
-   * (≥ 0), or -1 - the shared id of a keyword or literal.
+   * The token of the word text[from, to) whose characters hash to `code`: a name's id (≥ 0), or
+   * -1 - the shared id of a keyword or literal.
    */
-  private wordToken(from: number, to: number, code: number): number {
-    const { slots, entryWords, text } = this;
+  token(text: string, from: number, to: number, code: number): number {
+    const { slots, entryWords } = this;
     const mask = slots.length - 1;
     const length = to - from;
     for (let slot = code & mask; ; slot = (slot + 1) & mask) {
       const entry = slots[slot]! - 1;
-      if (entry < 0) return this.addWord(slot, text.slice(from, to));
+      if (entry < 0) return this.add(slot, text.slice(from, to));
       const word = entryWords[entry]!;
       if (word.length !== length) continue;
       let same = true;
@@ -156,15 +127,15 @@ export class FileTokens {
     }
   }
 
-  /** Classifies a word seen for the first time in this file and enters it at `slot`. */
-  private addWord(slot: number, word: string): number {
+  /** Classifies a word seen for the first time and enters it at `slot`. */
+  private add(slot: number, word: string): number {
     const { keywords, literalWords } = this.spec;
     let token: number;
     if (keywords.has(word)) token = -1 - sharedId(word);
     else if (Object.hasOwn(literalWords, word)) token = -1 - sharedId(literalWords[word]!);
     else {
-      token = this.words.length;
-      this.words.push(word);
+      token = this.names.length;
+      this.names.push(word);
     }
     this.entryWords.push(word);
     this.entryTokens.push(token);
@@ -183,6 +154,72 @@ export class FileTokens {
       slots[slot] = entry + 1;
     });
     this.slots = slots;
+  }
+
+  /** Starts renaming a block: ordinals from 1, and room for every name id. */
+  startBlock(): number {
+    if (this.seenIn.length < this.names.length) {
+      this.seenIn = new Int32Array(this.names.length * 2);
+      this.ordinal = new Int32Array(this.names.length * 2);
+    }
+    return ++this.block;
+  }
+}
+
+/** Words a vocabulary holds before the next file starts a new one (a long-lived process scores many projects). */
+const maxVocabulary = 1 << 20;
+const vocabularies = new Map<LanguageSpec, Vocabulary>();
+
+function vocabularyOf(spec: LanguageSpec): Vocabulary {
+  let vocabulary = vocabularies.get(spec);
+  if (!vocabulary || vocabulary.full) {
+    vocabulary = new Vocabulary(spec);
+    vocabularies.set(spec, vocabulary);
+  }
+  return vocabulary;
+}
+
+/**
+ * Hashes blocks of one file in normalized form: identifiers become $VAR1..n in order of first
+ * appearance in the block, literals $STR/$INT/$FLOAT/$BOOL/$NONE, comments and docstrings are
+ * dropped; keywords and punctuation stay. For indentation-sensitive Python each line's indent
+ * relative to the block's first line is kept. The file is tokenized once; each block re-reads
+ * only its own tokens. The same tokens give the calls of each name (for recursion).
+ */
+export class FileTokens {
+  /**
+   * Offset, id and kind of each token (parallel arrays, the first `count` entries); a line break's
+   * id is its indent. Typed arrays keep the tokens out of the collected heap: as plain arrays they
+   * were a third of what the analysis of a tree allocated.
+   */
+  private starts: Int32Array;
+  private ids: Int32Array;
+  private kinds: Uint8Array;
+  private count = 0;
+  private readonly vocabulary: Vocabulary;
+  private readonly indentSensitive: boolean;
+  /** Open brackets at the scan position: a Python line break inside brackets is layout, not a token. */
+  private brackets = 0;
+
+  constructor(
+    private readonly text: string,
+    spans: readonly LexicalSpan[],
+    private readonly spec: LanguageSpec,
+  ) {
+    this.indentSensitive = spec.family === 'python';
+    this.vocabulary = vocabularyOf(spec);
+    // About one token per four characters of source; `push` grows the arrays when there are more.
+    const capacity = (text.length >> 2) + 16;
+    this.starts = new Int32Array(capacity);
+    this.ids = new Int32Array(capacity);
+    this.kinds = new Uint8Array(capacity);
+    let position = 0;
+    for (const span of spans) {
+      if (span.start > position) this.tokenize(position, span.start);
+      if (span.replacement) this.pushShared(span.start, sharedId(span.replacement));
+      position = Math.max(position, span.end);
+    }
+    if (position < text.length) this.tokenize(position, text.length);
   }
 
   private push(start: number, id: number, kind: number): void {
@@ -235,7 +272,7 @@ export class FileTokens {
         let j = i + 1;
         for (let d = text.charCodeAt(j); j < to && isIdentifierPart(d); d = text.charCodeAt(++j))
           code = fnvMix(code, d);
-        const token = this.wordToken(i, j, fnvCode(code));
+        const token = this.vocabulary.token(text, i, j, fnvCode(code));
         if (token >= 0) this.push(i, token, name);
         else this.pushShared(i, -1 - token);
         i = j;
@@ -279,7 +316,8 @@ export class FileTokens {
   private calls(): Map<string, number[]> {
     if (this.callIndex) return this.callIndex;
     const index = new Map<string, number[]>();
-    const { ids, kinds, starts, words, count } = this;
+    const { ids, kinds, starts, count } = this;
+    const words = this.vocabulary.names;
     const word = (i: number) =>
       i < 0 || kinds[i] === newline ? undefined : kinds[i] === name ? words[ids[i]!] : sharedWords[ids[i]!];
     const anyReceiver = this.spec.family === 'go';
@@ -316,11 +354,9 @@ export class FileTokens {
       if (starts[mid]! < start) low = mid + 1;
       else high = mid;
     }
-    if (this.seenIn.length < this.words.length) {
-      this.seenIn = new Int32Array(this.words.length * 2);
-      this.ordinal = new Int32Array(this.words.length * 2);
-    }
-    const block = ++this.block;
+    const { vocabulary } = this;
+    const block = vocabulary.startBlock();
+    const { seenIn, ordinal } = vocabulary;
     let names = 0;
     const baseIndent = start - (this.text.lastIndexOf('\n', start - 1) + 1);
     let h1 = 0x811c9dc5;
@@ -343,11 +379,11 @@ export class FileTokens {
         lastNewline = count + 1;
       } else if (kind === name) {
         const id = ids[i]!;
-        if (this.seenIn[id] !== block) {
-          this.seenIn[id] = block;
-          this.ordinal[id] = ++names;
+        if (seenIn[id] !== block) {
+          seenIn[id] = block;
+          ordinal[id] = ++names;
         }
-        value = -this.ordinal[id]!;
+        value = -ordinal[id]!;
       } else value = sharedCodes[ids[i]!]!;
       undoneH1 = h1;
       undoneH2 = h2;
