@@ -1,7 +1,7 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import type { LexicalSpan } from './clone-hash.js';
 import { FileTokens } from './clone-hash.js';
-import { type CognitiveRole, fieldText, type LanguageSpec } from './languages/types.js';
+import { type CognitiveRole, fieldText, hybridRole, type LanguageSpec } from './languages/types.js';
 import { type LexicalTokens, lex } from './lexer.js';
 import type { Classifier, Matcher } from './matcher.js';
 import type { MetricsOptions } from './options.js';
@@ -53,8 +53,6 @@ interface PendingCallable {
   decisions: Map<string, number>;
   ancestors: number[];
 }
-
-const hybridRole: CognitiveRole = { kind: 'hybrid' };
 
 /** The tags `$R0`… naming the rules of a kind in the matcher (see `buildMatcher`). */
 const ruleTags = Array.from({ length: 64 }, (_, index) => `R${index}`);

@@ -110,3 +110,4 @@ export const logicalRole = (tagged: (tag: string) => boolean): CognitiveRole => 
 /** A function-like node that is not a callable: no increment, but its body nests one level deeper. */
 export const nestingRole: CognitiveRole = { kind: 'nesting' };
 export const structuralRole: CognitiveRole = { kind: 'structural' };
+export const hybridRole: CognitiveRole = { kind: 'hybrid' };

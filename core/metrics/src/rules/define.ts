@@ -80,8 +80,8 @@ const second: Rule = { nthChild: { position: 2, ofRule: { not: { kind: 'comment'
  * statement says so. (The `ast` and `relaxed` strictness would match whole blocks, but they skip
  * unnamed nodes, operators among them: `$T += $E` would match `t -= x`.) Unlike `only`, a comment
  * or a `;` after the statement does not count as a second one. The test is dear (it finds each
- * statement's parent from the root of the tree), so a rule tests it after its pattern: a rule's
- * pattern is tested before its `all`, and its `all` before its `any`.
+ * statement's parent from the root of the tree), so a rule tests it in its `all`, which runs
+ * after its pattern and its relational tests (see `dearestLast`).
  */
 export function sole(field: string, statement?: Rule): Rule {
   return { has: { field, not: { has: second }, ...(statement ? { has: statement } : {}) } as Rule };
