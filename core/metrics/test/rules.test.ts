@@ -57,6 +57,45 @@ describe('rules about a block of one statement', () => {
   });
 });
 
+describe('rules about the statements around or inside a node', () => {
+  const rule = (id: string) => rulePack.find((candidate) => candidate.id === id)!;
+
+  // A nested function runs when it is called, not as part of the block it is defined in.
+  it.each([
+    [
+      'py-try-in-handler',
+      'try:\n    run()\nexcept OSError:\n    def retry():\n        try:\n            run()\n        except OSError:\n            pass\n    retry()\n',
+      0,
+    ],
+    [
+      'py-return-in-finally',
+      'def f():\n    try:\n        run()\n    finally:\n        def done():\n            return 0\n        close(done)\n',
+      0,
+    ],
+    [
+      'py-broad-except',
+      'try:\n    run()\nexcept Exception as e:\n    def again():\n        raise\n    log(e)\n',
+      1,
+    ],
+    [
+      'ts-return-await',
+      'async function f() {\n  try {\n    items.map(async (x) => {\n      return await load(x);\n    });\n  } catch (e) {}\n}\n',
+      1,
+    ],
+  ])('%s does not look through a function defined there', (id, text, hits) => {
+    expect(hitsOf(rule(id), text)).toBe(hits);
+  });
+
+  it('still look through the blocks of the same function', () => {
+    const nested =
+      'try:\n    run()\nexcept OSError:\n    if retry:\n        try:\n            run()\n        except OSError:\n            pass\n';
+    expect(hitsOf(rule('py-try-in-handler'), nested)).toBe(1);
+    const inTry =
+      'async function f() {\n  try {\n    if (ok) {\n      return await load();\n    }\n  } catch (e) {}\n}\n';
+    expect(hitsOf(rule('ts-return-await'), inTry)).toBe(0);
+  });
+});
+
 describe('rule pack across grammars', () => {
   it('runs on JavaScript and TSX, leaving out only rules for syntax those grammars lack', () => {
     const js = analyzeSource({ path: 'a.js', text: 'var n = 0;\nif (a == b) n++;\n' });

@@ -2,6 +2,12 @@ import { define, only } from '../define.js';
 
 const python = define('python');
 
+/**
+ * Where a search through the nodes around (or inside) a statement stops: a nested function's body
+ * runs when the function is called, not as part of the handler or `finally` it is defined in.
+ */
+const nestedFunction = { kind: 'function_definition' };
+
 /** Exception handling that swallows errors or adds nothing. */
 export const errors = [
   python({
@@ -63,7 +69,7 @@ export const errors = [
     rule: {
       kind: 'except_clause',
       regex: '^except\\s+\\(?\\s*(Exception|BaseException)\\b',
-      not: { has: { kind: 'raise_statement', stopBy: 'end' } },
+      not: { has: { kind: 'raise_statement', stopBy: nestedFunction } },
     },
     flag: 'try:\n    run()\nexcept Exception as e:\n    log(e)\n',
     pass: 'try:\n    run()\nexcept Exception as e:\n    log(e)\n    raise\n',
@@ -112,7 +118,7 @@ export const errors = [
     category: 'swallowed-error',
     message: '`return` inside `finally` silently discards any exception in flight',
     weight: 3,
-    rule: { kind: 'return_statement', inside: { kind: 'finally_clause', stopBy: 'end' } },
+    rule: { kind: 'return_statement', inside: { kind: 'finally_clause', stopBy: nestedFunction } },
     flag: 'def f():\n    try:\n        return run()\n    finally:\n        return 0\n',
     pass: 'def f():\n    try:\n        return run()\n    finally:\n        close()\n',
   }),
@@ -121,7 +127,7 @@ export const errors = [
     category: 'defensive-check',
     message: 'try statement inside an exception handler: nested defensive layers',
     weight: 1,
-    rule: { kind: 'try_statement', inside: { kind: 'except_clause', stopBy: 'end' } },
+    rule: { kind: 'try_statement', inside: { kind: 'except_clause', stopBy: nestedFunction } },
     flag: 'try:\n    run()\nexcept OSError:\n    try:\n        cleanup()\n    except OSError:\n        log()\n',
     pass: 'try:\n    run()\nexcept OSError:\n    cleanup()\n',
   }),

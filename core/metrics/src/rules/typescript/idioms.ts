@@ -1,7 +1,18 @@
+import { anyKind } from '../../languages/types.js';
 import { callTo, define, narration, only } from '../define.js';
 
 const ts = define('typescript');
 const typed = ['typescript', 'tsx'] as const;
+
+/** Where a search through the enclosing nodes stops: a nested function runs apart from the block around it. */
+const nestedFunction = anyKind([
+  'function_declaration',
+  'generator_function_declaration',
+  'method_definition',
+  'function_expression',
+  'generator_function',
+  'arrow_function',
+]);
 
 /** Error handling, type escapes, manual builtins, wrappers and narration. */
 export const idioms = [
@@ -79,7 +90,7 @@ export const idioms = [
     category: 'verbose-construct',
     message: '`return await x` outside try: return the promise',
     weight: 1,
-    rule: { pattern: 'return await $X;', not: { inside: { kind: 'try_statement', stopBy: 'end' } } },
+    rule: { pattern: 'return await $X;', not: { inside: { kind: 'try_statement', stopBy: nestedFunction } } },
     flag: 'async function f() {\n  return await load();\n}\n',
     pass: 'async function f() {\n  return load();\n}\n',
   }),
