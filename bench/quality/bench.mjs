@@ -120,6 +120,7 @@ function runCases(names, root) {
         {
           ...list[0],
           cpuMs: median(cpu),
+          cpuSamples: cpu,
           cpuMinMs: Math.min(...cpu),
           cpuMaxMs: Math.max(...cpu),
           wallMs: median(list.map((sample) => sample.wallMs)),
@@ -172,6 +173,15 @@ for (const [label, root, formats] of [
   row('full metrics', full);
   row('metrics without rules', noRules);
   row('incremental, 2 files', incremental);
+  // Each round runs every case once, a few seconds apart: the ratio within a round is not moved by
+  // a change of the machine's speed between rounds, which moves the medians above.
+  const paired = (figures) => {
+    const ratios = figures.cpuSamples.map((cpu, run) => cpu / parseOnly.cpuSamples[run]);
+    return `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+  };
+  console.log(
+    `  × floor within each round (median, min–max): full metrics ${paired(full)}, without rules ${paired(noRules)}`,
+  );
   console.log(
     `  incremental re-score of a 2-file change: ${incremental.measured} files parsed, ${((100 * incremental.cpuMs) / full.cpuMs).toFixed(1)}% of the full run's cpu time`,
   );
