@@ -132,6 +132,16 @@ def fact(n):
     expect(analysis.callables.map((callable) => callable.cognitive)).toEqual([2, 2]);
   });
 
+  it('counts the else of an if, after elifs or not, and not the else of a loop', () => {
+    const text =
+      'def f(a, b):\n    if a:\n        pass\n    else:\n        pass\n\n\n' +
+      'def g(a, b):\n    if a:\n        pass\n    elif b:\n        pass\n    else:\n        pass\n\n\n' +
+      'def h(xs):\n    for x in xs:\n        pass\n    else:\n        pass\n';
+    const analysis = analyzeSource({ path: 'e.py', text }, { rules: false });
+    // if +1, else +1; if +1, elif +1, else +1; for +1
+    expect(analysis.callables.map((callable) => callable.cognitive)).toEqual([2, 3, 1]);
+  });
+
   it('nests nested functions one level deeper and counts them toward their parent', () => {
     const text =
       'def outer(xs):\n    def inner(x):\n        if x:\n            return 1\n        return 0\n    return [inner(x) for x in xs]\n';

@@ -1,3 +1,4 @@
+import { elseBranch } from '../../languages/python.js';
 import { define, sole } from '../define.js';
 
 const python = define('python');
@@ -287,7 +288,7 @@ export const comparisons = [
             has: { kind: 'for_statement', nthChild: 1, has: { field: 'right', pattern: '$X' } },
           },
         },
-        { not: { has: { kind: 'else_clause' } } },
+        { not: elseBranch },
       ],
     },
     flag: 'if len(items) > 0:\n    for item in items:\n        use(item)\n',

@@ -1,9 +1,7 @@
+import { anyBranch, elifBranch, plainElse } from '../../languages/python.js';
 import { anyNode, define, elseAfter, only, sole, soleBranches } from '../define.js';
 
 const python = define('python');
-
-/** An else branch (not an elif chain). */
-const pyElse = { all: [{ has: { kind: 'else_clause' } }, { not: { has: { kind: 'elif_clause' } } }] };
 
 export const conditionals = [
   python({
@@ -104,12 +102,12 @@ export const conditionals = [
     weight: 1,
     rule: {
       kind: 'if_statement',
-      not: { any: [{ has: { kind: 'else_clause' } }, { has: { kind: 'elif_clause' } }] },
+      not: anyBranch,
       has: {
         field: 'consequence',
         ...only({
           kind: 'if_statement',
-          not: { any: [{ has: { kind: 'else_clause' } }, { has: { kind: 'elif_clause' } }] },
+          not: anyBranch,
         }),
       },
     },
@@ -121,7 +119,7 @@ export const conditionals = [
     category: 'conditional-ladder',
     message: '`else:` holding only an `if`: use `elif`',
     weight: 1,
-    rule: { kind: 'else_clause', has: { kind: 'block', ...only({ kind: 'if_statement' }) } },
+    rule: { kind: 'else_clause', has: { field: 'body', kind: 'block', ...only({ kind: 'if_statement' }) } },
     flag: 'if a:\n    x()\nelse:\n    if b:\n        y()\n',
     pass: 'if a:\n    x()\nelif b:\n    y()\n',
   }),
@@ -133,7 +131,7 @@ export const conditionals = [
     rule: {
       kind: 'if_statement',
       has: { field: 'condition', kind: 'not_operator' },
-      all: [{ has: { kind: 'else_clause' } }, { not: { has: { kind: 'elif_clause' } } }],
+      all: [plainElse],
     },
     flag: 'if not ok:\n    fail()\nelse:\n    run()\n',
     pass: 'if ok:\n    run()\nelse:\n    fail()\n',
@@ -143,7 +141,7 @@ export const conditionals = [
     category: 'redundant-control-flow',
     message: 'else after a branch that returns: dedent the else body',
     weight: 1,
-    rule: elseAfter(['return_statement'], pyElse),
+    rule: elseAfter(['return_statement'], plainElse),
     flag: 'def f(x):\n    if x:\n        return 1\n    else:\n        x += 1\n        return x\n',
     pass: 'def f(x):\n    if x:\n        return 1\n    x += 1\n    return x\n',
   }),
@@ -152,7 +150,7 @@ export const conditionals = [
     category: 'redundant-control-flow',
     message: 'elif after a branch that returns: a plain if says the same',
     weight: 1,
-    rule: elseAfter(['return_statement'], { has: { kind: 'elif_clause' } }),
+    rule: elseAfter(['return_statement'], elifBranch),
     flag: 'def f(x):\n    if x == 1:\n        return "a"\n    elif x == 2:\n        return "b"\n    return "c"\n',
     pass: 'def f(x):\n    if x == 1:\n        y = "a"\n    elif x == 2:\n        y = "b"\n    return y\n',
   }),
@@ -161,7 +159,7 @@ export const conditionals = [
     category: 'redundant-control-flow',
     message: 'else after a branch that raises: dedent the else body',
     weight: 1,
-    rule: elseAfter(['raise_statement'], pyElse),
+    rule: elseAfter(['raise_statement'], plainElse),
     flag: 'if bad:\n    raise ValueError()\nelse:\n    go()\n',
     pass: 'if bad:\n    raise ValueError()\ngo()\n',
   }),
@@ -170,7 +168,7 @@ export const conditionals = [
     category: 'redundant-control-flow',
     message: 'else after `continue` or `break`: dedent the else body',
     weight: 1,
-    rule: elseAfter(['continue_statement', 'break_statement'], pyElse),
+    rule: elseAfter(['continue_statement', 'break_statement'], plainElse),
     flag: 'for x in xs:\n    if x:\n        continue\n    else:\n        use(x)\n',
     pass: 'for x in xs:\n    if x:\n        continue\n    use(x)\n',
   }),
@@ -231,7 +229,7 @@ export const conditionals = [
     category: 'redundant-control-flow',
     message: '`else: pass` does nothing',
     weight: 1,
-    rule: { kind: 'else_clause', has: { kind: 'block', ...only({ kind: 'pass_statement' }) } },
+    rule: { kind: 'else_clause', has: { field: 'body', kind: 'block', ...only({ kind: 'pass_statement' }) } },
     flag: 'if x:\n    run()\nelse:\n    pass\n',
     pass: 'if x:\n    run()\n',
   }),

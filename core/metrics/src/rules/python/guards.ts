@@ -1,3 +1,4 @@
+import { anyBranch, elifBranch, plainElse } from '../../languages/python.js';
 import type { KindGuard, RuleGroup } from '../types.js';
 
 /**
@@ -9,9 +10,9 @@ import type { KindGuard, RuleGroup } from '../types.js';
  * must be flagged, with the rule alone and its guards) catches that.
  */
 
-/** The if rules that need an `else` branch. */
-const elseBranch: RuleGroup = {
-  when: { has: { kind: 'else_clause' } },
+/** The if rules that need an `else` branch and no `elif`. */
+const elseRules: RuleGroup = {
+  when: plainElse,
   rules: [
     {
       // Each rule of the next two groups is a case of the group's pattern: a metavariable there
@@ -94,8 +95,7 @@ export const pythonGuards: Readonly<Record<string, KindGuard>> = {
     // match, not to reject every miss).
     when: {
       any: [
-        { has: { kind: 'else_clause' } },
-        { has: { kind: 'elif_clause' } },
+        anyBranch,
         {
           regex:
             '^if\\s*\\(|^if\\s+(?:len|bool)\\s*\\(|\\bnot\\s+in\\b|:\\s*(?:#[^\\n]*\\s*)*(?:if|for|return|continue)\\b',
@@ -103,9 +103,9 @@ export const pythonGuards: Readonly<Record<string, KindGuard>> = {
       ],
     },
     groups: [
-      elseBranch,
+      elseRules,
       {
-        when: { has: { kind: 'elif_clause' } },
+        when: elifBranch,
         rules: ['py-long-elif-ladder', 'py-isinstance-ladder', 'py-redundant-elif-after-return'],
       },
       {
