@@ -95,6 +95,15 @@ const bound = (id: LanguageId) => ({
   },
 });
 
+/** The functions measured as callables (and clone candidates). */
+export const functionKinds = [
+  'function_declaration',
+  'generator_function_declaration',
+  'method_definition',
+  'function_expression',
+  'arrow_function',
+];
+
 function spec(id: LanguageId, lang: Lang, extensions: string[]): LanguageSpec {
   return {
     id,
@@ -102,13 +111,7 @@ function spec(id: LanguageId, lang: Lang, extensions: string[]): LanguageSpec {
     lang,
     extensions,
     rootKind: 'program',
-    callableKinds: [
-      'function_declaration',
-      'generator_function_declaration',
-      'method_definition',
-      'function_expression',
-      'arrow_function',
-    ],
+    callableKinds: functionKinds,
     callableName,
     scopeKinds: ['class_declaration', 'class', 'abstract_class_declaration'],
     decisionRule: {
@@ -128,11 +131,7 @@ function spec(id: LanguageId, lang: Lang, extensions: string[]): LanguageSpec {
       ],
     },
     cloneKinds: [
-      'function_declaration',
-      'generator_function_declaration',
-      'method_definition',
-      'function_expression',
-      'arrow_function',
+      ...functionKinds,
       'if_statement',
       'for_statement',
       'for_in_statement',

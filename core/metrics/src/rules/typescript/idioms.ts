@@ -1,18 +1,16 @@
 import { anyKind } from '../../languages/types.js';
+import { functionKinds } from '../../languages/typescript.js';
 import { callTo, define, narration, only } from '../define.js';
 
 const ts = define('typescript');
 const typed = ['typescript', 'tsx'] as const;
 
-/** Where a search through the enclosing nodes stops: a nested function runs apart from the block around it. */
-const nestedFunction = anyKind([
-  'function_declaration',
-  'generator_function_declaration',
-  'method_definition',
-  'function_expression',
-  'generator_function',
-  'arrow_function',
-]);
+/**
+ * Where a search through the enclosing nodes stops: a nested function runs apart from the block
+ * around it. A generator function expression (`function* () {}`) is one too, though not measured as
+ * a callable.
+ */
+const nestedFunction = anyKind([...functionKinds, 'generator_function']);
 
 /** Error handling, type escapes, manual builtins, wrappers and narration. */
 export const idioms = [
