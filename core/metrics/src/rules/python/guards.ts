@@ -1,4 +1,5 @@
 import { anyBranch, elifBranch, plainElse } from '../../languages/python.js';
+import { sole } from '../define.js';
 import type { KindGuard, RuleGroup } from '../types.js';
 
 /**
@@ -35,6 +36,27 @@ const elseRules: RuleGroup = {
     'py-redundant-else-after-raise',
     'py-redundant-else-after-continue',
     'py-manual-counter',
+  ],
+};
+
+/**
+ * The loop rules about a body of one statement. Their patterns match any loop whose body begins
+ * with the pattern's statement, so each tests `sole` after its pattern; ten patterns on every loop
+ * cost more than one `sole` on it.
+ */
+const soleBodyLoop: RuleGroup = {
+  when: sole('body'),
+  rules: [
+    'py-manual-sum',
+    'py-manual-count',
+    'py-manual-any',
+    'py-manual-all',
+    'py-manual-map-append',
+    'py-manual-filter-append',
+    'py-manual-dict-build',
+    'py-manual-join',
+    'py-manual-extend',
+    'py-manual-update',
   ],
 };
 
@@ -88,6 +110,11 @@ export const pythonGuards: Readonly<Record<string, KindGuard>> = {
       },
     ],
   },
+  // Every function rule is about a body of one statement: trivial wrappers, getters and setters,
+  // a lone `super().__init__(…)` or `return None`. `sole` is dear (it finds statements' parent from
+  // the root of the tree), but less so than the rules' four patterns on every function.
+  function_definition: { when: sole('body') },
+  for_statement: { groups: [soleBodyLoop] },
   if_statement: {
     // An `else` or `elif`; or a condition that is parenthesized, `len(…)`, `bool(…)` or tests `not
     // in`; or a branch that begins with `if`, `for`, `return` or `continue` (this alternative
