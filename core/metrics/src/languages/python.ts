@@ -83,11 +83,12 @@ export const python: LanguageSpec = {
   lang: 'python',
   rootKind: 'module',
   extensions: ['.py', '.pyw'],
-  // A statement that is one plain (not f-, not b-) string literal.
+  // A statement that is one plain (not f-, not b-) string literal. In `all`, the regex (which reads
+  // the statement's text, copied out of the tree) runs only on statements that hold a string:
+  // as a key beside `kind` it would run first, on every expression statement.
   docstringRule: {
     kind: 'expression_statement',
-    has: { kind: 'string' },
-    regex: '^[rRuU]?("|\')[\\s\\S]*("|\')$',
+    all: [{ has: { kind: 'string' } }, { regex: '^[rRuU]?("|\')[\\s\\S]*("|\')$' }],
   },
   callableKinds: ['function_definition'],
   callableName: (_node, text, start) => {
