@@ -94,8 +94,8 @@ export const pythonGuards: Readonly<Record<string, KindGuard>> = {
         when: { has: { field: 'function', kind: 'identifier' } },
         rules: [
           {
-            // Calls of a conversion or a container, which the guard admits with `len`, `isinstance`
-            // and the other names: one regex instead of eight rules on each of those.
+            // The rules about a conversion or a container (`str(…)`, `list(…)`…). The guard also
+            // admits `len`, `isinstance` and the other callees: one regex keeps eight rules off them.
             when: {
               has: { field: 'function', regex: '^(?:int|str|float|bool|list|tuple|set|dict|sorted)$' },
             },
