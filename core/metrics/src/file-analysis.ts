@@ -275,7 +275,7 @@ class Walk {
     } else if (kinds.callables.has(kind)) {
       open.push({ end, region: start + 1, callable: -1 });
     } else if (kinds.scopes.has(kind)) {
-      const scopeName = fieldText(node, 'name');
+      const scopeName = spec.scopeName ? spec.scopeName(node, this.text, start) : fieldText(node, 'name');
       if (scopeName) scopes.push({ end, name: scopeName });
     }
 

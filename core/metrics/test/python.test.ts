@@ -50,6 +50,18 @@ describe('Python metrics', () => {
     expect(byName.get('Box.method.inner')?.depth).toBe(1);
   });
 
+  it('names functions and classes by whole identifiers, non-ASCII and after a line continuation', () => {
+    const text =
+      'class Größe:\n    def café(self, x):\n        if x:\n            return 1\n        return 2\n\n\n' +
+      'def 数据():\n    return 1\n\n\nclass \\\n  Joined:\n    def \\\n      method(self):\n        pass\n';
+    const { callables } = analyzeSource({ path: 'u.py', text }, { rules: false });
+    expect(callables.map(({ qualifiedName, cc }) => [qualifiedName, cc])).toEqual([
+      ['Größe.café', 2],
+      ['数据', 1],
+      ['Joined.method', 1],
+    ]);
+  });
+
   it('computes SLOC and cyclomatic complexity per callable', async () => {
     expect(byName.get('simple')).toMatchObject({ sloc: 2, cc: 1, startLine: 4, endLine: 10 });
     // if, and, comprehension, comprehension if, elif, for, while, except, assert, ternary

@@ -1,6 +1,8 @@
+import type { SgNode } from '@ast-grep/napi';
 import {
   anyKind,
   type CognitiveRole,
+  fieldText,
   type LanguageSpec,
   logicalRole,
   nestingRole,
@@ -34,8 +36,21 @@ const keywords = new Set(
 /** `if TYPE_CHECKING:`, read where the node starts (sticky: no copy of the text). */
 const typeChecking = /if\s+(?:typing\.)?TYPE_CHECKING\s*:/y;
 
-/** A definition's name, read where the node starts (sticky: no copy of the text). */
-const definition = /(?:async\s+)?def\s+(\w+)/y;
+/** An identifier as Python (PEP 3131) and tree-sitter-python read one: `café` and `数据` too. */
+const identifier = '[\\p{XID_Start}_][\\p{XID_Continue}]*';
+
+/** A function's or a class's name, read where the node starts (sticky: no copy of the text). */
+const definition = new RegExp(`(?:async\\s+)?def\\s+(${identifier})`, 'uy');
+const classDefinition = new RegExp(`class\\s+(${identifier})`, 'uy');
+
+/**
+ * The name after the keyword at `start`, else the node's `name` field (a name the pattern does not
+ * find, as after a line continuation, is still the tree's).
+ */
+function nameAt(pattern: RegExp, node: SgNode, text: string, start: number): string | undefined {
+  pattern.lastIndex = start;
+  return pattern.exec(text)?.[1] ?? fieldText(node, 'name');
+}
 
 // The branches of an if statement are its `alternative` field, elifs first. ast-grep's `has` with a
 // field tests only the field's first node, and costs about a fifth of a `has` without one, which
@@ -91,11 +106,9 @@ export const python: LanguageSpec = {
     all: [{ has: { kind: 'string' } }, { regex: '^[rRuU]?("|\')[\\s\\S]*("|\')$' }],
   },
   callableKinds: ['function_definition'],
-  callableName: (_node, text, start) => {
-    definition.lastIndex = start;
-    return definition.exec(text)?.[1];
-  },
+  callableName: (node, text, start) => nameAt(definition, node, text, start),
   scopeKinds: ['class_definition'],
+  scopeName: (node, text, start) => nameAt(classDefinition, node, text, start),
   decisionRule: anyKind(decisionKinds),
   radonRule: anyKind(['with_statement', 'lambda']),
   cloneKinds: [

@@ -45,6 +45,8 @@ export interface LanguageSpec {
   ): string | undefined;
   /** Named scopes that are not callables (classes), for qualified names. */
   scopeKinds: readonly string[];
+  /** A scope's name; without it, the node's `name` field (one more node object from ast-grep). */
+  scopeName?(node: SgNode, text: string, start: number): string | undefined;
   /** Decision points of cyclomatic complexity, one per matched node. */
   decisionRule: Rule;
   /** Extra decision points of radon's documented table (`ccVariant: radon`). */
