@@ -139,6 +139,15 @@ describe('rule guards', () => {
       'py-path-join-single',
       'py-path-join-single',
     ]);
+    // The guards that read how a block begins let comments before its statement pass.
+    expect(rulesOf('class A:\n    def set_name(self, value):\n        self .name = value\n')).toEqual([
+      'py-trivial-setter',
+    ]);
+    expect(
+      rulesOf('class A(B):\n    def __init__(self):\n        # the base\n        super().__init__()\n'),
+    ).toEqual(['py-passthrough-init']);
+    expect(rulesOf('try:\n    run()\nexcept OSError:\n    # gone\n    pass\n')).toEqual(['py-except-pass']);
+    expect(rulesOf('def f(self):\n    self.x = g()\n    return self.x\n')).toEqual(['py-assign-then-return']);
   });
 
   it('report every rule a node matches, though the rules name their metavariables alike', () => {

@@ -93,13 +93,19 @@ export const errors = [
     weight: 1,
     rule: {
       pattern: 'raise $E',
-      inside: {
-        kind: 'block',
-        inside: {
-          kind: 'except_clause',
-          has: { kind: 'as_pattern', has: { kind: 'as_pattern_target', pattern: '$E' } },
+      // What `as` names is a name: tested before the walk up, which finds each parent from the root.
+      all: [
+        { has: { kind: 'identifier' } },
+        {
+          inside: {
+            kind: 'block',
+            inside: {
+              kind: 'except_clause',
+              has: { kind: 'as_pattern', has: { kind: 'as_pattern_target', pattern: '$E' } },
+            },
+          },
         },
-      },
+      ],
     },
     flag: 'try:\n    run()\nexcept OSError as e:\n    raise e\n',
     pass: 'try:\n    run()\nexcept OSError:\n    raise\n',

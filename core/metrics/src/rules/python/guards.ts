@@ -120,9 +120,17 @@ export const pythonGuards: Readonly<Record<string, KindGuard>> = {
     ],
   },
   // Every function rule is about a body of one statement: trivial wrappers, getters and setters,
-  // a lone `super().__init__(…)` or `return None`. `sole` is dear (it finds statements' parent from
-  // the root of the tree), but less so than the rules' four patterns on every function.
-  function_definition: { when: sole('body') },
+  // a lone `super().__init__(…)` or `return None`. That statement begins the body's text, which is
+  // read first: `sole` is dear (it finds statements' parent from the root of the tree), but less so
+  // than the rules' four patterns on every function.
+  function_definition: {
+    when: {
+      all: [
+        { has: { field: 'body', regex: '^(?:(?:return|self)\\b|super\\(\\)\\.__init__\\()' } },
+        sole('body'),
+      ],
+    },
+  },
   for_statement: { groups: [soleBodyLoop] },
   if_statement: {
     // An `else` or `elif`; or a condition that is parenthesized, `len(…)`, `bool(…)` or tests `not
@@ -147,6 +155,21 @@ export const pythonGuards: Readonly<Record<string, KindGuard>> = {
       {
         when: { pattern: 'if $C:\n    return $VALUE' },
         rules: ['py-return-bool-fallthrough', 'py-none-guard-return-none', 'py-empty-guard-return-empty'],
+      },
+    ],
+  },
+  except_clause: {
+    groups: [
+      {
+        // Each of these handlers holds one statement (`only`), which begins the block's text.
+        when: { has: { kind: 'block', regex: '^(?:(?:pass|continue|return|raise)\\b|print\\()' } },
+        rules: [
+          'py-except-pass',
+          'py-except-continue',
+          'py-except-return-none',
+          'py-except-print-only',
+          'py-except-reraise-only',
+        ],
       },
     ],
   },

@@ -4,6 +4,13 @@ const python = define('python');
 
 const statement = (pattern: string) => ({ kind: 'expression_statement', has: { pattern } });
 
+/**
+ * A statement that returns or raises what `$X = $E` assigned names it by one of these kinds: a
+ * tuple, a list or a parenthesized name is another kind on the left of `=` than after `return`.
+ * Tested before the look at the statement before, which finds the parent from the root of the tree.
+ */
+const assignable = { has: { any: [{ kind: 'identifier' }, { kind: 'attribute' }, { kind: 'subscript' }] } };
+
 /** Single-use variables, trivial wrappers, type escapes and narration. */
 export const structure = [
   python({
@@ -11,7 +18,7 @@ export const structure = [
     category: 'single-use-variable',
     message: 'variable assigned and returned on the next line: return the expression',
     weight: 1,
-    rule: { pattern: 'return $X', follows: statement('$X = $E') },
+    rule: { pattern: 'return $X', ...assignable, follows: statement('$X = $E') },
     flag: 'def f(xs):\n    result = [x * 2 for x in xs]\n    return result\n',
     pass: 'def f(xs):\n    return [x * 2 for x in xs]\n',
   }),
@@ -29,7 +36,7 @@ export const structure = [
     category: 'single-use-variable',
     message: 'exception assigned to a name only to raise it on the next line',
     weight: 1,
-    rule: { pattern: 'raise $X', follows: statement('$X = $E') },
+    rule: { pattern: 'raise $X', ...assignable, follows: statement('$X = $E') },
     flag: 'def f():\n    error = ValueError("bad")\n    raise error\n',
     pass: 'def f():\n    raise ValueError("bad")\n',
   }),
