@@ -276,7 +276,13 @@ export const builtins = [
     weight: 1,
     rule: {
       kind: 'for_statement',
-      has: { field: 'left', pattern: '$K' },
+      // A key an item can be looked up by: a tuple of names on the left is another kind than one
+      // inside `[]`. Tested before the search of the whole body.
+      has: {
+        field: 'left',
+        pattern: '$K',
+        any: [{ kind: 'identifier' }, { kind: 'attribute' }, { kind: 'subscript' }],
+      },
       all: [
         // `.keys()` first: ast-grep binds `$D` in the first alternative that matches and does not
         // come back to try the other, and `$D` alone matches `table.keys()` too.

@@ -156,6 +156,16 @@ export const pythonGuards: Readonly<Record<string, KindGuard>> = {
         when: { pattern: 'if $C:\n    return $VALUE' },
         rules: ['py-return-bool-fallthrough', 'py-none-guard-return-none', 'py-empty-guard-return-empty'],
       },
+      // A kind read before the patterns: the condition `len(…)` or `bool(…)` is a call, and the
+      // guarded loop a statement of the branch.
+      {
+        when: { has: { field: 'condition', kind: 'call' } },
+        rules: ['py-len-truthiness', 'py-bool-in-condition'],
+      },
+      {
+        when: { has: { field: 'consequence', has: { kind: 'for_statement' } } },
+        rules: ['py-len-guard-before-loop'],
+      },
     ],
   },
   except_clause: {
