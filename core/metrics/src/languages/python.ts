@@ -56,6 +56,14 @@ function nameAt(pattern: RegExp, node: SgNode, text: string, start: number): str
 // field tests only the field's first node, and costs about a fifth of a `has` without one, which
 // visits every child of the if: these tests use the field wherever its first node decides.
 
+/**
+ * A name, an attribute or an item: what can stand both where a value is read and where one is
+ * bound by `=` or `for … in`. A tuple or a list of names is another kind in each place.
+ */
+export const nameOrItem: Rule = {
+  any: [{ kind: 'identifier' }, { kind: 'attribute' }, { kind: 'subscript' }],
+};
+
 /** The if has an `elif`. */
 export const elifBranch: Rule = { has: { field: 'alternative', kind: 'elif_clause' } };
 /** The if has an `else` and no `elif`. */

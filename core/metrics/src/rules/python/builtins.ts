@@ -1,3 +1,4 @@
+import { nameOrItem } from '../../languages/python.js';
 import { callTo, define, sole, soleBranches } from '../define.js';
 
 const python = define('python');
@@ -276,13 +277,8 @@ export const builtins = [
     weight: 1,
     rule: {
       kind: 'for_statement',
-      // A key an item can be looked up by: a tuple of names on the left is another kind than one
-      // inside `[]`. Tested before the search of the whole body.
-      has: {
-        field: 'left',
-        pattern: '$K',
-        any: [{ kind: 'identifier' }, { kind: 'attribute' }, { kind: 'subscript' }],
-      },
+      // The loop binds a key as `[]` reads one: tested before the search of the whole body.
+      has: { field: 'left', pattern: '$K', ...nameOrItem },
       all: [
         // `.keys()` first: ast-grep binds `$D` in the first alternative that matches and does not
         // come back to try the other, and `$D` alone matches `table.keys()` too.

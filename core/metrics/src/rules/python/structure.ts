@@ -1,3 +1,4 @@
+import { nameOrItem } from '../../languages/python.js';
 import { callTo, define, narration, only, sole } from '../define.js';
 
 const python = define('python');
@@ -5,11 +6,10 @@ const python = define('python');
 const statement = (pattern: string) => ({ kind: 'expression_statement', has: { pattern } });
 
 /**
- * A statement that returns or raises what `$X = $E` assigned names it by one of these kinds: a
- * tuple, a list or a parenthesized name is another kind on the left of `=` than after `return`.
- * Tested before the look at the statement before, which finds the parent from the root of the tree.
+ * A statement that returns or raises what `$X = $E` assigned names it as `=` did: tested before the
+ * look at the statement before, which finds the parent from the root of the tree.
  */
-const assignable = { has: { any: [{ kind: 'identifier' }, { kind: 'attribute' }, { kind: 'subscript' }] } };
+const assignable = { has: nameOrItem };
 
 /** Single-use variables, trivial wrappers, type escapes and narration. */
 export const structure = [
