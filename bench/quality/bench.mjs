@@ -9,7 +9,7 @@
 // of that process (ast-grep's threads and the final freeing of the trees included) with the
 // spread of the runs. On a busy machine, trust CPU time, never wall time.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,7 @@ const runs = Number(values.runs);
  * loop that runs the finalizers) is part of every case, the floor included.
  */
 async function measure(work) {
+  const threadsBefore = threadTimes();
   const cpu = process.cpuUsage();
   const started = performance.now();
   const result = await work();
@@ -45,7 +46,44 @@ async function measure(work) {
   await new Promise((resolve) => setImmediate(resolve));
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  return { cpuMs: (used.user + used.system) / 1000, wallMs, result };
+  const cpuMs = (used.user + used.system) / 1000;
+  return { cpuMs, wallMs, threads: byThread(threadsBefore, threadTimes(), cpuMs), result };
+}
+
+/** CPU time in ms of each thread of this process, by thread id (Linux; empty elsewhere). */
+function threadTimes() {
+  const times = new Map();
+  let tasks = [];
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return times;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime, in ticks of 10 ms (Linux's USER_HZ is 100).
+      times.set(task, (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return times;
+}
+
+/**
+ * A case's CPU time by thread: the main thread; the threads that were there before it, V8's
+ * (its compiler and collector) and libuv's; and the rest, threads the case started, ended or not:
+ * ast-grep's, which parse and match.
+ */
+function byThread(before, after, cpuMs) {
+  if (!before.size) return undefined;
+  const main = String(process.pid);
+  const spent = (task) => (after.get(task) ?? before.get(task)) - before.get(task);
+  let helpers = 0;
+  for (const task of before.keys()) if (task !== main) helpers += spent(task);
+  return { main: spent(main), helpers, astGrep: Math.max(0, cpuMs - spent(main) - helpers) };
 }
 
 /** Two files changed as an agent's step might: a function appended to each of two modules. */
@@ -125,6 +163,11 @@ function runCases(names, root) {
           cpuMaxMs: Math.max(...cpu),
           wallMs: median(list.map((sample) => sample.wallMs)),
           peakRssMb: Math.max(...list.map((sample) => sample.peakRssMb)),
+          threads: list[0].threads && {
+            main: median(list.map((sample) => sample.threads.main)),
+            helpers: median(list.map((sample) => sample.threads.helpers)),
+            astGrep: median(list.map((sample) => sample.threads.astGrep)),
+          },
         },
       ];
     }),
@@ -182,6 +225,17 @@ for (const [label, root, formats] of [
   console.log(
     `  × floor within each round (median, min–max): full metrics ${paired(full)}, without rules ${paired(noRules)}`,
   );
+  if (full.threads) {
+    const threads = ({ threads }) =>
+      `ast-grep's ${fmt(threads.astGrep)}, main ${fmt(threads.main)}, V8's and libuv's ${fmt(threads.helpers)}`;
+    console.log('  cpu time by thread (medians; ticks of 10 ms):');
+    for (const [name, figures] of [
+      ['parse only (floor)', parseOnly],
+      ['full metrics', full],
+      ['metrics without rules', noRules],
+    ])
+      console.log(`    ${name.padEnd(28)}${threads(figures)}`);
+  }
   console.log(
     `  incremental re-score of a 2-file change: ${incremental.measured} files parsed, ${((100 * incremental.cpuMs) / full.cpuMs).toFixed(1)}% of the full run's cpu time`,
   );
