@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from '@ast-grep/napi';
 import { analyzeProject, languageOfPath, readSourceTree, registerGrammars } from '@longhaul/metrics';
-import { parseOnDisk, pythonTree, runMccabe, scriptTree } from './common.mjs';
+import { matchOnDisk, parseOnDisk, pythonTree, runMccabe, scriptTree } from './common.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -107,6 +107,7 @@ const cases = {
     measure(() => {
       for (const file of sources) parse(languageOfPath(file.path).lang, file.text).root();
     }),
+  match: async (sources) => measure(() => matchOnDisk(sources)),
   full: async (sources) => measure(() => analyzeProject(sources)),
   noRules: async (sources) => measure(() => analyzeProject(sources, { rules: false })),
   incremental: async (sources) => {
@@ -200,8 +201,11 @@ for (const [label, root, formats] of [
 ]) {
   if (values['python-only'] && label !== 'Python') continue;
   const load = loadavg()[0];
-  const figures = runCases(['baseline', 'parse', 'parseMain', 'full', 'noRules', 'incremental'], root);
-  const { baseline, parse: parseOnly, parseMain, full, noRules, incremental } = figures;
+  const figures = runCases(
+    ['baseline', 'parse', 'parseMain', 'match', 'full', 'noRules', 'incremental'],
+    root,
+  );
+  const { baseline, parse: parseOnly, parseMain, match, full, noRules, incremental } = figures;
   const { lines } = full;
   const row = (name, figures) =>
     console.log(
@@ -213,6 +217,7 @@ for (const [label, root, formats] of [
   );
   row('parse only (floor)', parseOnly);
   row('parse on the main thread', parseMain);
+  row('matching only (no analysis)', match);
   row('full metrics', full);
   row('metrics without rules', noRules);
   row('incremental, 2 files', incremental);
@@ -223,7 +228,7 @@ for (const [label, root, formats] of [
     return `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
   };
   console.log(
-    `  × floor within each round (median, min–max): full metrics ${paired(full)}, without rules ${paired(noRules)}`,
+    `  × floor within each round (median, min–max): full metrics ${paired(full)}, without rules ${paired(noRules)}, matching only ${paired(match)}`,
   );
   if (full.threads) {
     const threads = ({ threads }) =>
@@ -231,6 +236,7 @@ for (const [label, root, formats] of [
     console.log('  cpu time by thread (medians; ticks of 10 ms):');
     for (const [name, figures] of [
       ['parse only (floor)', parseOnly],
+      ['matching only', match],
       ['full metrics', full],
       ['metrics without rules', noRules],
     ])

@@ -2,7 +2,10 @@
 // how mccabe is run over them.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseFiles } from '@ast-grep/napi';
+import { findInFiles, parseFiles } from '@ast-grep/napi';
+import { languageOfPath, resolveOptions } from '@longhaul/metrics';
+// Internal to the package, read from its build: the one matcher the metrics compile per language.
+import { matcherFor } from '../../core/metrics/dist/project.js';
 
 export const pythonTree = '/usr/lib/python3.11';
 export const scriptTree = fileURLToPath(new URL('../../node_modules/typescript/lib', import.meta.url));
@@ -44,4 +47,32 @@ export async function parseOnDisk(sources) {
   // The promise may settle before the last callbacks have run.
   while (parsed < expected && !failure) await new Promise((resolve) => setImmediate(resolve));
   if (failure) throw failure;
+}
+
+/**
+ * The metrics' matching alone: `findInFiles` with the metrics' own matcher (the rule pack
+ * included) over the same files, every node received and dropped, no analysis. Any analysis built
+ * on this matcher costs at least this.
+ */
+export async function matchOnDisk(sources) {
+  const byLanguage = new Map();
+  for (const file of sources) {
+    const spec = languageOfPath(file.path);
+    if (!byLanguage.has(spec)) byLanguage.set(spec, []);
+    byLanguage.get(spec).push(file.file);
+  }
+  for (const [spec, paths] of byLanguage) {
+    let reported = 0;
+    let failure;
+    const expected = await findInFiles(
+      spec.lang,
+      { paths, matcher: matcherFor(spec, resolveOptions()).config },
+      (error) => {
+        if (error) failure ??= error;
+        reported++;
+      },
+    );
+    while (reported < expected) await new Promise((resolve) => setImmediate(resolve));
+    if (failure) throw failure;
+  }
 }
