@@ -32,31 +32,116 @@ function lexPython(text: string): LexicalTokens {
       pythonStart.lastIndex = stop;
       continue;
     }
-    // Include a string prefix (r, b, f, u and pairs) in the literal.
-    let start = at;
-    while (start > 0 && start > at - 2 && /[rRbBuUfF]/.test(text[start - 1]!)) start--;
-    if (start < at && start > 0 && /[\w]/.test(text[start - 1]!)) start = at;
-    const quote = text[at]!;
-    const triple = text.startsWith(quote === '"' ? '"""' : "'''", at);
-    const close = triple ? (quote === '"' ? '"""' : "'''") : quote;
-    // Character codes, not one-character strings: a string outside Latin-1 would allocate one
-    // string per character.
-    const q = quote.charCodeAt(0);
-    let i = at + close.length;
-    while (i < text.length) {
-      const c = text.charCodeAt(i);
-      if (c === 92 /* \\ */) i += 2;
-      else if (c === q && (!triple || (text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q))) {
-        i += close.length;
-        break;
-      } else if (c === 10 && !triple) break;
-      else i++;
-    }
-    const end = Math.min(i, text.length);
+    const start = prefixStart(text, at);
+    const end = stringEnd(text, at, formatted(text, start, at), comments);
     strings.push(start, end);
     pythonStart.lastIndex = end;
   }
   return { comments, strings };
+}
+
+/** Where the literal whose quote is at `at` begins: its prefix (r, b, f, u and pairs) included. */
+function prefixStart(text: string, at: number): number {
+  let start = at;
+  while (start > 0 && start > at - 2 && /[rRbBuUfF]/.test(text[start - 1]!)) start--;
+  if (start < at && start > 0 && /[\w]/.test(text[start - 1]!)) start = at;
+  return start;
+}
+
+/** Whether the prefix text[start, at) makes an f-string. */
+function formatted(text: string, start: number, at: number): boolean {
+  for (let i = start; i < at; i++) if ((text.charCodeAt(i) | 32) === 102 /* f, F */) return true;
+  return false;
+}
+
+/**
+ * The end of the string literal whose opening quote is at `at`. In an f-string, what is inside
+ * braces is an expression that, since Python 3.12, may hold strings in the same quotes and, in
+ * braces, line breaks and comments (added to `comments`): `f"{", ".join(names)}"` is one literal.
+ */
+function stringEnd(text: string, at: number, fString: boolean, comments: number[]): number {
+  const q = text.charCodeAt(at);
+  const triple = text.charCodeAt(at + 1) === q && text.charCodeAt(at + 2) === q;
+  const from = at + (triple ? 3 : 1);
+  if (fString) {
+    const found = comments.length;
+    const end = fStringEnd(text, from, q, triple, comments);
+    if (end !== -1) return end;
+    comments.length = found;
+  }
+  return literalEnd(text, from, q, triple);
+}
+
+/** The end of a literal without replacement fields, scanned from `from`, inside the quotes. */
+function literalEnd(text: string, from: number, q: number, triple: boolean): number {
+  // Character codes, not one-character strings: a string outside Latin-1 would allocate one
+  // string per character.
+  let i = from;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === 92 /* \\ */) i += 2;
+    else if (c === q && (!triple || (text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q)))
+      return i + (triple ? 3 : 1);
+    else if (c === 10 && !triple) break;
+    else i++;
+  }
+  return Math.min(i, text.length);
+}
+
+/**
+ * The end of an f-string scanned from `from`, inside the quotes: its text, and in each pair of
+ * braces (`{{` is a brace of the text) an expression, then after `:` a format that may hold
+ * fields of its own. -1 when the literal does not end as Python 3.12 reads it (a line break in
+ * the text of a one-line literal, or the end of the file): `literalEnd` then reads it as a
+ * literal without fields, as before 3.12, so that an unclosed brace does not swallow the file.
+ */
+function fStringEnd(text: string, from: number, q: number, triple: boolean, comments: number[]): number {
+  // The open fields: for each, whether its expression is being read (and not its format).
+  const fields: boolean[] = [];
+  let brackets = 0;
+  let i = from;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    const inExpression = fields.length > 0 && fields[fields.length - 1]!;
+    if (inExpression) {
+      if (c === 39 || c === 34 /* ' " */) {
+        const start = prefixStart(text, i);
+        i = stringEnd(text, i, formatted(text, start, i), comments);
+      } else if (c === 40 || c === 91 || c === 123 /* ( [ { */) {
+        brackets++;
+        i++;
+      } else if ((c === 41 || c === 93 || c === 125) /* ) ] } */ && brackets > 0) {
+        brackets--;
+        i++;
+      } else if (c === 125) {
+        fields.pop();
+        i++;
+      } else if (c === 58 /* : */ && brackets === 0) {
+        fields[fields.length - 1] = false;
+        i++;
+      } else if (c === 35 /* # */) {
+        const end = text.indexOf('\n', i);
+        const stop = end === -1 ? text.length : end;
+        comments.push(i, stop);
+        i = stop;
+      } else i++;
+      continue;
+    }
+    if (c === 92 /* \\ */) i += 2;
+    else if (c === q && (!triple || (text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q)))
+      return fields.length ? -1 : i + (triple ? 3 : 1);
+    else if (c === 10 && !triple) return -1;
+    else if (c === 123 /* { */ && text.charCodeAt(i + 1) === 123 && !fields.length) i += 2;
+    else if (c === 123) {
+      fields.push(true);
+      brackets = 0;
+      i++;
+    } else if (c === 125 /* } */ && fields.length) {
+      fields.pop();
+      i++;
+    } else i++;
+  }
+  return -1;
 }
 
 function lexC(text: string, templates: boolean): LexicalTokens {

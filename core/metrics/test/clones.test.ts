@@ -64,6 +64,24 @@ describe('clone hashing: layout', () => {
     expect(await cloneRatio(one, split('"hello"\n               " there, "'))).toBe(1);
   });
 
+  it('reads an f-string as one literal when it holds strings in its own quotes (Python 3.12)', async () => {
+    const describe = (literal: string) => `def describe(rows):
+    names = [row.name for row in rows]
+    return ${literal}
+`;
+    const before312 = describe(`f"{', '.join(names)} ({len(names)} of {rows!r:>{10}})"`);
+    const since312 = describe(`f"{", ".join(names)} ({len(names)} of {rows!r:>{10}})"`);
+    const multiline = describe(
+      `f"{\n        ", ".join(names)  # one per row\n    } ({len(names)} of {rows!r:>{10}})"`,
+    );
+    expect(await cloneRatio(before312, since312)).toBe(1);
+    expect(await cloneRatio(before312, multiline)).toBe(1);
+    // The quote inside the braces does not end the literal, nor does a # there start a comment.
+    const hashed = describe(`f"{names["#"]}" + str(len(rows))`);
+    expect(await cloneRatio(hashed, describe(`f"{names['#']}" + str(len(rows))`))).toBe(1);
+    expect(await cloneRatio(hashed, describe(`f"{names['#']}" + str(len(names))`))).toBe(0);
+  });
+
   it('keeps the statement structure: moving a statement out of its block is not layout', async () => {
     const inside = `def check(items):
     for item in items:

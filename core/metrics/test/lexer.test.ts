@@ -1,0 +1,50 @@
+import { parse } from '@ast-grep/napi';
+import { describe, expect, it } from 'vitest';
+import { registerGrammars } from '../src/index.js';
+import { lex } from '../src/lexer.js';
+
+/** Comments and outermost strings as the tree has them, each as `kind:text`. */
+function fromTree(text: string): string[] {
+  registerGrammars();
+  const root = parse('python', text).root();
+  expect(root.find({ rule: { kind: 'ERROR' } })).toBeNull();
+  const outermost = {
+    any: [{ kind: 'comment' }, { kind: 'string', not: { inside: { kind: 'string', stopBy: 'end' } } }],
+  };
+  return root
+    .findAll({ rule: outermost as never })
+    .map((node) => `${node.kind() === 'comment' ? 'c' : 's'}:${node.text()}`)
+    .sort();
+}
+
+function fromLexer(text: string): string[] {
+  const { comments, strings } = lex(text, 'python');
+  const spans = (pairs: number[], kind: string) =>
+    pairs.flatMap((start, index) => (index % 2 ? [] : [`${kind}:${text.slice(start, pairs[index + 1])}`]));
+  return [...spans(comments, 'c'), ...spans(strings, 's')].sort();
+}
+
+// Each line or block is a file the tree reads without an error.
+const files = [
+  `a = f"{d["#"]}"  # a comment after`,
+  `b = f"{x:>{width}} {{braces}} {y!r} {z=}"`,
+  `c = f"{\n    ", ".join(rows)  # inside the braces\n} rows"`,
+  `d = f"{'}'}" + f'{"{"}'`,
+  `e = rf"{path}\\d" + fr'{x}' + Rb"\\x" + u'ü'`,
+  `f = f"""{\n"a" if x else "b"\n}""" + '''it's'''`,
+  `g = f"{f"{f"{x}"}"}"`,
+  `h = "# not a comment" + 'a \\' quote'  # "not a string"`,
+  `i = f"{x!r:{'>' if left else '<'}10}"`,
+  `j = ("one"\n     "two")`,
+];
+
+describe('Python lexer', () => {
+  it('finds the comments and strings the tree finds, f-strings of Python 3.12 included', () => {
+    for (const text of files) expect(fromLexer(text), text).toEqual(fromTree(text));
+  });
+
+  it('ends an f-string whose braces never close at the end of its line', () => {
+    const text = 'a = f"unclosed {x\nb = "next"\n';
+    expect(fromLexer(text)).toEqual(['s:"next"', 's:f"unclosed {x']);
+  });
+});
