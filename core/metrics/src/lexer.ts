@@ -151,8 +151,9 @@ function lexC(text: string, templates: boolean): LexicalTokens {
   // substitution returns to its template.
   const substitutions: { depth: number; start: number }[] = [];
   let depth = 0;
-  let i = 0;
   const n = text.length;
+  // A first line `#!…` names the interpreter: it is neither code to lex nor a comment.
+  let i = text.startsWith('#!') ? text.indexOf('\n') + 1 || n : 0;
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 123 /* { */) {

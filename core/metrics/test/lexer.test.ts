@@ -3,13 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { registerGrammars } from '../src/index.js';
 import { lex } from '../src/lexer.js';
 
-/** Comments and outermost strings as the tree has them, each as `kind:text`. */
-function fromTree(text: string): string[] {
+/** Comments and outermost strings (and, in TypeScript, regexes) as the tree has them, each as `kind:text`. */
+function fromTree(text: string, lang: 'python' | 'typescript' = 'python'): string[] {
   registerGrammars();
-  const root = parse('python', text).root();
+  const root = parse(lang, text).root();
   expect(root.find({ rule: { kind: 'ERROR' } })).toBeNull();
+  const kinds = lang === 'python' ? ['string'] : ['string', 'template_string', 'regex'];
+  const literal = { any: kinds.map((kind) => ({ kind })) };
   const outermost = {
-    any: [{ kind: 'comment' }, { kind: 'string', not: { inside: { kind: 'string', stopBy: 'end' } } }],
+    any: [{ kind: 'comment' }, { ...literal, not: { inside: { ...literal, stopBy: 'end' } } }],
   };
   return root
     .findAll({ rule: outermost as never })
@@ -17,8 +19,8 @@ function fromTree(text: string): string[] {
     .sort();
 }
 
-function fromLexer(text: string): string[] {
-  const { comments, strings } = lex(text, 'python');
+function fromLexer(text: string, family: 'python' | 'typescript' = 'python'): string[] {
+  const { comments, strings } = lex(text, family);
   const spans = (pairs: number[], kind: string) =>
     pairs.flatMap((start, index) => (index % 2 ? [] : [`${kind}:${text.slice(start, pairs[index + 1])}`]));
   return [...spans(comments, 'c'), ...spans(strings, 's')].sort();
@@ -46,5 +48,19 @@ describe('Python lexer', () => {
   it('ends an f-string whose braces never close at the end of its line', () => {
     const text = 'a = f"unclosed {x\nb = "next"\n';
     expect(fromLexer(text)).toEqual(['s:"next"', 's:f"unclosed {x']);
+  });
+});
+
+describe('TypeScript lexer', () => {
+  const scripts = [
+    '#!/usr/bin/env node\nconst a = 1; // after the interpreter line',
+    `const r = /[/"']+/g.test(x) ? a / b / c : "//no comment";`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: TypeScript source text, a template inside a template.
+    'const t = `a ${`b ${c + "}"}`} d`; // done',
+    `/* "not a string" */ const s = 'it\\'s' + "a \\"quote\\"";`,
+  ];
+  it('finds the comments, strings and regexes the tree finds', () => {
+    for (const text of scripts)
+      expect(fromLexer(text, 'typescript'), text).toEqual(fromTree(text, 'typescript'));
   });
 });
