@@ -55,17 +55,24 @@ function formatted(text: string, start: number, at: number): boolean {
 }
 
 /**
+ * F-strings nested deeper than this are an error to Python (its tokenizer's limit): one nested
+ * deeper is read as a literal without fields, which also bounds the recursion of the scan.
+ */
+const maxFStringNesting = 150;
+
+/**
  * The end of the string literal whose opening quote is at `at`. In an f-string, what is inside
  * braces is an expression that, since Python 3.12, may hold strings in the same quotes and, in
  * braces, line breaks and comments (added to `comments`): `f"{", ".join(names)}"` is one literal.
+ * `nesting` counts the f-strings around it.
  */
-function stringEnd(text: string, at: number, fString: boolean, comments: number[]): number {
+function stringEnd(text: string, at: number, fString: boolean, comments: number[], nesting = 0): number {
   const q = text.charCodeAt(at);
   const triple = text.charCodeAt(at + 1) === q && text.charCodeAt(at + 2) === q;
   const from = at + (triple ? 3 : 1);
-  if (fString) {
+  if (fString && nesting < maxFStringNesting) {
     const found = comments.length;
-    const end = fStringEnd(text, from, q, triple, comments);
+    const end = fStringEnd(text, from, q, triple, comments, nesting + 1);
     if (end !== -1) return end;
     comments.length = found;
   }
@@ -95,7 +102,14 @@ function literalEnd(text: string, from: number, q: number, triple: boolean): num
  * the text of a one-line literal, or the end of the file): `literalEnd` then reads it as a
  * literal without fields, as before 3.12, so that an unclosed brace does not swallow the file.
  */
-function fStringEnd(text: string, from: number, q: number, triple: boolean, comments: number[]): number {
+function fStringEnd(
+  text: string,
+  from: number,
+  q: number,
+  triple: boolean,
+  comments: number[],
+  nesting: number,
+): number {
   // The open fields: for each, whether its expression is being read (and not its format).
   const fields: boolean[] = [];
   let brackets = 0;
@@ -106,7 +120,7 @@ function fStringEnd(text: string, from: number, q: number, triple: boolean, comm
     if (inExpression) {
       if (c === 39 || c === 34 /* ' " */) {
         const start = prefixStart(text, i);
-        i = stringEnd(text, i, formatted(text, start, i), comments);
+        i = stringEnd(text, i, formatted(text, start, i), comments, nesting);
       } else if (c === 40 || c === 91 || c === 123 /* ( [ { */) {
         brackets++;
         i++;

@@ -45,6 +45,12 @@ describe('Python lexer', () => {
     for (const text of files) expect(fromLexer(text), text).toEqual(fromTree(text));
   });
 
+  it('reads f-strings nested thousands deep, past what Python allows, without exhausting the stack', () => {
+    const literal = `${'f"{'.repeat(5000)}y${'}"'.repeat(5000)}`;
+    const text = `x = ${literal}\nz = 1\n`;
+    expect(lex(text, 'python')).toEqual({ comments: [], strings: [4, 4 + literal.length] });
+  });
+
   it('ends an f-string whose braces never close at the end of its line', () => {
     const text = 'a = f"unclosed {x\nb = "next"\n';
     expect(fromLexer(text)).toEqual(['s:"next"', 's:f"unclosed {x']);
