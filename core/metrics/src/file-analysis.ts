@@ -1,7 +1,14 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import type { LexicalSpan } from './clone-hash.js';
 import { FileTokens } from './clone-hash.js';
-import { type CognitiveRole, fieldText, hybridRole, type LanguageSpec } from './languages/types.js';
+import {
+  type CognitiveRole,
+  continuedLogicalRole,
+  fieldText,
+  hybridRole,
+  type LanguageSpec,
+  sequenceStarts,
+} from './languages/types.js';
 import { type LexicalTokens, lex } from './lexer.js';
 import type { Classifier, Matcher } from './matcher.js';
 import type { MetricsOptions } from './options.js';
@@ -37,6 +44,13 @@ interface Open {
   callable: number;
 }
 
+/** An open boolean operator: where it ends, and where its operands that continue its sequence start. */
+interface OpenOperator {
+  end: number;
+  left: number;
+  right: number;
+}
+
 interface PendingCallable {
   /** The node kind, read once from the tree: each read is a call into ast-grep. */
   kind: string;
@@ -53,6 +67,8 @@ interface PendingCallable {
   decisions: Map<string, number>;
   ancestors: number[];
 }
+
+const noSequence = { left: -1, right: -1 };
 
 /** The tags `$R0`… naming the rules of a kind in the matcher (see `buildMatcher`). */
 const ruleTags = Array.from({ length: 64 }, (_, index) => `R${index}`);
@@ -235,6 +251,7 @@ class Walk {
   fileCognitive = 0;
   private readonly scopes: { end: number; name: string }[] = [];
   private readonly open: Open[] = [];
+  private readonly operators: OpenOperator[] = [];
   private fileTokens: FileTokens | undefined;
   private readonly countRadon: boolean;
   /** The node of the item being visited, read by `tagged`. */
@@ -261,7 +278,8 @@ class Walk {
 
     if (kinds.decisions.has(kind) || (this.countRadon && kinds.radon.has(kind))) this.addDecision(kind);
 
-    const role = kinds.cognitive.has(kind) ? spec.cognitiveRole(kind, this.tagged) : undefined;
+    let role = kinds.cognitive.has(kind) ? spec.cognitiveRole(kind, this.tagged) : undefined;
+    if (role?.kind === 'logical' && this.continuesSequence(item)) role = continuedLogicalRole;
     if (role) {
       this.addCognitive(role, start);
       if (role.kind === 'structural' && role.withElse) this.addCognitive(hybridRole, start);
@@ -280,6 +298,20 @@ class Walk {
     }
 
     if (kinds.clones.has(kind) && !spec.cloneExcluded?.(this.text, start)) this.addCandidate(item);
+  }
+
+  /**
+   * Whether a boolean operator is an operand, continuing its sequence, of the nearest operator
+   * around it. The items come in document order, so the operators around it are those still open.
+   */
+  private continuesSequence(item: Item): boolean {
+    const { operators } = this;
+    while (operators.length && operators[operators.length - 1]!.end <= item.start) operators.pop();
+    const around = operators[operators.length - 1];
+    const continues = around !== undefined && (item.start === around.left || item.start === around.right);
+    const starts = this.tagged('SEQ') ? sequenceStarts(item.node) : noSequence;
+    operators.push({ end: item.end, left: starts.left, right: starts.right });
+    return continues;
   }
 
   private addDecision(kind: string): void {

@@ -56,7 +56,7 @@ function cognitiveRole(kind: string, tagged: (tag: string) => boolean): Cognitiv
     case 'goto_statement':
       return { kind: 'jump' };
     case 'binary_expression':
-      return logicalRole(tagged);
+      return logicalRole;
     default:
       return undefined;
   }

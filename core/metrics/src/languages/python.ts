@@ -94,7 +94,7 @@ function cognitiveRole(kind: string, tagged: (tag: string) => boolean): Cognitiv
     case 'lambda':
       return nestingRole;
     case 'boolean_operator':
-      return logicalRole(tagged);
+      return logicalRole;
     default:
       return undefined;
   }

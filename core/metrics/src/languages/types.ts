@@ -15,7 +15,8 @@ export type { Rule };
  *   adds the +1 of its `else` branch (hybrid), where the grammar has no node to report for it alone;
  * - `hybrid`: +1 without a nesting increment (else, elif, else if);
  * - `nesting`: no increment, but what is inside it is one level deeper (lambdas, closures);
- * - `logical`: +1 unless it continues a sequence of like boolean operators;
+ * - `logical`: +1 unless it continues a sequence of like boolean operators (`continues`, which the
+ *   analysis reads from the operator around it: see `sequenceTag`);
  * - `jump`: +1 (goto, break or continue to a label).
  */
 export type CognitiveRole =
@@ -87,27 +88,37 @@ export function fieldText(node: SgNode, name: string): string | undefined {
 }
 
 /**
- * The tag `$SEQ` on a boolean operator that continues a sequence of like operators: its parent
- * (through one pair of parentheses) is the same operator.
+ * The tag `$SEQ` on a boolean operator whose left or right operand (or the expression in its one
+ * pair of parentheses) is the same operator: that operand continues the sequence, and is bound to
+ * `$SEQL` or `$SEQR` (see `sequenceStarts`). The test reads the operator's own children: a test
+ * on each operand for its parent would descend from the root of the tree each time, which on a
+ * chain of thousands of operators costs time quadratic in its length.
  */
 export function sequenceTag(kind: string, operators: readonly string[]): Rule {
-  const same = (operator: string): Rule =>
-    ({ kind, has: { field: 'operator', regex: `^${operator}$` } }) as Rule;
+  const always: Rule = { not: { kind: 'ERROR' } };
   return {
-    any: operators.map((operator) => ({
-      has: { field: 'operator', regex: `^${operator}$` },
-      any: [
-        { inside: same(operator) },
-        { inside: { kind: 'parenthesized_expression', inside: same(operator) } },
-      ],
-    })) as Rule[],
-  };
+    any: operators.map((operator): Rule => {
+      const operation: Rule = { has: { field: 'operator', regex: `^${operator}$` } };
+      const operand = (field: string, tag: string): Rule => {
+        const same: Rule = { all: [{ kind, ...operation }, { pattern: tag }] };
+        return { has: { field, any: [same, { kind: 'parenthesized_expression', has: same }] } };
+      };
+      const left = operand('left', '$SEQL');
+      const right = operand('right', '$SEQR');
+      return { all: [operation, { any: [{ all: [left, { any: [right, always] }] }, right] }] };
+    }),
+  } as Rule;
 }
 
-export const logicalRole = (tagged: (tag: string) => boolean): CognitiveRole => ({
-  kind: 'logical',
-  continues: tagged('SEQ'),
-});
+/** Where the operands that continue the sequence of a `$SEQ` operator start (-1: neither side). */
+export function sequenceStarts(node: SgNode): { left: number; right: number } {
+  const startOf = (tag: string) => node.getMatch(tag)?.replace('').startPos ?? -1;
+  return { left: startOf('SEQL'), right: startOf('SEQR') };
+}
+
+/** A boolean operator; the walk sets `continues` from the operator around it (`sequenceTag`). */
+export const logicalRole: CognitiveRole = { kind: 'logical', continues: false };
+export const continuedLogicalRole: CognitiveRole = { kind: 'logical', continues: true };
 
 /** A function-like node that is not a callable: no increment, but its body nests one level deeper. */
 export const nestingRole: CognitiveRole = { kind: 'nesting' };

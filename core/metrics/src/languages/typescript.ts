@@ -77,7 +77,7 @@ function cognitiveRole(kind: string, tagged: (tag: string) => boolean): Cognitiv
     case 'continue_statement':
       return { kind: 'jump' };
     case 'binary_expression':
-      return logicalRole(tagged);
+      return logicalRole;
     default:
       return undefined;
   }
