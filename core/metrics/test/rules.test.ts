@@ -96,6 +96,21 @@ describe('rules about the statements around or inside a node', () => {
   });
 });
 
+describe('rules about a comparison', () => {
+  // The text of `a && x === true` ends as the comparison's does: only the comparison is flagged.
+  it.each([
+    ['ts-compare-bool-literal', 'if (a &&\n    ready === true) go();\n'],
+    ['ts-typeof-undefined', 'if (typeof value === "undefined") value = 0;\n'],
+    ['ts-manual-includes', 'if (a || names.indexOf(n) !== -1) go();\n'],
+    ['ts-filter-length', 'const any = a && items.filter((x) => x.ok).length > 0;\n'],
+  ])('%s flags the comparison once, not the operator around it', (id, text) => {
+    const hits = analyzeSource({ path: 'snippet.ts', text }, { onlyRules: [id] }).hits;
+    expect(hits.map((hit) => [hit.rule, hit.line, hit.endLine])).toEqual([
+      [id, text.split('\n').length - 1, text.split('\n').length - 1],
+    ]);
+  });
+});
+
 describe('rule pack across grammars', () => {
   it('runs on JavaScript and TSX, leaving out only rules for syntax those grammars lack', () => {
     const js = analyzeSource({ path: 'a.js', text: 'var n = 0;\nif (a == b) n++;\n' });

@@ -184,7 +184,10 @@ export const idioms = [
     weight: 1,
     rule: {
       kind: 'binary_expression',
-      regex: '\\.indexOf\\(.*\\)\\s*(!==?\\s*-1|===?\\s*-1|>=\\s*0|>\\s*-1)$',
+      all: [
+        { has: { field: 'operator', regex: '^(!==?|===?|>=?)$' } },
+        { regex: '\\.indexOf\\(.*\\)\\s*(!==?\\s*-1|===?\\s*-1|>=\\s*0|>\\s*-1)$' },
+      ],
     },
     flag: 'if (names.indexOf(n) !== -1) go();\n',
     pass: 'if (names.includes(n)) go();\n',
@@ -203,7 +206,13 @@ export const idioms = [
     category: 'manual-builtin',
     message: '`.filter(f).length > 0`: use `.some(f)`',
     weight: 1,
-    rule: { kind: 'binary_expression', regex: '\\.filter\\(.*\\)\\.length\\s*(>\\s*0|!==?\\s*0|>=\\s*1)$' },
+    rule: {
+      kind: 'binary_expression',
+      all: [
+        { has: { field: 'operator', regex: '^(>=?|!==?)$' } },
+        { regex: '\\.filter\\(.*\\)\\.length\\s*(>\\s*0|!==?\\s*0|>=\\s*1)$' },
+      ],
+    },
     flag: 'const any = items.filter((x) => x.ok).length > 0;\n',
     pass: 'const any = items.some((x) => x.ok);\n',
   }),
