@@ -100,7 +100,7 @@ describe('rules about a comparison', () => {
   // The text of `a && x === true` ends as the comparison's does: only the comparison is flagged.
   it.each([
     ['ts-compare-bool-literal', 'if (a &&\n    ready === true) go();\n'],
-    ['ts-typeof-undefined', 'if (typeof value === "undefined") value = 0;\n'],
+    ['ts-typeof-undefined', 'if (ok && typeof value === "undefined") value = 0;\n'],
     ['ts-manual-includes', 'if (a || names.indexOf(n) !== -1) go();\n'],
     ['ts-filter-length', 'const any = a && items.filter((x) => x.ok).length > 0;\n'],
   ])('%s flags the comparison once, not the operator around it', (id, text) => {
