@@ -113,6 +113,18 @@ export function callTo(kind: string, callee: string, args?: Rule): Rule & { kind
   };
 }
 
+/**
+ * A binary expression whose own operator matches `operator` and whose text matches `text`. The
+ * operator is read first: an `&&` or `||` around the comparison ends with the same text, and its
+ * text is the whole rest of a chain.
+ */
+export function comparison(operator: string, text: string): Rule & { kind: string } {
+  return {
+    kind: 'binary_expression',
+    all: [{ has: { field: 'operator', regex: operator } }, { regex: text }],
+  };
+}
+
 /** Openings of comments that narrate the next line instead of explaining it. */
 export const narration =
   '(Initiali[sz]e (the |a |an )?\\w+|Loop (through|over)|Iterate (through|over)|Return the|Check if|Create (a|an|the) |Define (a|an|the) |Call the|Increment the|Set the|Get the|Import (the )?(necessary|required))';

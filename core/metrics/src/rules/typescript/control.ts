@@ -1,4 +1,4 @@
-import { anyNode, define, elseAfter, only } from '../define.js';
+import { anyNode, comparison, define, elseAfter, only } from '../define.js';
 
 const ts = define('typescript');
 
@@ -63,13 +63,7 @@ export const control = [
     category: 'boolean-logic',
     message: 'comparison with true/false: use the value itself',
     weight: 1,
-    rule: {
-      kind: 'binary_expression',
-      all: [
-        { has: { field: 'operator', regex: '^(===?|!==?)$' } },
-        { regex: '(===?|!==?)\\s*(true|false)$' },
-      ],
-    },
+    rule: comparison('^(===?|!==?)$', '(===?|!==?)\\s*(true|false)$'),
     flag: 'if (ready === true) go();\n',
     pass: 'if (ready) go();\n',
   }),
@@ -296,13 +290,7 @@ export const control = [
     category: 'defensive-check',
     message: '`typeof x === "undefined"` on a declared variable: compare with undefined',
     weight: 1,
-    rule: {
-      kind: 'binary_expression',
-      all: [
-        { has: { field: 'operator', regex: '^[!=]==?$' } },
-        { regex: '^typeof\\s+[\\w.]+\\s*[!=]==?\\s*["\']undefined["\']$' },
-      ],
-    },
+    rule: comparison('^[!=]==?$', '^typeof\\s+[\\w.]+\\s*[!=]==?\\s*["\']undefined["\']$'),
     flag: 'if (typeof value === "undefined") value = 0;\n',
     pass: 'if (value === undefined) value = 0;\n',
   }),

@@ -1,6 +1,6 @@
 import { anyKind } from '../../languages/types.js';
 import { functionKinds } from '../../languages/typescript.js';
-import { callTo, define, narration, only } from '../define.js';
+import { callTo, comparison, define, narration, only } from '../define.js';
 
 const ts = define('typescript');
 const typed = ['typescript', 'tsx'] as const;
@@ -182,13 +182,7 @@ export const idioms = [
     category: 'manual-builtin',
     message: '`indexOf(x) !== -1` (or >= 0, > -1, === -1): use `includes`',
     weight: 1,
-    rule: {
-      kind: 'binary_expression',
-      all: [
-        { has: { field: 'operator', regex: '^(!==?|===?|>=?)$' } },
-        { regex: '\\.indexOf\\(.*\\)\\s*(!==?\\s*-1|===?\\s*-1|>=\\s*0|>\\s*-1)$' },
-      ],
-    },
+    rule: comparison('^(!==?|===?|>=?)$', '\\.indexOf\\(.*\\)\\s*(!==?\\s*-1|===?\\s*-1|>=\\s*0|>\\s*-1)$'),
     flag: 'if (names.indexOf(n) !== -1) go();\n',
     pass: 'if (names.includes(n)) go();\n',
   }),
@@ -206,13 +200,7 @@ export const idioms = [
     category: 'manual-builtin',
     message: '`.filter(f).length > 0`: use `.some(f)`',
     weight: 1,
-    rule: {
-      kind: 'binary_expression',
-      all: [
-        { has: { field: 'operator', regex: '^(>=?|!==?)$' } },
-        { regex: '\\.filter\\(.*\\)\\.length\\s*(>\\s*0|!==?\\s*0|>=\\s*1)$' },
-      ],
-    },
+    rule: comparison('^(>=?|!==?)$', '\\.filter\\(.*\\)\\.length\\s*(>\\s*0|!==?\\s*0|>=\\s*1)$'),
     flag: 'const any = items.filter((x) => x.ok).length > 0;\n',
     pass: 'const any = items.some((x) => x.ok);\n',
   }),
