@@ -79,6 +79,10 @@ function stringEnd(text: string, at: number, fString: boolean, comments: number[
   return literalEnd(text, from, q, triple);
 }
 
+/** Whether the quote `q` at `i` closes the literal: with two more after it, for a triple-quoted one. */
+const closes = (text: string, i: number, q: number, triple: boolean) =>
+  !triple || (text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q);
+
 /** The end of a literal without replacement fields, scanned from `from`, inside the quotes. */
 function literalEnd(text: string, from: number, q: number, triple: boolean): number {
   // Character codes, not one-character strings: a string outside Latin-1 would allocate one
@@ -87,8 +91,7 @@ function literalEnd(text: string, from: number, q: number, triple: boolean): num
   while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === 92 /* \\ */) i += 2;
-    else if (c === q && (!triple || (text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q)))
-      return i + (triple ? 3 : 1);
+    else if (c === q && closes(text, i, q, triple)) return i + (triple ? 3 : 1);
     else if (c === 10 && !triple) break;
     else i++;
   }
@@ -142,8 +145,7 @@ function fStringEnd(
       continue;
     }
     if (c === 92 /* \\ */) i += 2;
-    else if (c === q && (!triple || (text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q)))
-      return fields.length ? -1 : i + (triple ? 3 : 1);
+    else if (c === q && closes(text, i, q, triple)) return fields.length ? -1 : i + (triple ? 3 : 1);
     else if (c === 10 && !triple) return -1;
     else if (c === 123 /* { */ && text.charCodeAt(i + 1) === 123 && !fields.length) i += 2;
     else if (c === 123) {
