@@ -3,9 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { findInFiles, parseFiles } from '@ast-grep/napi';
-import { languageOfPath, resolveOptions } from '@longhaul/metrics';
-// Internal to the package, read from its build: the one matcher the metrics compile per language.
-import { matcherFor } from '../../core/metrics/dist/project.js';
+import { languageOfPath, matcherFor, resolveOptions } from '@longhaul/metrics';
 
 export const pythonTree = '/usr/lib/python3.11';
 export const scriptTree = fileURLToPath(new URL('../../node_modules/typescript/lib', import.meta.url));

@@ -19,6 +19,7 @@ export {
 export { contentHash, optionsKey, type PreviousResults } from './incremental.js';
 export { languageById, languageOfPath, languages, registerGrammars } from './languages/registry.js';
 export type { LanguageId, LanguageSpec, RuleFamily } from './languages/types.js';
+export type { Matcher } from './matcher.js';
 export {
   type CcVariant,
   defaultOptions,
@@ -31,6 +32,7 @@ export {
   analyzeProject,
   analyzeSource,
   type CloneInstance,
+  matcherFor,
   type ProjectReport,
   type QualitySummary,
 } from './project.js';
