@@ -1,0 +1,103 @@
+import type { SkippedFile, StepStatus, TurnPlan } from '../contracts/index.js';
+import type { Release } from '../process/slots.js';
+import { workspaceDiff } from '../store/diff.js';
+import { formatSize } from '../workspace/file-size.js';
+import { bounded, classifyAs, errorMessage, LimitExceeded } from './faults.js';
+import type { SandboxLifecycle } from './sandbox-lifecycle.js';
+import type { StepClosing } from './step-closing.js';
+import { type StepOutcome, scoreStep } from './step-scoring.js';
+import { isAgentOutcome, type TrialContext, type TrialPlugins } from './trial-context.js';
+
+/**
+ * Scores the steps a turn closes (`turn.scores`): sweeps the sandbox, takes its snapshot, writes
+ * each step's snapshot ref and diff, and runs the step scorers. A snapshot that fails gives every
+ * step the sandbox's fault (or `cancelled`); nothing here writes scores.json.
+ */
+export async function scoreTurn(
+  trial: TrialContext,
+  plugins: TrialPlugins,
+  sandboxes: SandboxLifecycle,
+  steps: StepClosing,
+  turn: TurnPlan,
+  status: StepStatus,
+): Promise<Map<number, StepOutcome>> {
+  const { spec, task, store, snapshots } = trial;
+  const signal = trial.cancellation.abortSignal;
+  trial.emit({ type: 'trial.phase', trialId: spec.id, phase: 'scoring' });
+  await sandboxes.sweep();
+  const outcomes = new Map<number, StepOutcome>();
+  // Held for the snapshot and the diff, and given back before the scorers, which take slots
+  // of their own (holding one across them could leave every slot waiting on another).
+  let release: Release = () => undefined;
+  let ref: string;
+  try {
+    release = await trial.cpuSlot();
+    const sandbox = sandboxes.current!;
+    ref = await bounded(() => sandbox.snapshot(), spec.limits.stepMs, 'the snapshot', signal);
+  } catch (error) {
+    release();
+    const cancelled = error instanceof LimitExceeded && error.status === 'cancelled';
+    const failed: StepStatus = cancelled
+      ? 'cancelled'
+      : isAgentOutcome(status)
+        ? classifyAs(error, 'sandbox')
+        : status;
+    for (const i of turn.scores) {
+      outcomes.set(i, {
+        status: failed,
+        scores: {},
+        details: { snapshot: { error: errorMessage(error) } },
+        feedback: [],
+      });
+    }
+    return outcomes;
+  }
+  const start = steps.previousSnapshot;
+  let diff: string;
+  let skipped: { before: SkippedFile[]; after: SkippedFile[] };
+  try {
+    const before = start ? await snapshots.get(start) : [];
+    const after = await snapshots.get(ref);
+    skipped = {
+      before: start ? await snapshots.skipped(start) : [],
+      after: await snapshots.skipped(ref),
+    };
+    diff = workspaceDiff(before, after, skipped);
+  } finally {
+    release();
+  }
+  const stepIds = turn.scores.map((i) => task.steps[i]!.id).join(', ');
+  for (const file of skipped.after) {
+    const size = formatSize(file.size);
+    trial.log(
+      'warn',
+      `${stepIds}: ${file.path} (${size}) is over the environment's maxFileSize: not in the snapshot`,
+    );
+  }
+  let previous = start;
+  for (const i of turn.scores) {
+    const step = task.steps[i]!;
+    await store.writeSnapshotRef(spec.id, step, ref);
+    await store.writeDiff(spec.id, step, previous === start ? diff : '');
+    const outcome = await scoreStep(plugins.stepScorers, {
+      task,
+      step,
+      trial: spec,
+      snapshot: ref,
+      previous,
+      snapshots,
+      environment: plugins.environment,
+      outDir: await store.testsDir(spec.id, step),
+      status,
+      signal,
+      timeoutMs: spec.limits.stepMs,
+    });
+    const details =
+      skipped.after.length > 0
+        ? { ...outcome.details, snapshot: { skipped: skipped.after } }
+        : outcome.details;
+    outcomes.set(i, { ...outcome, details, snapshot: ref });
+    previous = ref;
+  }
+  return outcomes;
+}
