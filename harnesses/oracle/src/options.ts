@@ -10,6 +10,12 @@ export const oracleOptions = z
       .describe(
         'Wait this long before writing the solution (an abort ends the wait): for tests of interruption.',
       ),
+    pauseFile: z
+      .string()
+      .optional()
+      .describe(
+        "While this file exists and names the step (its id on a line of its own), the step's turns wait before writing (an abort ends the wait): for tests of interruption.",
+      ),
   })
   .strict();
 

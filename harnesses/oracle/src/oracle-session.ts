@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ClassifiedError,
@@ -20,6 +20,20 @@ async function isDirectory(path: string): Promise<boolean> {
     (s) => s.isDirectory(),
     () => false,
   );
+}
+
+const pausePollMs = 50;
+
+/** Waits while `file` exists and names `stepId` on a line of its own, or until `signal` aborts. */
+async function pausedWhileNamed(file: string, stepId: string, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    const names = await readFile(file, 'utf8').then(
+      (text) => text.split('\n').map((line) => line.trim()),
+      (): string[] => [],
+    );
+    if (!names.includes(stepId)) return;
+    await sleep(pausePollMs, undefined, { signal }).catch(() => {});
+  }
 }
 
 /** A session without a model: every turn makes the workspace equal to the focused step's reference. */
@@ -56,12 +70,13 @@ export class OracleSession implements Session {
     if (this.options.delayMs > 0 && !signal.aborted) {
       await sleep(this.options.delayMs, undefined, { signal }).catch(() => {});
     }
+    const step = focus.steps.at(-1);
+    if (this.options.pauseFile && step) await pausedWhileNamed(this.options.pauseFile, step.id, signal);
     if (signal.aborted) {
       yield aborted();
       return;
     }
 
-    const step = focus.steps.at(-1);
     const where = `step ${step?.id ?? '(none)'} of task ${focus.task.id}`;
     if (!step?.solution || !(await isDirectory(step.solution))) {
       const message = step?.solution

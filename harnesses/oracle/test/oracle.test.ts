@@ -178,6 +178,33 @@ describe('oracle harness', () => {
     expect(sandbox.text()).toEqual({ 'README.md': 'seed\n' });
   });
 
+  it('waits while pauseFile names the step, writes once it no longer does, and ends on an abort', async () => {
+    const pauseFile = join(await mkdtemp(join(tmpdir(), 'oracle-pause-')), 'pause');
+    await writeFile(pauseFile, `other\n${task.steps[0]!.id}\n`);
+    const sandbox = await openSandbox();
+    const session = await instantiatePlugin<Harness>(oracle, { pauseFile }).openSession(sandbox, {
+      trialId: 't',
+    });
+    let settled = false;
+    const paused = turn(session, focusOn(0)).finally(() => {
+      settled = true;
+    });
+    // Several polls of the file later, the turn still waits and has written nothing.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(settled).toBe(false);
+    expect(sandbox.text()).toEqual({ 'README.md': 'seed\n' });
+    await writeFile(pauseFile, 'other\n');
+    expect((await paused).result.status).toBe('ok');
+    expect(Object.keys(sandbox.text())).not.toEqual(['README.md']);
+
+    await writeFile(pauseFile, `${task.steps[1]!.id}\n`);
+    const controller = new AbortController();
+    const aborted = turn(session, focusOn(1), controller.signal);
+    controller.abort('cancelled');
+    expect((await aborted).result.status).toBe('cancelled');
+    await rm(dirname(pauseFile), { recursive: true, force: true });
+  });
+
   it('ends with class sandbox when the sandbox is gone', async () => {
     const sandbox = await openSandbox();
     const session = await instantiatePlugin<Harness>(oracle).openSession(sandbox, { trialId: 't' });
