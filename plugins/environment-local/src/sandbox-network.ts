@@ -103,7 +103,10 @@ export class SandboxNetwork {
         dir,
         '--',
       ].concat(process.execPath, relayScript, dir),
-      { env: { PATH: '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe'] },
+      // A session of its own, as the sandbox's commands have: a terminal's Ctrl-C reaches the
+      // runner alone and does not cut the sandboxes' network mid-step (--die-with-parent still
+      // ends the relay with the runner).
+      { env: { PATH: '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe'], detached: true },
     );
     let stderr = '';
     relay.stderr?.on('data', (chunk: Buffer) => {

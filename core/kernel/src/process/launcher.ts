@@ -150,10 +150,14 @@ export class ProcessLauncher {
 
   private running(): ChildProcess {
     if (this.helper) return this.helper;
-    // Its own environment is empty: the commands get theirs with each request.
+    // Its own environment is empty: the commands get theirs with each request. It runs in a
+    // session of its own, as the commands it starts do: a terminal's Ctrl-C (SIGINT to the whole
+    // foreground group) or a signal to the runner's group reaches the runner alone, which ends
+    // the commands itself (its abort, or the launcher's exit when the runner's channel closes).
     const helper = fork(helperFile, [], {
       execArgv: [],
       env: {},
+      detached: true,
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });

@@ -209,6 +209,11 @@ class TrialRun {
     }
     if (turn.scores.length > 0) {
       outcomes ??= await score(status);
+      // Scoring the run cut short scored nothing: the steps stay open for resume to run again.
+      if ([...outcomes.values()].some((o) => o.status === 'cancelled')) {
+        this.cancelled = true;
+        return;
+      }
       for (const i of turn.scores) await this.steps.close(i, outcomes.get(i)!);
       await sandboxes.retireIfUnswept();
     }

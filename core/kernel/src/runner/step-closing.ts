@@ -74,7 +74,8 @@ export class StepClosing {
     const { store, spec } = this.trial;
     for (const step of spec.task.steps) {
       const scores = await store.readStepScores(spec.id, step);
-      if (!scores) continue;
+      // A cancelled step is not complete, whoever wrote its scores.json (no attempt does now).
+      if (!scores || scores.status === 'cancelled') continue;
       this.complete.add(step.index);
       this.records.set(step.index, stepRecordOf(scores));
       this.spentUsd += scores.usage.costUsd;

@@ -13,7 +13,8 @@ export class StepFault extends Error {
 
 /**
  * Runs a plugin call with a bound on its time (and the run's abort); a fault becomes a StepFault
- * with the class of the part that failed, a bound hit `timeout` or `cancelled`.
+ * with the class of the part that failed, a bound hit `timeout` or `cancelled`. A call that fails
+ * once the run was aborted is `cancelled`: the abort took its processes away, it did not fail.
  */
 export async function guard<T>(
   work: () => Promise<T> | T,
@@ -25,6 +26,6 @@ export async function guard<T>(
   } catch (error) {
     if (error instanceof StepFault) throw error;
     if (error instanceof LimitExceeded) throw new StepFault(error.status, error.message);
-    throw new StepFault(classifyAs(error, errorClass), errorMessage(error));
+    throw new StepFault(classifyAs(error, errorClass, bound?.cancel), errorMessage(error));
   }
 }

@@ -36,7 +36,7 @@ export async function scoreTurn(
     ref = await bounded(() => sandbox.snapshot(), spec.limits.stepMs, 'the snapshot', signal);
   } catch (error) {
     release();
-    const cancelled = error instanceof LimitExceeded && error.status === 'cancelled';
+    const cancelled = (error instanceof LimitExceeded && error.status === 'cancelled') || signal.aborted;
     const failed: StepStatus = cancelled
       ? 'cancelled'
       : isAgentOutcome(status)

@@ -12,7 +12,7 @@ import {
   type TrialRecord,
 } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
-import { type FixtureOptions, makeFixture, stepScript } from './fixture.js';
+import { type FixtureOptions, makeFixture, matchScorer, stepScript } from './fixture.js';
 
 /** A trial record without the fields that depend on when it ran. */
 function untimed(record: TrialRecord): unknown {
@@ -128,6 +128,42 @@ describe('resume', () => {
     // Far less than the turn's 10 min: the grace period ran out and the turn was aborted.
     expect(Date.now() - started).toBeLessThan(120_000);
     expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok', 'cancelled', 'cancelled']);
+  });
+
+  it('leaves a step open when the run is aborted while it is scored after a fault, and resume runs it again', async () => {
+    let attempt = 1;
+    const cancellation = new RunCancellation();
+    const fixture = await makeFixture({
+      // The memory plugin fails before step 2's turn: the step is scored as it stands, after the loop.
+      memory: {
+        beforeTurn: async ({ turnIndex }) => {
+          if (attempt === 1 && turnIndex === 1) throw new Error('memory store unreachable');
+          return {};
+        },
+        afterTurn: async () => {},
+      },
+      scorer: matchScorer({
+        onScore: async ({ step, signal }) => {
+          if (attempt !== 1 || step.index !== 1) return;
+          cancellation.abort();
+          await new Promise((_, reject) => {
+            if (signal?.aborted) reject(new Error('aborted'));
+            signal?.addEventListener('abort', () => reject(new Error('aborted')));
+          });
+        },
+      }),
+    });
+    const runDir = join(fixture.dir, 'run');
+    const first = await startRun(fixture.experiment, { runDir, cancellation });
+    expect(first.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok', 'cancelled', 'cancelled']);
+    const store = new RunStore(runDir);
+    expect(await store.readStepScores(first.trials[0]!.spec.id, fixture.task.steps[1]!)).toBeUndefined();
+
+    attempt = 2;
+    const second = await resumeExperiment(fixture.experiment, runDir);
+    expect(second.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok', 'ok', 'ok']);
+    // Step 2 failed before its turn the first time: its one turn is the resumed one.
+    expect(await turnStartsPerStep(runDir)).toEqual({ 0: 1, 1: 1, 2: 1 });
   });
 
   it('resumes the saved session when the harness can, with the state after the last complete turn', async () => {
