@@ -116,7 +116,7 @@ describe('longhaul run', () => {
     run.child.kill('SIGINT');
     const result = await run.done;
     expect(result.code).toBe(130);
-    expect(result.stderr).toContain('stopping: no new trials; running turns get 30s to finish');
+    expect(result.stderr).toContain('stopping: no new trials; running turns and scoring get 30s to finish');
     expect(result.stderr).toContain(`continue with: longhaul resume ${runDir}`);
     const trialId = turn.type === 'turn.start' ? turn.trialId : '';
     const record = await readTrial(runDir, trialId);

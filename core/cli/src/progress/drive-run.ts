@@ -14,9 +14,11 @@ export interface DriveOptions {
 export const cancelledExitCode = 130;
 
 /**
- * Runs `start` with a progress view and SIGINT handling, and turns its result into an exit
- * code. First Ctrl-C: no new trials or turns, running turns get the grace period, then they are
- * aborted; second Ctrl-C: abort now; third: exit. Either way the run stays resumable.
+ * Runs `start` with a progress view and signal handling, and turns its result into an exit
+ * code. First Ctrl-C (SIGINT): no new trials or turns, running turns and scoring get the grace
+ * period, then they are aborted; second Ctrl-C: abort now; third: exit. SIGTERM aborts at once
+ * (a second one exits). Whatever an abort cuts short ends `cancelled` and is run again by
+ * `resume`; a step whose turn and scoring finished in the grace period is complete.
  */
 export async function driveRun(
   start: (hooks: Pick<RunOptions, 'onEvent' | 'print' | 'cancellation'>) => Promise<RunResult>,
@@ -31,7 +33,7 @@ export async function driveRun(
     interrupts++;
     if (interrupts === 1) {
       view.notice(
-        `stopping: no new trials; running turns get ${options.graceSeconds}s to finish (Ctrl-C again to abort them now)`,
+        `stopping: no new trials; running turns and scoring get ${options.graceSeconds}s to finish (Ctrl-C again to abort them now)`,
       );
       cancellation.stop(options.graceSeconds * 1000);
     } else if (interrupts === 2) {
@@ -43,7 +45,19 @@ export async function driveRun(
       process.exit(cancelledExitCode);
     }
   };
+  let terminations = 0;
+  const onSigterm = () => {
+    terminations++;
+    if (terminations === 1) {
+      view.notice('terminating: running turns and scoring are aborted (SIGTERM again to quit at once)');
+      cancellation.abort();
+    } else {
+      view.close();
+      process.exit(cancelledExitCode);
+    }
+  };
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   let result: RunResult;
   try {
     result = await start({
@@ -53,6 +67,7 @@ export async function driveRun(
     });
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
     view.close();
   }
   for (const error of result.errors) stream.write(`error: ${error}\n`);
