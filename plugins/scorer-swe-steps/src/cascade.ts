@@ -1,22 +1,27 @@
 import type { StepSuite } from './suite.js';
 
-/** The tests one run executes: files to write (latest version wins) and the ids it is judged on. */
+/** The tests one run executes: files to write (latest version wins), the modules to run and the ids it is judged on. */
 export interface ActiveSuite {
   /** Repository path → the suite whose version of the file is written. */
   files: Map<string, StepSuite>;
+  /** The runnable test modules, the runner's arguments (support files are written, never passed). */
+  modules: string[];
   /** Test ids judged, each with the PR that brought it into the suite. */
   ids: Map<string, number>;
 }
 
 /**
  * The suite of the PR `suites.at(-1)`, cascading over `suites` (every PR so far, in chain order):
- * the F2P and P2P of each. A later PR's version of a test file replaces an earlier one; an
+ * the F2P and P2P of each. A later PR's version of a test file replaces an earlier one (the last
+ * suite's `restore` holds, as the last PR left them, the files other steps hide); an
  * earlier PR's test in a file a later PR rewrote stays in the suite only if the later PR still
  * lists it (otherwise the later PR removed or replaced it, and the gold trace would fail it too).
  */
 export function activeSuite(suites: readonly StepSuite[]): ActiveSuite {
   const files = new Map<string, StepSuite>();
-  for (const suite of suites) for (const file of suite.testFiles) files.set(file, suite);
+  for (const suite of suites)
+    for (const file of [...suite.restore, ...suite.supportFiles, ...suite.testFiles]) files.set(file, suite);
+  const modules = [...new Set(suites.flatMap((suite) => suite.testFiles))].sort();
   const ids = new Map<string, number>();
   suites.forEach((suite, j) => {
     const later = suites.slice(j + 1);
@@ -28,5 +33,5 @@ export function activeSuite(suites: readonly StepSuite[]): ActiveSuite {
       if (!superseded) ids.set(id, suite.pr);
     }
   });
-  return { files, ids };
+  return { files, modules, ids };
 }

@@ -1,13 +1,17 @@
 /**
  * A pytest plugin loaded with `-p`: it writes every test's outcome under its exact node id (as
  * pytest prints it) to the JSON file named by LONGHAUL_OUTCOMES, plus the files that failed to
- * collect. A setup or teardown failure makes the test `error`; xfail counts as passing
+ * collect, and the interpreter and pytest that ran them. A setup or teardown failure makes the test `error`; xfail counts as passing
  * (SWE-bench's rule); nothing reported means `missing`.
  */
 export const outcomesPluginModule = 'longhaul_swe_steps_outcomes';
 
 export const outcomesPluginSource = `import json
 import os
+import platform
+import sys
+
+import pytest
 
 _outcomes = {}
 _collect_errors = []
@@ -36,5 +40,13 @@ def pytest_collectreport(report):
 
 def pytest_sessionfinish(session, exitstatus):
     with open(os.environ["LONGHAUL_OUTCOMES"], "w") as out:
-        json.dump({"tests": _outcomes, "collectErrors": _collect_errors}, out)
+        json.dump({
+            "tests": _outcomes,
+            "collectErrors": _collect_errors,
+            "runtime": {
+                "python": platform.python_version(),
+                "pytest": pytest.__version__,
+                "executable": os.path.realpath(sys.executable),
+            },
+        }, out)
 `;

@@ -16,12 +16,21 @@ export interface SuiteRun {
   /** pytest's output (stdout then stderr), for feedback and tests/<name>.log. */
   output: string;
   collectErrors: string[];
+  /** The interpreter and pytest that ran the tests (absent when pytest never finished). */
+  runtime?: Runtime;
+}
+
+export interface Runtime {
+  python: string;
+  pytest: string;
+  executable: string;
 }
 
 /** What the pytest plugin writes (absent when pytest never reached the end of its session). */
 interface RawOutcomes {
   tests: Record<string, Outcome>;
   collectErrors: string[];
+  runtime?: Runtime;
 }
 
 /** Where the scorer's helpers go in its own sandbox (never the agent's). */
@@ -36,8 +45,9 @@ export interface RunOptions {
 }
 
 /**
- * Opens a sandbox over the step's snapshot, writes the suite's gold test files over whatever the
- * workspace holds at those paths, runs the command with the test files as arguments and reads
+ * Opens a sandbox over the step's snapshot, writes the suite's gold test files (modules, support
+ * files, what other steps hid) over whatever the workspace holds at those paths, runs the command
+ * with the test modules as arguments and reads
  * each judged id's outcome. A run that crashes, times out or collects nothing still scores: the
  * ids it did not report are `missing`, which fails them. Only a command that cannot start is a
  * scorer fault.
@@ -63,7 +73,7 @@ export async function runSuite(
     const outcomesFile = join(sandbox.workspace, helperDir, 'outcomes.json');
     const argv = [
       ...options.command,
-      ...[...suite.files.keys()].sort(),
+      ...suite.modules,
       `--rootdir=${sandbox.workspace}`,
       '-p',
       outcomesPluginModule,
@@ -104,6 +114,7 @@ export async function runSuite(
       timedOut: result.timedOut,
       output,
       collectErrors: raw.collectErrors,
+      ...(raw.runtime ? { runtime: raw.runtime } : {}),
     };
   } finally {
     await sandbox.close();

@@ -6,20 +6,39 @@ import { z } from 'zod';
 /** A PR's hidden tests as the swe-steps source writes them: `<cases>/suite.json`, `<cases>/files/`. */
 export const suiteSchema = z.strictObject({
   pr: z.number().int(),
-  /** Repository-relative test files of the PR, as they are after it; hidden from the agent. */
+  /** The PR's runnable test modules, as they are after it: hidden from the agent, passed to the runner. */
   testFiles: z.array(z.string().min(1)),
+  /**
+   * The PR's other test files (fixtures, data, conftest, helpers): hidden and written back with
+   * the modules, never passed to the runner as arguments.
+   */
+  supportFiles: z.array(z.string().min(1)).default([]),
+  /**
+   * Test files other steps of the task hide, as they are after this PR: written before its tests
+   * run so that whatever they import or read is there, whichever setting hid it from the agent.
+   */
+  restore: z.array(z.string().min(1)).default([]),
   /** pytest node ids that the PR makes pass. */
   f2p: z.array(z.string().min(1)),
   /** pytest node ids that pass before and after the PR. */
   p2p: z.array(z.string().min(1)),
   /** How the repository's tests run; test files are appended as arguments. */
   command: z.array(z.string().min(1)).min(1),
+  /** Where mining validated the tests: the scorer records whether its own run matched. */
+  validatedWith: z
+    .strictObject({
+      python: z.string(),
+      pytest: z.string(),
+      executable: z.string(),
+      image: z.string().optional(),
+    })
+    .optional(),
 });
 export type Suite = z.output<typeof suiteSchema>;
 
 export interface StepSuite extends Suite {
   step: Step;
-  /** Host directory holding the gold test files (`files/` of the step's cases). */
+  /** Host directory holding the gold test files (`files/` of the step's cases): testFiles, supportFiles and restore. */
   filesDir: string;
 }
 

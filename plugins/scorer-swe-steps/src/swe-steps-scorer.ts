@@ -1,11 +1,27 @@
 import type { Score, Scorer, StepScoreContext } from '@longhaul/core';
 import { activeSuite } from './cascade.js';
 import type { SweStepsOptions } from './options.js';
-import { runSuite } from './run-suite.js';
-import { readSuite } from './suite.js';
+import { runSuite, type SuiteRun } from './run-suite.js';
+import { readSuite, type StepSuite } from './suite.js';
 import { failing, feedbackText, percent, tally } from './verdict.js';
 
 export const version = '1';
+
+/**
+ * Where the tests ran against where mining validated them: a PR whose tests ran on another
+ * interpreter or pytest may fail (or pass) for reasons that are not the agent's.
+ */
+function environmentDetail(own: StepSuite, run: SuiteRun) {
+  if (!run.runtime) return {};
+  const validated = own.validatedWith;
+  const same =
+    validated === undefined
+      ? undefined
+      : validated.python === run.runtime.python &&
+        validated.pytest === run.runtime.pytest &&
+        validated.executable === run.runtime.executable;
+  return { environment: { scored: run.runtime, ...(validated ? { validated, same } : {}) } };
+}
 
 /** Scripts whose workspace carries the agent's own work from PR to PR: their suite cascades. */
 const carryingScripts = ['conversation', 'checkpoints'];
@@ -78,6 +94,7 @@ export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
       exitCode: run.exitCode,
       timedOut: run.timedOut,
       collectErrors: run.collectErrors,
+      ...environmentDetail(own, run),
     };
     return [
       { metric: 'success', value: success ? 1 : 0, detail, ...(feedback ? { feedback } : {}) },

@@ -6,6 +6,8 @@ import type { StepSuite } from '../src/suite.js';
 const suite = (pr: number, testFiles: string[], f2p: string[], p2p: string[]): StepSuite => ({
   pr,
   testFiles,
+  supportFiles: [],
+  restore: [],
   f2p,
   p2p,
   command: ['pytest'],
@@ -31,6 +33,25 @@ describe('the cascading suite', () => {
       't/b.py::new2': 2,
       't/c.py::new3': 3,
     });
+  });
+
+  it('writes support files and what other steps hid, but runs only the test modules', () => {
+    const one = { ...suite(1, ['t/test_a.py'], ['t/test_a.py::x'], []), supportFiles: ['t/conftest.py'] };
+    const two = {
+      ...suite(2, ['t/test_b.py'], ['t/test_b.py::y'], []),
+      supportFiles: ['t/files/q.sql'],
+      restore: ['t/conftest.py', 't/helper.py'],
+    };
+    const active = activeSuite([one, two]);
+    expect(active.modules).toEqual(['t/test_a.py', 't/test_b.py']);
+    expect([...active.files].map(([file, owner]) => [file, owner.pr]).sort()).toEqual([
+      ['t/conftest.py', 2],
+      ['t/files/q.sql', 2],
+      ['t/helper.py', 2],
+      ['t/test_a.py', 1],
+      ['t/test_b.py', 2],
+    ]);
+    expect(activeSuite([two]).modules).toEqual(['t/test_b.py']);
   });
 
   it('feedback names the failing tests, the PRs cascaded over, and the tail of the output', () => {

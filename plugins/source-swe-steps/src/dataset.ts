@@ -54,6 +54,10 @@ export const prRecord = z.strictObject({
   merged_at: z.string(),
   changed_files: z.array(z.string()),
   test_files: z.array(z.string()),
+  /** The test files the PR leaves that the runner runs (absent in datasets of older versions: derived). */
+  test_modules: z.array(z.string()).optional(),
+  /** The other test files the PR leaves: fixtures, data, conftest, helpers. */
+  support_files: z.array(z.string()).optional(),
   changes: z.strictObject({
     added: z.array(definition),
     modified: z.array(definition),
@@ -103,7 +107,14 @@ export const manifest = z.strictObject({
   window: z.strictObject({ since: z.string(), until: z.string() }),
   options: z.record(z.string(), z.unknown()),
   environment: z.strictObject({
+    /** The image validation ran in; tasks run their sandbox and scorer in it. */
     image: z.string().optional(),
+    /** Docker's id of that image when it was mined. */
+    imageId: z.string().optional(),
+    /** sha256 of the recipe it was built from (absent: an image given as it is). */
+    recipeHash: z.string().optional(),
+    /** The interpreter and pytest validation ran. */
+    runtime: z.strictObject({ python: z.string(), pytest: z.string(), executable: z.string() }).optional(),
     setup: z.array(z.string()),
     toolchains: z.array(z.string()),
   }),

@@ -8,10 +8,17 @@ export * from './dataset.js';
 export { type Definition, type DefinitionChanges, definitionsIn, diffDefinitions } from './definitions.js';
 export { type MineOptions, type MineProgress, mine, mineDefaults } from './mine.js';
 export { type SweStepsOptions, sweStepsOptions } from './options.js';
-export { classifier, defaultPathRules, type FileKind, type PathRules } from './path-rules.js';
+export { classifier, defaultPathRules, type FileKind, isTestModule, type PathRules } from './path-rules.js';
 export { type DetectedPr, detectPr } from './pr-detect.js';
 export { readPrsFile } from './prs-file.js';
-export { type Outcome, parsePytestSummary } from './pytest-results.js';
+export {
+  environmentReasons,
+  failureReason,
+  isEnvironmentReason,
+  type Outcome,
+  parsePytestMessages,
+  parsePytestSummary,
+} from './pytest-results.js';
 export { renderPrd, renderRequest, summarySentence } from './request.js';
 export { type Suite, SweStepsSource } from './swe-steps-source.js';
 export { classifyTests, defaultImage, runContainer } from './validate.js';

@@ -14,12 +14,14 @@ import {
 } from './dataset.js';
 import { type DefinitionChanges, definitionsSupported, diffDefinitions } from './definitions.js';
 import { Git } from './git.js';
-import { classifier, defaultPathRules, type FileKind, type PathRules } from './path-rules.js';
+import { classifier, defaultPathRules, type FileKind, isTestModule, type PathRules } from './path-rules.js';
 import { detectPr } from './pr-detect.js';
 import { type PrText, readPrsFile } from './prs-file.js';
+import { buildRecipe, imageIdOf, type Recipe } from './recipe.js';
 import {
   checkImage,
   defaultImage,
+  type Runtime,
   type ValidationResult,
   type ValidationSettings,
   validatePr,
@@ -41,10 +43,10 @@ export interface MineOptions {
   name?: string;
   /** The branch whose first-parent history is mined; default: the repository's HEAD branch. */
   branch?: string;
-  /** Validation image; default: the newest `longhaul images build` image. */
+  /** Validation image, or the base of `recipe`; default: the newest `longhaul images build` image. */
   image?: string;
-  /** The image tasks ask their environment for (`environment.image`); default: none, the environment's own. */
-  environmentImage?: string;
+  /** The repository's environment, built once into the image validation, agent and scorer share. */
+  recipe?: Recipe;
   setup?: string[];
   command?: string[];
   reruns?: number;
@@ -63,6 +65,7 @@ export interface MineOptions {
 }
 
 export type MineProgress =
+  | { phase: 'environment'; line: string }
   | { phase: 'history'; commits: number; prs: number }
   | { phase: 'pr'; done: number; total: number; pr: number; outcome: string; cached: boolean }
   | { phase: 'chains'; chains: number }
@@ -77,6 +80,8 @@ export const mineDefaults = {
   concurrency: 2,
   fold: 'docs-config' as FoldPolicy,
 };
+
+const nameOf = (repo: string) => basename(repo).replace(/\.(bundle|git)$/, '');
 
 interface Commit {
   sha: string;
@@ -136,8 +141,6 @@ function excludedBeforeRunning(kinds: Map<string, FileKind>): ExclusionReason | 
   return undefined;
 }
 
-const runnableTest = (path: string) => /(^|\/)(test_[^/]*|[^/]*_test)\.py$/.test(path);
-
 /** A cached result, or undefined when there is none or it cannot be read: it is then made again. */
 async function readCached<T>(file: string): Promise<T | undefined> {
   try {
@@ -154,6 +157,9 @@ async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<voi
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
 }
+
+/** The version of a cached validation result: a new one validates again. */
+const validationFormat = 2;
 
 interface Pending {
   record: PrRecord;
@@ -188,21 +194,27 @@ export async function mine(options: MineOptions): Promise<Manifest> {
   const texts: Map<number, PrText> = options.prs
     ? await readPrsFile(at(options.prs), options.prs)
     : new Map();
+  const base = options.image ?? (await defaultImage());
+  await checkImage(base);
+  const built = options.recipe
+    ? await buildRecipe(options.recipe, options.name ?? nameOf(repo), base, (line) =>
+        options.progress?.({ phase: 'environment', line }),
+      )
+    : undefined;
   const settings: ValidationSettings = {
-    image: options.image ?? (await defaultImage()),
+    image: built?.image ?? base,
     setup: options.setup ?? [],
     command: options.command ?? mineDefaults.command,
     reruns: options.reruns ?? mineDefaults.reruns,
     timeoutSeconds: options.timeoutSeconds ?? mineDefaults.timeoutSeconds,
   };
-  await checkImage(settings.image);
   const git = await mirror(repo, cacheDir);
   const branch = options.branch ?? (await defaultBranch(git));
   const history = (await firstParentHistory(git, branch)).filter((commit) => {
     const time = Date.parse(commit.date);
     return time >= start && time <= end;
   });
-  const name = options.name ?? basename(repo).replace(/\.(bundle|git)$/, '');
+  const name = options.name ?? nameOf(repo);
 
   const records: PrRecord[] = [];
   const pending: Pending[] = [];
@@ -267,8 +279,13 @@ export async function mine(options: MineOptions): Promise<Manifest> {
     records.push(record);
     const early = excludedBeforeRunning(kinds);
     const runnable: string[] = [];
-    for (const path of testFiles)
-      if (runnableTest(path) && (await git.show(commit.sha, path)) !== undefined) runnable.push(path);
+    const support: string[] = [];
+    for (const path of testFiles) {
+      if ((await git.show(commit.sha, path)) === undefined) continue;
+      (isTestModule(path) ? runnable : support).push(path);
+    }
+    record.test_modules = runnable;
+    record.support_files = support;
     if (early) record.excluded = { reason: early, detail: `changed: ${changed.join(', ')}` };
     else if (runnable.length === 0)
       record.excluded = { reason: 'no-test-change', detail: 'no test module is added or changed' };
@@ -285,6 +302,7 @@ export async function mine(options: MineOptions): Promise<Manifest> {
 
   let done = 0;
   let fromCache = 0;
+  let runtime: Runtime | undefined;
   const validationDir = join(cacheDir, 'validation');
   await mkdir(validationDir, { recursive: true });
   const total = records.length;
@@ -292,6 +310,7 @@ export async function mine(options: MineOptions): Promise<Manifest> {
   await pool(pending, options.concurrency ?? mineDefaults.concurrency, async ({ record, runnable }) => {
     const key = sha256(
       JSON.stringify({
+        format: validationFormat,
         commit: record.commit_id,
         parent: record.parent_id,
         runnable,
@@ -318,6 +337,7 @@ export async function mine(options: MineOptions): Promise<Manifest> {
       );
       await writeJsonAtomic(cacheFile, result);
     } else fromCache++;
+    runtime ??= result.environment;
     record.fail_to_pass = result.f2p;
     record.pass_to_pass = result.p2p;
     record.dropped_tests = result.dropped;
@@ -354,6 +374,7 @@ export async function mine(options: MineOptions): Promise<Manifest> {
   await git.run(['bundle', 'create', '--quiet', `${bundle}.partial`, 'refs/heads/swe-steps-dataset']);
   await rename(`${bundle}.partial`, bundle);
 
+  const imageId = built?.imageId ?? (await imageIdOf(settings.image));
   const excluded: Record<string, number> = {};
   for (const record of records)
     if (record.excluded) excluded[record.excluded.reason] = (excluded[record.excluded.reason] ?? 0) + 1;
@@ -361,9 +382,12 @@ export async function mine(options: MineOptions): Promise<Manifest> {
     format: datasetFormat,
     repository: { name, source: repo, branch, head },
     window: { since: options.since, until: options.until },
-    options: { ...settings, ...chainOptions, rules },
+    options: { ...settings, ...chainOptions, rules, ...(options.recipe ? { recipe: options.recipe } : {}) },
     environment: {
-      ...(options.environmentImage ? { image: options.environmentImage } : {}),
+      image: settings.image,
+      ...(imageId ? { imageId } : {}),
+      ...(built ? { recipeHash: built.recipeHash } : {}),
+      ...(runtime ? { runtime } : {}),
       setup: settings.setup,
       toolchains: ['python', 'pytest', 'git'],
     },

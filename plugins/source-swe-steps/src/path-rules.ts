@@ -68,3 +68,10 @@ export function classifier(rules: PathRules): Classifier {
   ];
   return (path) => kinds.find(([, matches]) => matches(path))?.[0] ?? 'source';
 }
+
+/**
+ * A runnable test module by pytest's default names (`test_*.py`, `*_test.py`): passed to the
+ * runner. Every other test file (fixtures, data, conftest, helpers) is a support file: hidden and
+ * restored with the modules, never an argument (pytest refuses a run naming a `.sql` file).
+ */
+export const isTestModule = (path: string) => /(^|\/)(test_[^/]*|[^/]*_test)\.py$/.test(path);

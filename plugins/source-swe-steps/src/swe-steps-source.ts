@@ -15,16 +15,27 @@ import { bundleFile, type Chain, type Manifest, manifest, manifestFile, type PrR
 import { Git } from './git.js';
 import { locatedError } from './located.js';
 import type { SweStepsOptions } from './options.js';
+import { isTestModule } from './path-rules.js';
 import { renderPrd, renderRequest } from './request.js';
 
-/** What a step's cases directory holds in suite.json. */
+/** What a step's cases directory holds in suite.json (files/ holds every path it names). */
 export interface Suite {
   pr: number;
+  /** The PR's runnable test modules: the runner's arguments. */
   testFiles: string[];
+  /** The PR's other test files (fixtures, data, conftest, helpers): written, never arguments. */
+  supportFiles: string[];
+  /** What the task's other steps hide, as this PR leaves it: written so the PR's tests find it. */
+  restore: string[];
   f2p: string[];
   p2p: string[];
   command: string[];
+  /** The interpreter and pytest validation ran (the scorer records whether its run matched). */
+  validatedWith?: { python: string; pytest: string; executable: string; image?: string };
 }
+
+/** The version of what load writes (trees, cases, suite.json): a new one never reuses an older cache. */
+const layout = 'swe-steps-cases/2';
 
 /** Builds `dir` once: into a temporary sibling, then renamed into place (a concurrent load may win). */
 async function once(dir: string, build: (tmp: string) => Promise<void>): Promise<void> {
@@ -68,7 +79,7 @@ export class SweStepsSource implements Source {
       throw new ConfigError([
         { file: join(dataset, bundleFile), message: 'missing: the dataset has no repository bundle' },
       ]);
-    const hash = sha256(text);
+    const hash = sha256(`${layout}\0${text}`);
     const cache = join(resolve(ctx.baseDir, this.options.cacheDir), hash.slice(0, 16));
     const repo = join(cache, 'repo.git');
     await once(repo, async (tmp) => {
@@ -127,21 +138,44 @@ export class SweStepsSource implements Source {
     await extract(chain.base);
     const request = { filepaths: this.options.filepaths };
     const steps: Step[] = [];
-    for (const [index, pr] of prs.entries()) {
+    const hiddenOf = new Map<PrRecord, { modules: string[]; support: string[] }>();
+    for (const pr of prs) {
       await extract(pr.commit_id);
-      const testFiles: string[] = [];
-      for (const path of pr.test_files) if (existsSync(join(tree(pr.commit_id), path))) testFiles.push(path);
+      const left = pr.test_files.filter((path) => existsSync(join(tree(pr.commit_id), path)));
+      hiddenOf.set(pr, {
+        modules: pr.test_modules ?? left.filter(isTestModule),
+        support: pr.support_files ?? left.filter((path) => !isTestModule(path)),
+      });
+    }
+    const allHidden = [...new Set([...hiddenOf.values()].flatMap((h) => [...h.modules, ...h.support]))];
+    for (const [index, pr] of prs.entries()) {
+      const { modules: testFiles, support: supportFiles } = hiddenOf.get(pr)!;
+      const own = new Set([...testFiles, ...supportFiles]);
+      const restore = allHidden
+        .filter((path) => !own.has(path) && existsSync(join(tree(pr.commit_id), path)))
+        .sort();
       const suite: Suite = {
         pr: pr.pr_number,
         testFiles,
+        supportFiles,
+        restore,
         f2p: pr.fail_to_pass,
         p2p: pr.pass_to_pass,
         command: data.tests.command,
+        ...(data.environment.runtime
+          ? {
+              validatedWith: {
+                ...data.environment.runtime,
+                ...(data.environment.image ? { image: data.environment.image } : {}),
+              },
+            }
+          : {}),
       };
       const cases = join(cache, 'cases', pr.commit_id);
       await once(cases, async (tmp) => {
         await mkdir(join(tmp, 'files'));
-        if (testFiles.length > 0) await git.extract(pr.commit_id, join(tmp, 'files'), testFiles);
+        const files = [...own, ...restore];
+        if (files.length > 0) await git.extract(pr.commit_id, join(tmp, 'files'), files);
         await writeFile(join(tmp, 'suite.json'), `${JSON.stringify(suite, null, 2)}\n`);
       });
       steps.push({
@@ -151,7 +185,7 @@ export class SweStepsSource implements Source {
         prompt: renderRequest(pr, request),
         solution: tree(pr.commit_id),
         cases,
-        hidden: testFiles,
+        hidden: [...testFiles, ...supportFiles],
         metadata: {
           sweSteps: {
             pr: pr.pr_number,
@@ -160,6 +194,7 @@ export class SweStepsSource implements Source {
             parent: pr.parent_id,
             ...(pr.category ? { category: pr.category } : {}),
             testFiles,
+            supportFiles,
             f2p: pr.fail_to_pass,
             p2p: pr.pass_to_pass,
           },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import type { ExclusionReason } from './dataset.js';
 import type { Git } from './git.js';
-import { type Outcome, parsePytestSummary } from './pytest-results.js';
+import { failureReason, type Outcome, parsePytestMessages, parsePytestSummary } from './pytest-results.js';
 import { MineInputError } from './window.js';
 
 export interface ValidationSettings {
@@ -29,7 +29,27 @@ export interface ValidationJob {
   previousTests: Map<string, string | undefined>;
 }
 
+/** The interpreter and pytest a test run used: validation records it, the scorer compares. */
+export interface Runtime {
+  python: string;
+  pytest: string;
+  executable: string;
+}
+
+/**
+ * A pytest plugin (`-p longhaul_probe`) that writes the interpreter and pytest of the run to
+ * LONGHAUL_PROBE when it is imported: `pytest --version` loads it and runs nothing else.
+ */
+const probeModule = 'longhaul_probe';
+const probeSource = `import json, os, platform, sys
+import pytest
+with open(os.environ["LONGHAUL_PROBE"], "w") as out:
+    json.dump({"python": platform.python_version(), "pytest": pytest.__version__, "executable": os.path.realpath(sys.executable)}, out)
+`;
+
 export interface ValidationResult {
+  /** Where the tests ran (absent when the probe could not run). */
+  environment?: Runtime;
   f2p: string[];
   p2p: string[];
   dropped: { id: string; reason: string }[];
@@ -92,12 +112,14 @@ function script(settings: ValidationSettings, testFiles: string[]): string {
     .map(quote)
     .join(' ');
   const state = (name: string) =>
-    `for i in $(seq 1 ${runs}); do timeout ${settings.timeoutSeconds} ${pytest} > /out/${name}-$i.txt 2>&1; echo $? > /out/${name}-$i.rc; done`;
+    `for i in $(seq 1 ${runs}); do COLUMNS=1000 timeout ${settings.timeoutSeconds} ${pytest} > /out/${name}-$i.txt 2>&1; echo $? > /out/${name}-$i.rc; done`;
+  const probe = [...settings.command, '-p', probeModule, '--version'].map(quote).join(' ');
   return [
     'cp -a /job/tree /tmp/repo && cd /tmp/repo || { echo copy > /out/status; exit 0; }',
     ...settings.setup.map(
       (command) => `sh -c ${quote(command)} >> /out/setup.log 2>&1 || { echo setup > /out/status; exit 0; }`,
     ),
+    `PYTHONPATH=/job/probe LONGHAUL_PROBE=/out/environment.json ${probe} > /dev/null 2>&1 || true`,
     'if [ -s /job/test.patch ]; then git apply --whitespace=nowarn /job/test.patch 2> /out/apply.log || { echo test-patch > /out/status; exit 0; }; fi',
     state('before'),
     'if [ -s /job/fix.patch ]; then git apply --whitespace=nowarn /job/fix.patch 2> /out/apply.log || { echo fix-patch > /out/status; exit 0; }; fi',
@@ -107,15 +129,23 @@ function script(settings: ValidationSettings, testFiles: string[]): string {
   ].join('\n');
 }
 
-async function runs(out: string, name: string, count: number): Promise<Map<string, Outcome>[]> {
-  const results: Map<string, Outcome>[] = [];
+/** The outcomes of each run of a state, and the failure messages of its last run. */
+async function runs(
+  out: string,
+  name: string,
+  count: number,
+): Promise<{ outcomes: Map<string, Outcome>[]; messages: Map<string, string> }> {
+  const outcomes: Map<string, Outcome>[] = [];
+  let messages = new Map<string, string>();
   for (let i = 1; i <= count; i++) {
     const rc = (await readFile(join(out, `${name}-${i}.rc`), 'utf8')).trim();
     if (rc === '124')
       throw Object.assign(new Error(`the tests ran out of time (${name} run ${i})`), { timeout: true });
-    results.push(parsePytestSummary(await readFile(join(out, `${name}-${i}.txt`), 'utf8')));
+    const text = await readFile(join(out, `${name}-${i}.txt`), 'utf8');
+    outcomes.push(parsePytestSummary(text));
+    messages = parsePytestMessages(text);
   }
-  return results;
+  return { outcomes, messages };
 }
 
 /** Whether a test function of this node id is defined in the file's earlier version. */
@@ -131,19 +161,24 @@ function preExisting(id: string, previous: Map<string, string | undefined>): boo
  * dropped: "fails with the fix" or "flaky with the fix"). Without the fix, a new test must fail
  * in every run (F2P; passing is "passes without the fix", mixed is "flaky without the fix"); a
  * pre-existing test that passes in every run is P2P, one that fails in every run was changed to
- * test the new behaviour and is F2P, mixed is dropped as flaky.
+ * test the new behaviour and is F2P, mixed is dropped as flaky. A test failing with the fix and a
+ * module that cannot be collected with it say why (`import-error: No module named 'pytz'`,
+ * `collection-error: …`, `fails with the fix: <message>`), from `messages` of the last run.
  */
 export function classifyTests(
   before: Map<string, Outcome>[],
   after: Map<string, Outcome>[],
   previous: Map<string, string | undefined>,
+  messages: Map<string, string> = new Map(),
 ): Omit<ValidationResult, 'excluded'> {
   const ids = [...new Set(after.flatMap((run) => [...run.keys()]))].sort();
   const result: Omit<ValidationResult, 'excluded'> = { f2p: [], p2p: [], dropped: [] };
   for (const id of ids) {
     const passedAfter = after.filter((run) => run.get(id) === 'passed').length;
     if (passedAfter < after.length) {
-      result.dropped.push({ id, reason: passedAfter === 0 ? 'fails with the fix' : 'flaky with the fix' });
+      const collection = !id.includes('::');
+      const reason = passedAfter > 0 ? 'flaky with the fix' : failureReason(messages.get(id), collection);
+      result.dropped.push({ id, reason });
       continue;
     }
     const passedBefore = before.filter((run) => run.get(id) === 'passed').length;
@@ -181,6 +216,8 @@ export async function validatePr(
     await writeFile(join(jobDir, 'test.patch'), job.testPatch);
     await writeFile(join(jobDir, 'fix.patch'), job.fixPatch);
     await writeFile(join(jobDir, 'run.sh'), script(settings, job.testFiles));
+    await mkdir(join(jobDir, 'probe'));
+    await writeFile(join(jobDir, 'probe', `${probeModule}.py`), probeSource);
     const limit = (settings.timeoutSeconds * 2 * (settings.reruns + 1) + 120) * 1000;
     const docker = await runContainer(
       settings.image,
@@ -217,16 +254,22 @@ export async function validatePr(
         excluded: { reason: 'validation-error', detail: `the container stopped at ${status}` },
       };
     let before: Map<string, Outcome>[];
-    let after: Map<string, Outcome>[];
+    let after: Awaited<ReturnType<typeof runs>>;
     try {
-      before = await runs(out, 'before', settings.reruns + 1);
+      before = (await runs(out, 'before', settings.reruns + 1)).outcomes;
       after = await runs(out, 'after', settings.reruns + 1);
     } catch (error) {
       if ((error as { timeout?: boolean }).timeout)
         return { ...none, excluded: { reason: 'timeout', detail: (error as Error).message } };
       throw error;
     }
-    const result = classifyTests(before, after, job.previousTests);
+    const environment = await readFile(join(out, 'environment.json'), 'utf8')
+      .then((text) => JSON.parse(text) as Runtime)
+      .catch(() => undefined);
+    const result = {
+      ...(environment ? { environment } : {}),
+      ...classifyTests(before, after.outcomes, job.previousTests, after.messages),
+    };
     if (result.f2p.length === 0)
       return {
         ...result,

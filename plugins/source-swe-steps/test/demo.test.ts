@@ -104,7 +104,10 @@ describe('mining the demo repository (Docker)', () => {
       { id: 'tests/test_export.py::test_to_csv_empty_ledger', reason: 'passes without the fix' },
     ]);
     expect(pr(18).dropped_tests).toEqual([
-      { id: 'tests/test_query.py::test_summary_largest_first', reason: 'fails with the fix' },
+      {
+        id: 'tests/test_query.py::test_summary_largest_first',
+        reason: "fails with the fix: AssertionError: assert ['bank', 'cash'] == ['cash', 'bank']",
+      },
     ]);
     expect(first!.stats.testsDropped).toBe(3);
   });
@@ -192,6 +195,7 @@ describe('source swe-steps on the mined demo (Docker)', () => {
       commit: pr(8).commit_id,
       parent: pr(8).parent_id,
       testFiles: ['tests/test_money.py'],
+      supportFiles: [],
       f2p: pr(8).fail_to_pass,
       p2p: pr(8).pass_to_pass,
     });
@@ -199,10 +203,17 @@ describe('source swe-steps on the mined demo (Docker)', () => {
     expect(suite).toEqual({
       pr: 8,
       testFiles: ['tests/test_money.py'],
+      supportFiles: [],
+      // What the chain's other PRs hide, as PR #8 leaves it.
+      restore: ['tests/test_book.py'],
       f2p: pr(8).fail_to_pass,
       p2p: pr(8).pass_to_pass,
       command: ['python3', '-m', 'pytest'],
+      // Where validation ran: the image the task asks for, its interpreter and pytest.
+      validatedWith: { ...first!.environment.runtime!, image },
     });
+    expect(first!.environment.runtime!.pytest).toMatch(/^\d+\.\d+/);
+    expect(task.environment.image).toBe(image);
     expect(await readFile(join(step.cases!, 'files/tests/test_money.py'), 'utf8')).toContain(
       'def test_parse_grouped',
     );

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { classifyTests, type Outcome, parsePytestSummary } from '../src/index.js';
+import {
+  classifyTests,
+  failureReason,
+  isEnvironmentReason,
+  type Outcome,
+  parsePytestMessages,
+  parsePytestSummary,
+} from '../src/index.js';
 
 const output = `============================= test session starts ==============================
 collected 5 items / 1 error
@@ -27,6 +34,17 @@ describe('pytest -rA summary', () => {
       'tests/test_a.py::test_two': 'failed',
       'tests/test_b.py': 'error',
       'tests/test_a.py::test_later': 'xfailed',
+    });
+  });
+
+  it('gives why each test or module failed, a collection error from its ERRORS block', () => {
+    const text = output.replace(
+      "ImportError: cannot import name 'Budget'\n=",
+      "Traceback:\ntests/test_b.py:1: in <module>\n    import pytz\nE   ModuleNotFoundError: No module named 'pytz'\n=",
+    );
+    expect(Object.fromEntries(parsePytestMessages(text))).toEqual({
+      'tests/test_b.py': "ModuleNotFoundError: No module named 'pytz'",
+      'tests/test_a.py::test_two': 'assert 1 == 2',
     });
   });
 
@@ -78,5 +96,38 @@ describe('sorting tests by what they did', () => {
         { id: 'tests/test_a.py::test_wobbly', reason: 'flaky with the fix' },
       ],
     });
+  });
+
+  it('says why a test fails with the fix: a missing module or file is the environment’s doing', () => {
+    const after = [
+      run({
+        'tests/test_a.py::test_new': 'passed',
+        'tests/test_a.py::test_tz': 'failed',
+        'tests/test_a.py::test_cli': 'failed',
+        'tests/test_a.py::test_math': 'failed',
+        'tests/test_b.py': 'error',
+        'tests/test_c.py': 'error',
+      }),
+    ];
+    const messages = new Map([
+      ['tests/test_a.py::test_tz', "ModuleNotFoundError: No module named 'pytz'"],
+      ['tests/test_a.py::test_cli', "FileNotFoundError: [Errno 2] No such file or directory: 'python'"],
+      ['tests/test_a.py::test_math', 'assert 3 == 4'],
+      ['tests/test_b.py', "ImportError: cannot import name 'x' from 'y'"],
+      ['tests/test_c.py', 'SyntaxError: invalid syntax'],
+    ]);
+    const { dropped } = classifyTests([new Map()], after, previous, messages);
+    expect(dropped).toEqual([
+      {
+        id: 'tests/test_a.py::test_cli',
+        reason: "missing-file: [Errno 2] No such file or directory: 'python'",
+      },
+      { id: 'tests/test_a.py::test_math', reason: 'fails with the fix: assert 3 == 4' },
+      { id: 'tests/test_a.py::test_tz', reason: "import-error: No module named 'pytz'" },
+      { id: 'tests/test_b.py', reason: "import-error: cannot import name 'x' from 'y'" },
+      { id: 'tests/test_c.py', reason: 'collection-error: SyntaxError: invalid syntax' },
+    ]);
+    expect(dropped.map((d) => isEnvironmentReason(d.reason))).toEqual([true, false, true, true, true]);
+    expect(failureReason(undefined)).toBe('fails with the fix');
   });
 });

@@ -13,6 +13,7 @@ import { type FoldPolicy, foldPolicies } from '../chains.js';
 import type { Manifest } from '../dataset.js';
 import { type MineProgress, mine, mineDefaults } from '../mine.js';
 import { defaultPathRules } from '../path-rules.js';
+import { isEnvironmentReason } from '../pytest-results.js';
 
 const description = 'SWE-STEPS: chains of pull requests from git history';
 
@@ -39,6 +40,9 @@ interface MineFlags {
   name?: string;
   branch?: string;
   image?: string;
+  dockerfile?: string;
+  install: string[];
+  buildNetwork?: boolean;
   setup: string[];
   testCommand?: string;
   reruns: number;
@@ -68,6 +72,9 @@ function progressPrinter(context: CommandContext): (event: MineProgress) => void
   return (event) => {
     let line: string;
     switch (event.phase) {
+      case 'environment':
+        line = event.line;
+        break;
       case 'history':
         line = `${event.commits} first-parent commits in the window, ${event.prs} PRs`;
         break;
@@ -111,6 +118,28 @@ function printSummary(manifest: Manifest, context: CommandContext): void {
       `${s.chains} chains of ${s.prsInChains} PRs, ${s.wallSeconds} s\n` +
       (rows.length > 0 ? `${formatColumns([['TASK', 'PRS', 'F2P', 'P2P', 'BASE'], ...rows])}\n` : ''),
   );
+  for (const line of environmentWarnings(manifest)) context.stdout.write(`${line}\n`);
+}
+
+/** The share of a PR's tests above which drops the environment caused are worth a warning. */
+const environmentShare = 0.05;
+
+/**
+ * One line per PR that lost more than 5 % of its tests to the environment (a module that cannot
+ * be imported or collected, a missing file): its chain measures the image, not the agent.
+ */
+export function environmentWarnings(manifest: Manifest): string[] {
+  const lines: string[] = [];
+  for (const pr of manifest.prs) {
+    const blamed = pr.dropped_tests.filter((test) => isEnvironmentReason(test.reason));
+    const total = pr.fail_to_pass.length + pr.pass_to_pass.length + pr.dropped_tests.length;
+    if (blamed.length === 0 || blamed.length / total <= environmentShare) continue;
+    const reasons = [...new Set(blamed.map((test) => test.reason))].slice(0, 3).join('; ');
+    lines.push(
+      `warning: PR #${pr.pr_number}: ${blamed.length} of ${total} tests dropped for the environment (${reasons}): give mining a recipe (--dockerfile, --install)`,
+    );
+  }
+  return lines;
 }
 
 async function modelsOf(file: string, name: string): Promise<unknown> {
@@ -144,8 +173,19 @@ function define(sweSteps: Command, context: CommandContext): void {
     )
     .option(
       '--image <image>',
-      'validation image with git, Python and pytest (default: the newest `longhaul images build` image)',
+      'image with git, Python and pytest, as it is or as the base of --install (default: the newest `longhaul images build` image)',
     )
+    .option(
+      '--dockerfile <file>',
+      "the repository's environment: a Dockerfile (its folder is the context) built once into the image validation, agent and scorer share",
+    )
+    .option(
+      '--install <command>',
+      'the environment as --image plus commands run on it at build time (repeatable)',
+      collect,
+      [],
+    )
+    .option('--build-network', 'give the environment build network (never validation or agent turns)')
     .option(
       '--setup <command>',
       'shell command run in the repository before its tests (repeatable)',
@@ -207,7 +247,14 @@ function define(sweSteps: Command, context: CommandContext): void {
           name: flags.name,
           branch: flags.branch,
           image: flags.image,
-          environmentImage: flags.image,
+          recipe:
+            flags.dockerfile || flags.install.length > 0
+              ? {
+                  ...(flags.dockerfile ? { dockerfile: resolve(context.cwd, flags.dockerfile) } : {}),
+                  ...(flags.install.length > 0 ? { install: flags.install } : {}),
+                  buildNetwork: flags.buildNetwork === true,
+                }
+              : undefined,
           setup: flags.setup,
           command: flags.testCommand?.split(/\s+/).filter(Boolean),
           reruns: flags.reruns,
