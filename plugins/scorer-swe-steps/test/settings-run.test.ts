@@ -107,6 +107,20 @@ describe('SWE-STEPS settings end to end', () => {
     expect(prompt).toMatch(/NameError|not defined/);
   });
 
+  it("a step's diff.patch is the agent's own change; the reset to the reference is recorded apart", async () => {
+    const dir = join(runDir, 'trials', 'calc.nochange.individual.none.r1', 'steps/02-pr-2');
+    // The model changed nothing: PR #1's gold change, put in place by the reset, is not its diff.
+    expect(await readFile(join(dir, 'diff.patch'), 'utf8')).toBe('');
+    const reset = await readFile(join(dir, 'reset.patch'), 'utf8');
+    expect(reset).toContain('+def sub(a, b):');
+    const oracle = await readFile(
+      join(runDir, 'trials', 'calc.oracle.individual.none.r1', 'steps/02-pr-2/diff.patch'),
+      'utf8',
+    );
+    expect(oracle).toContain('+def mul(a, b):');
+    expect(oracle).not.toContain('+def sub(a, b):');
+  });
+
   it('the cascading suite of the global setting catches a later PR breaking an earlier one', async () => {
     const id = 'calc-breaks.oracle.global.none.r1';
     expect(await perPr(id, 'swe-steps.success')).toEqual([1, 1, 1]);

@@ -9,11 +9,13 @@ import type {
   PluginRef,
   Scorer,
   Script,
+  Step,
   StepStatus,
   TrialRecord,
   TrialSpec,
   TurnPlan,
 } from '../contracts/index.js';
+import { workspaceDiff } from '../store/diff.js';
 import { errorMessage } from './faults.js';
 import { resumePoint } from './plan.js';
 import { SandboxLifecycle } from './sandbox-lifecycle.js';
@@ -166,6 +168,7 @@ class TrialRun {
         await sandboxes.renew(t, this.steps.previousSnapshot, () => delivery.end());
       sandboxes.used = true;
       await sandboxes.prepareTurn(turn, steps);
+      await this.recordReset(turn, steps, sandboxes);
       let prompt = turn.prompt;
       for (let cycle = 0; ; cycle++) {
         outcomes = undefined;
@@ -225,6 +228,30 @@ class TrialRun {
   }
 
   /** trials/<id>/trajectory.atif.json; a failure to write it is logged, never the trial's fault. */
+  /**
+   * When the runner changed the workspace before the turn (reset to a reference, hid the step's
+   * files), snapshots what the agent is given: the step's diff.patch starts there, and
+   * reset.patch records the runner's change from the last step's snapshot.
+   */
+  private async recordReset(turn: TurnPlan, steps: Step[], sandboxes: SandboxLifecycle): Promise<void> {
+    this.steps.givenSnapshot = undefined;
+    const hides = steps.some((step) => (step.hidden ?? []).length > 0);
+    if (turn.workspace.action !== 'reset' && !hides) return;
+    const { snapshots, store, spec } = this.trial;
+    const given = await sandboxes.snapshotOf(sandboxes.current!, 'the snapshot of the workspace given');
+    const start = this.steps.previousSnapshot;
+    const reset = await guard(
+      async () =>
+        workspaceDiff(start ? await snapshots.get(start) : [], await snapshots.get(given), {
+          before: start ? await snapshots.skipped(start) : [],
+          after: await snapshots.skipped(given),
+        }),
+      'sandbox',
+    );
+    await store.writeReset(spec.id, steps[0]!, reset);
+    this.steps.givenSnapshot = given;
+  }
+
   private async writeAtif(): Promise<void> {
     const { spec, store, task } = this.trial;
     const meta = {

@@ -39,6 +39,12 @@ export class StepClosing {
   readonly record: TrialRecord;
   /** The snapshot the last closed step was scored from: the next step's diff starts there. */
   previousSnapshot?: string;
+  /**
+   * The workspace the current turn gave the agent, when the runner changed it first (a reset to
+   * the reference, hidden step files): the step's diff starts there instead, so diff.patch is the
+   * agent's own change and reset.patch holds the runner's.
+   */
+  givenSnapshot?: string;
   /** What the trial's steps spent so far, complete ones included (limits.trialUsd). */
   spentUsd = 0;
   private readonly records = new Map<number, StepRecord>();

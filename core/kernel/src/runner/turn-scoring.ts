@@ -53,13 +53,15 @@ export async function scoreTurn(
     return outcomes;
   }
   const start = steps.previousSnapshot;
+  // The agent's own change: from what the turn gave it (after a reset), else from the last step.
+  const base = steps.givenSnapshot ?? start;
   let diff: string;
   let skipped: { before: SkippedFile[]; after: SkippedFile[] };
   try {
-    const before = start ? await snapshots.get(start) : [];
+    const before = base ? await snapshots.get(base) : [];
     const after = await snapshots.get(ref);
     skipped = {
-      before: start ? await snapshots.skipped(start) : [],
+      before: base ? await snapshots.skipped(base) : [],
       after: await snapshots.skipped(ref),
     };
     diff = workspaceDiff(before, after, skipped);

@@ -92,7 +92,14 @@ export class RunStore {
   stepFile(
     trialId: string,
     step: StepRef,
-    name: 'prompt.md' | 'trajectory.jsonl' | 'diff.patch' | 'snapshot' | 'scores.json' | 'tests',
+    name:
+      | 'prompt.md'
+      | 'trajectory.jsonl'
+      | 'diff.patch'
+      | 'reset.patch'
+      | 'snapshot'
+      | 'scores.json'
+      | 'tests',
   ): string {
     return join(this.stepDir(trialId, step), name);
   }
@@ -147,6 +154,11 @@ export class RunStore {
 
   async writeDiff(trialId: string, step: StepRef, patch: string): Promise<void> {
     await writeFileAtomic(this.stepFile(trialId, step, 'diff.patch'), patch);
+  }
+
+  /** What the runner changed before the step's turn (a reset, hidden files): not the agent's doing. */
+  async writeReset(trialId: string, step: StepRef, patch: string): Promise<void> {
+    await writeFileAtomic(this.stepFile(trialId, step, 'reset.patch'), patch);
   }
 
   /** The step's `tests/` directory, created. */
