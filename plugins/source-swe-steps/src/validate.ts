@@ -56,7 +56,7 @@ export interface ValidationResult {
   excluded?: { reason: ExclusionReason; detail: string };
 }
 
-/** The newest image `longhaul images build` made (labelled longhaul.image=base). */
+/** The newest image `longhaul images build` made (longhaul/base, labelled longhaul.image=base). */
 export async function defaultImage(): Promise<string> {
   const result = await execa(
     'docker',
@@ -67,9 +67,10 @@ export async function defaultImage(): Promise<string> {
     throw new MineInputError(
       `cannot list Docker images (${String(result.stderr).trim()}); is dockerd running?`,
     );
+  // An image built FROM a base image inherits its label: only longhaul/base itself is one.
   const image = String(result.stdout)
     .split('\n')
-    .find((line) => line.trim() !== '' && !line.includes('<none>'));
+    .find((line) => line.startsWith('longhaul/base:') && !line.includes('<none>'));
   if (!image)
     throw new MineInputError('no longhaul base image: run `longhaul images build`, or pass --image');
   return image.trim();
