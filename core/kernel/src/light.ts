@@ -16,3 +16,12 @@ export {
 } from './plugins/discovery.js';
 export { defaultRetryStatuses } from './runner/retry-statuses.js';
 export { formatColumns } from './text/columns.js';
+export {
+  regularFiles,
+  type SkipReason,
+  type WalkEntry,
+  type WalkOptions,
+  type WalkSkip,
+  walkWorkspace,
+} from './workspace/walk.js';
+export { linkLeaves, WorkspaceHandle } from './workspace/workspace-handle.js';

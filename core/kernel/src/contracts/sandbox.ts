@@ -66,13 +66,18 @@ export interface WorkspaceFile {
 }
 
 /**
- * A regular file a pull left out because it is larger than the environment's `maxFileSize`: it
- * is never read into memory, and the snapshot records its path and size instead of its bytes.
+ * An entry a pull left out, recorded in the snapshot (path, size, reason) instead of its bytes.
+ * Without a reason: a regular file larger than the environment's `maxFileSize`, never read into
+ * memory. Otherwise `reason` says why: `link` a link leading out of the workspace (a snapshot holds
+ * no host path), `type` a FIFO, socket or device, `unreadable`, `name` a name that is not UTF-8,
+ * `depth` a folder nested deeper than a walk goes, `count` the folder where a walk stopped after
+ * its entry limit.
  */
 export interface SkippedFile {
   path: string;
   /** Bytes. */
   size: number;
+  reason?: 'size' | 'link' | 'type' | 'unreadable' | 'name' | 'depth' | 'count';
 }
 
 /** Options of `Sandbox.pull`. */

@@ -2,6 +2,7 @@ import type { SkippedFile, StepStatus, TurnPlan } from '../contracts/index.js';
 import type { Release } from '../process/slots.js';
 import { workspaceDiff } from '../store/diff.js';
 import { formatSize } from '../workspace/file-size.js';
+import { skipNote } from '../workspace/skip-note.js';
 import { bounded, classifyAs, errorMessage, LimitExceeded } from './faults.js';
 import type { SandboxLifecycle } from './sandbox-lifecycle.js';
 import type { StepClosing } from './step-closing.js';
@@ -70,11 +71,11 @@ export async function scoreTurn(
   }
   const stepIds = turn.scores.map((i) => task.steps[i]!.id).join(', ');
   for (const file of skipped.after) {
-    const size = formatSize(file.size);
-    trial.log(
-      'warn',
-      `${stepIds}: ${file.path} (${size}) is over the environment's maxFileSize: not in the snapshot`,
-    );
+    const why =
+      file.reason === undefined || file.reason === 'size'
+        ? `(${formatSize(file.size)}) is over the environment's maxFileSize`
+        : `is ${skipNote(file)}`;
+    trial.log('warn', `${stepIds}: ${file.path} ${why}: not in the snapshot`);
   }
   let previous = start;
   for (const i of turn.scores) {

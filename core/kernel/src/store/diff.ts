@@ -2,6 +2,7 @@
 import { createTwoFilesPatch } from 'diff/lib/patch/create.js';
 import type { SkippedFile, WorkspaceFile } from '../contracts/index.js';
 import { formatSize } from '../workspace/file-size.js';
+import { skipNote } from '../workspace/skip-note.js';
 
 /** Files larger than this (on either side) are summarized by their sizes, not diffed line by line. */
 export const maxDiffFileBytes = 1024 * 1024;
@@ -34,12 +35,14 @@ interface Side {
   mode?: number;
   data?: Uint8Array;
   size: number;
+  /** Why a skipped side was left out of its snapshot. */
+  skipped?: SkippedFile;
 }
 
 function sides(files: readonly WorkspaceFile[], skipped: readonly SkippedFile[]): Map<string, Side> {
   const map = new Map<string, Side>();
   for (const file of files) map.set(file.path, { mode: file.mode, data: file.data, size: file.data.length });
-  for (const file of skipped) map.set(file.path, { size: file.size });
+  for (const file of skipped) map.set(file.path, { size: file.size, skipped: file });
   return map;
 }
 
@@ -50,9 +53,9 @@ function unchanged(a: Side, b: Side): boolean {
 }
 
 function sizeNote(side: Side): string {
-  return side.data
+  return side.data || !side.skipped
     ? ` (${formatSize(side.size)})`
-    : ` (${formatSize(side.size)}, over maxFileSize: not in the snapshot)`;
+    : ` (${skipNote(side.skipped)}: not in the snapshot)`;
 }
 
 export interface SkippedSides {

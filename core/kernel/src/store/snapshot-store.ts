@@ -37,7 +37,14 @@ export function manifestOf(
   const entries = files
     .map((file) => ({ path: file.path, mode: file.mode, blob: sha256(file.data) }))
     .sort(byPath);
-  const left = skipped.map((file) => ({ path: file.path, size: file.size })).sort(byPath);
+  // A reason is written only when it is not the size, so refs of size-only skips stay as they were.
+  const left = skipped
+    .map((file) => ({
+      path: file.path,
+      size: file.size,
+      ...(file.reason !== undefined && file.reason !== 'size' ? { reason: file.reason } : {}),
+    }))
+    .sort(byPath);
   const manifest = left.length > 0 ? { files: entries, skipped: left } : { files: entries };
   return { entries, text: `${JSON.stringify(manifest)}\n` };
 }

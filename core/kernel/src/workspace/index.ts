@@ -1,2 +1,5 @@
 export * from './excludes.js';
 export * from './file-size.js';
+export * from './skip-note.js';
+export * from './walk.js';
+export * from './workspace-handle.js';

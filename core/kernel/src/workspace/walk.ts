@@ -1,0 +1,216 @@
+import type { Stats } from 'node:fs';
+import { type FileHandle, open, opendir, readlink, realpath } from 'node:fs/promises';
+import type { SkippedFile } from '../contracts/sandbox.js';
+import { dirFlags, inHandle, lstatIn, openFile, readFlags, WorkspaceHandle } from './workspace-handle.js';
+
+/** Why a walk left an entry out (see SkippedFile.reason). */
+export type SkipReason = NonNullable<SkippedFile['reason']>;
+
+/** An entry a walk left out, and why. */
+export interface WalkSkip {
+  path: string;
+  size: number;
+  reason: SkipReason;
+}
+
+/** One entry of a walk. Links are entries of their own: a walk never follows one. */
+export interface WalkEntry {
+  /** Relative to the walk's root, with `/`. */
+  path: string;
+  /** `special` is a FIFO, a socket or a device node. */
+  type: 'file' | 'dir' | 'symlink' | 'special';
+  /** The lstat mode (type bits included). */
+  mode: number;
+  size: number;
+  /** A link's target, as written. */
+  target?: string;
+  /**
+   * A regular file's bytes, or why they were not read: over `limit` bytes (`size`), no longer a
+   * regular file (`type`, `link`) or not readable (`unreadable`). Opened relative to its folder's
+   * handle, never through a link; callable while the walk is in its folder (from `enter` or `visit`).
+   */
+  read(limit?: number): Promise<Uint8Array | SkipReason>;
+}
+
+export interface WalkOptions {
+  /**
+   * Called with every folder's entries (the root's too, path '') before they are visited; false
+   * leaves the folder's content out (a virtualenv, say).
+   */
+  enter?(dir: string, entries: readonly WalkEntry[]): boolean | Promise<boolean>;
+  /** Called for every entry; false for a folder leaves it out (an excluded folder). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an async visitor that returns nothing gives Promise<void>
+  visit(entry: WalkEntry): boolean | undefined | Promise<boolean | undefined | void>;
+  /** Told of everything left out: names that are not UTF-8, folders too deep, the rest past the entry limit. */
+  onSkipped?(skip: WalkSkip): void;
+  /** Folders below this depth are skipped (each level of a walk holds a handle). Default 256. */
+  maxDepth?: number;
+  /** After this many entries the walk stops, noting the folder it stopped in. Default 200,000. */
+  maxEntries?: number;
+}
+
+export const defaultWalkDepth = 256;
+export const defaultWalkEntries = 200_000;
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function typeOf(stat: Stats): WalkEntry['type'] {
+  if (stat.isSymbolicLink()) return 'symlink';
+  if (stat.isDirectory()) return 'dir';
+  if (stat.isFile()) return 'file';
+  return 'special';
+}
+
+function code(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+class Stop extends Error {}
+
+/**
+ * Walks the tree below `path` of a workspace (or any directory an agent may have changed) without
+ * following links, each folder opened relative to its parent's handle (see WorkspaceHandle), so a
+ * folder swapped for a link mid-walk is never entered. Loops, links to `/`, FIFOs, sockets and
+ * devices cost one entry each; names that are not UTF-8 are skipped and reported; depth and entry
+ * count are bounded, so time and memory are too.
+ */
+export async function walkWorkspace(root: string, options: WalkOptions, path = ''): Promise<void> {
+  const workspace = new WorkspaceHandle(await realpath(root));
+  const maxDepth = options.maxDepth ?? defaultWalkDepth;
+  const maxEntries = options.maxEntries ?? defaultWalkEntries;
+  let seen = 0;
+
+  const entriesOf = async (dir: FileHandle, prefix: string): Promise<WalkEntry[]> => {
+    const entries: WalkEntry[] = [];
+    const listing = await opendir(inHandle(dir) as string, { encoding: 'buffer' as BufferEncoding });
+    for await (const dirent of listing) {
+      const raw = dirent.name as unknown as Buffer;
+      let name: string;
+      try {
+        name = strictUtf8.decode(raw);
+      } catch {
+        const shown = `${prefix}${raw.toString('utf8')}`;
+        options.onSkipped?.({ path: shown, size: 0, reason: 'name' });
+        continue;
+      }
+      if (++seen > maxEntries) {
+        options.onSkipped?.({ path: prefix.replace(/\/$/, ''), size: 0, reason: 'count' });
+        throw new Stop();
+      }
+      let stat: Stats;
+      try {
+        stat = await lstatIn(dir, name);
+      } catch (error) {
+        if (code(error) === 'ENOENT') continue;
+        throw error;
+      }
+      const type = typeOf(stat);
+      const entryPath = `${prefix}${name}`;
+      entries.push({
+        path: entryPath,
+        type,
+        mode: stat.mode,
+        size: stat.size,
+        target: type === 'symlink' ? await readlink(inHandle(dir, name), 'utf8').catch(() => '') : undefined,
+        read: (limit) => readIn(dir, name, entryPath, limit),
+      });
+    }
+    return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  };
+
+  const walkDir = async (dir: FileHandle, rel: string, depth: number): Promise<void> => {
+    const prefix = rel === '' ? '' : `${rel}/`;
+    const entries = await entriesOf(dir, prefix);
+    if (options.enter && !(await options.enter(rel, entries))) return;
+    for (const entry of entries) {
+      const descend = await options.visit(entry);
+      if (entry.type !== 'dir' || descend === false) continue;
+      if (depth >= maxDepth) {
+        options.onSkipped?.({ path: entry.path, size: 0, reason: 'depth' });
+        continue;
+      }
+      const name = entry.path.slice(prefix.length);
+      let child: FileHandle;
+      try {
+        child = await open(inHandle(dir, name), dirFlags);
+      } catch (error) {
+        // Gone, or swapped for a link or a file since it was listed: not entered.
+        if (['ENOENT', 'ENOTDIR', 'ELOOP'].includes(code(error) ?? '')) continue;
+        if (code(error) === 'EACCES') {
+          options.onSkipped?.({ path: entry.path, size: 0, reason: 'unreadable' });
+          continue;
+        }
+        throw error;
+      }
+      try {
+        await walkDir(child, entry.path, depth + 1);
+      } finally {
+        await child.close();
+      }
+    }
+  };
+
+  try {
+    await workspace.folder(
+      path,
+      (dir, parts) => walkDir(dir, WorkspaceHandle.join(parts), parts.length),
+      async (_parent, name) => {
+        throw Object.assign(new Error(`ENOTDIR: "${path}" (${name}) is not a folder`), { code: 'ENOTDIR' });
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof Stop)) throw error;
+  }
+}
+
+/** A regular file's bytes through its folder's handle; see WalkEntry.read. */
+async function readIn(
+  dir: FileHandle,
+  name: string,
+  path: string,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<Uint8Array | SkipReason> {
+  let file: FileHandle;
+  try {
+    file = await openFile(dir, name, readFlags, path);
+  } catch (error) {
+    const reason = (error as { reason?: SkipReason }).reason;
+    if (reason !== undefined) return reason;
+    if (code(error) === 'ENOENT' || code(error) === 'ENXIO') return 'type';
+    if (code(error) === 'EACCES' || code(error) === 'EPERM') return 'unreadable';
+    throw error;
+  }
+  try {
+    const { size } = await file.stat();
+    if (size > limit) return 'size';
+    // A file that grows while it is read is taken at the size it had when opened.
+    const buffer = Buffer.alloc(size);
+    let filled = 0;
+    while (filled < size) {
+      const { bytesRead } = await file.read(buffer, filled, size - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } catch (error) {
+    if (code(error) === 'EISDIR' || code(error) === 'EIO') return 'unreadable';
+    throw error;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * The regular files below `root` (a task's folder, a solution), relative with `/` and sorted:
+ * links are not followed, FIFOs, sockets and devices are left out.
+ */
+export async function regularFiles(root: string): Promise<string[]> {
+  const files: string[] = [];
+  await walkWorkspace(root, {
+    visit: (entry) => {
+      if (entry.type === 'file') files.push(entry.path);
+      return undefined;
+    },
+  });
+  return files;
+}
