@@ -4,6 +4,7 @@ import {
   type ExcludeMatcher,
   type ExecOptions,
   type FileEntry,
+  linkLeaves,
   type PullOptions,
   parseSize,
   type Sandbox,
@@ -289,7 +290,13 @@ export class DockerSandbox implements Sandbox {
     const files: WorkspaceFile[] = [];
     for (const e of entries) {
       if (e.type === 'dir' || !keep(e.path)) continue;
-      if (e.skipped) options.onSkipped?.({ path: e.path, size: e.size });
+      // As every environment pulls: a link leading out of the workspace is recorded, not carried.
+      if (
+        e.type === 'symlink' &&
+        linkLeaves(e.path, Buffer.from(e.data ?? []).toString('utf8'), this.workspace)
+      )
+        options.onSkipped?.({ path: e.path, size: e.size, reason: 'link' });
+      else if (e.skipped) options.onSkipped?.({ path: e.path, size: e.size });
       else files.push({ path: e.path, mode: e.mode, data: e.data ?? new Uint8Array(0) });
     }
     return files.sort(byPath);

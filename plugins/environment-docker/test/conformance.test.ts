@@ -6,6 +6,6 @@ if (!skipWithoutDocker()) {
   describeEnvironment(
     'docker',
     () => new DockerEnvironment(dockerOptions.parse({ maxFileSize: '64k' }), new FakeSnapshotStore()),
-    { timeoutMs: 60_000, maxFileBytes: 64 * 1024, containment: true },
+    { timeoutMs: 120_000, maxFileBytes: 64 * 1024, containment: true, raceOps: 60 },
   );
 }

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { arch, platform, release, tmpdir } from 'node:os';
-import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import {
   assetExcludes,
@@ -99,6 +99,8 @@ export class LocalEnvironment implements Environment {
     try {
       if (spec.from !== undefined) {
         await sandbox.restore(spec.from);
+        // A snapshot may hold a link where an asset's folder goes: the copy must not follow it.
+        for (const asset of spec.needs.assets ?? []) await files.plainFolders(dirname(asset));
         await this.copyAssets(spec, files.root);
       } else if (spec.task.seed !== undefined) {
         await this.copySeed(spec, files.root);

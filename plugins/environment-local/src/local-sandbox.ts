@@ -1,5 +1,5 @@
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import {
   ClassifiedError,
   type ExecOptions,
@@ -12,6 +12,7 @@ import {
   type SnapshotStore,
   snapshotWorkspace,
   type WorkspaceFile,
+  WorkspaceHandle,
 } from '@longhaul/core';
 import type { Containment } from './containment.js';
 import type { LocalOptions } from './options.js';
@@ -174,26 +175,20 @@ export class LocalSandbox implements Sandbox {
     };
   }
 
+  // File methods never open a path whole: see WorkspaceFiles and the kernel's WorkspaceHandle.
   async readFile(path: string): Promise<Uint8Array> {
     this.alive();
-    return readFile(await this.files.resolve(path));
+    return this.files.readFile(path);
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
     this.alive();
-    const abs = await this.files.resolve(path);
-    if (abs === this.files.root)
-      throw new ClassifiedError('sandbox', 'cannot write over the workspace itself');
-    await mkdir(dirname(abs), { recursive: true });
-    await writeFile(abs, data);
-    if (options.mode !== undefined) await chmod(abs, options.mode);
+    await this.files.writeFile(path, data, options.mode);
   }
 
   async remove(path: string): Promise<void> {
     this.alive();
-    const abs = await this.files.resolve(path, false);
-    if (abs === this.files.root) throw new ClassifiedError('sandbox', 'cannot remove the workspace itself');
-    await rm(abs, { recursive: true, force: true });
+    await this.files.remove(path);
   }
 
   async list(path = '.', options: { recursive?: boolean } = {}): Promise<FileEntry[]> {
@@ -251,6 +246,11 @@ export class LocalSandbox implements Sandbox {
     await Promise.all([...this.started, ...this.execs.keys()].map((group) => group.stop()));
     await this.containment.sweep(new Set());
     await this.containment.close();
-    if (!this.options.keep) await rm(this.dirs.root, { recursive: true, force: true });
+    if (this.options.keep) return;
+    // Every process has ended, so nothing races the removal. A tree nested deeper than PATH_MAX
+    // has paths rm cannot name (ENAMETOOLONG): handles remove it level by level.
+    await rm(this.dirs.root, { recursive: true, force: true }).catch(() =>
+      new WorkspaceHandle(dirname(this.dirs.root)).remove(basename(this.dirs.root)),
+    );
   }
 }

@@ -1,103 +1,165 @@
-import {
-  chmod,
-  lstat,
-  mkdir,
-  readdir,
-  readFile,
-  readlink,
-  realpath,
-  rm,
-  rmdir,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   ClassifiedError,
   type ExcludeMatcher,
   type FileEntry,
+  linkLeaves,
+  lstatIn,
   type PullOptions,
+  type WalkEntry,
   type WorkspaceFile,
+  WorkspaceHandle,
+  walkWorkspace,
 } from '@longhaul/core';
 
 /** Snapshots carry a symlink as a file whose mode has these type bits and whose data is the target. */
 export const symlinkMode = 0o120000;
 const typeBits = 0o170000;
 
-function isWithin(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+function entryType(type: WalkEntry['type']): FileEntry['type'] {
+  // A FIFO, socket or device is listed as a file (it is one to `ls`); pulls leave it out.
+  return type === 'special' ? 'file' : type;
 }
 
-function toPosix(rel: string): string {
-  return rel.split(sep).join('/');
-}
-
-function escapeError(path: string): ClassifiedError {
-  return new ClassifiedError('sandbox', `path "${path}" is outside the workspace`);
-}
-
-async function entryData(abs: string, isLink: boolean): Promise<Uint8Array> {
-  return isLink ? Buffer.from(await readlink(abs)) : readFile(abs);
-}
-
-/** The workspace directory on the host: path checks, listings, and whole-workspace pull and push. */
+/**
+ * The workspace directory on the host: file operations, listings, and whole-workspace pull and
+ * push. Every one goes through a WorkspaceHandle (see there why): paths are opened component by
+ * component beneath the workspace, links are followed only while they stay inside, and walks never
+ * follow a link at all. A process in the sandbox swapping folders and links meanwhile can make an
+ * operation fail, never make it reach the host.
+ */
 export class WorkspaceFiles {
+  private readonly handle: WorkspaceHandle;
+
   constructor(
     /** The workspace with symlinks resolved, so that checks compare like with like. */
     readonly root: string,
     private readonly excluded: ExcludeMatcher,
     /** Regular files larger than this are left out of pulls unread (the `maxFileSize` option). */
     private readonly maxFileBytes: number,
-  ) {}
-
-  /**
-   * The host path for a workspace path, refused when it lies outside the workspace, also through
-   * a symlink. `followLast` is false for operations that act on a link itself (remove).
-   */
-  async resolve(path: string, followLast = true): Promise<string> {
-    const abs = isAbsolute(path) ? resolve(path) : resolve(this.root, path);
-    if (!isWithin(this.root, abs)) throw escapeError(path);
-    let probe = followLast ? abs : dirname(abs);
-    for (;;) {
-      try {
-        if (!isWithin(this.root, await realpath(probe))) throw escapeError(path);
-        return abs;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        probe = dirname(probe);
-      }
-    }
+  ) {
+    this.handle = new WorkspaceHandle(root);
   }
 
-  relative(abs: string): string {
-    return toPosix(relative(this.root, abs));
+  /**
+   * The host path of a workspace path with its links followed inside the workspace, refused when
+   * it leads out. For a command's cwd only: the command itself then runs in the sandbox.
+   */
+  async resolve(path: string): Promise<string> {
+    const real = await this.handle.real(path);
+    return real === '' ? this.root : join(this.root, real);
+  }
+
+  /** Refused unless every folder on the way to `path` is a folder, not a link. */
+  async plainFolders(path: string): Promise<void> {
+    const wanted = this.handle.parts(path).join('/');
+    const real = await this.handle.real(path).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return wanted;
+      throw error;
+    });
+    if (real !== wanted)
+      throw new ClassifiedError(
+        'sandbox',
+        `"${path}" in the workspace goes through a link (to ${real || '.'})`,
+      );
+  }
+
+  readFile(path: string): Promise<Uint8Array> {
+    return this.handle.readFile(path);
+  }
+
+  writeFile(path: string, data: string | Uint8Array, mode?: number): Promise<void> {
+    return this.handle.writeFile(path, data, mode);
+  }
+
+  remove(path: string): Promise<void> {
+    return this.handle.remove(path);
   }
 
   async list(path: string, recursive: boolean): Promise<FileEntry[]> {
-    const abs = await this.resolve(path);
-    const top = await lstat(abs);
-    if (!top.isDirectory()) return [await this.entry(abs)];
-    const names = await readdir(abs, { recursive });
-    const entries = await Promise.all(names.map((name) => this.entry(join(abs, name))));
+    const asked = this.handle.parts(path).join('/');
+    const entry = (rel: string, type: WalkEntry['type'], mode: number, size: number): FileEntry => ({
+      path: rel,
+      type: entryType(type),
+      size,
+      mode: mode & 0o7777,
+    });
+    const single = await this.handle.folder(
+      path,
+      async () => undefined,
+      async (dir: FileHandle, name: string) => {
+        const stat = await lstatIn(dir, name);
+        const type = stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'dir' : 'file';
+        return entry(asked, type, stat.mode, stat.size);
+      },
+    );
+    if (single) return [single];
+    const entries: FileEntry[] = [];
+    let real: string | undefined;
+    await walkWorkspace(
+      this.root,
+      {
+        enter: (dir) => {
+          real ??= dir;
+          return true;
+        },
+        visit: (found) => {
+          // Through a link inside the workspace, entries are named as they were asked for.
+          const rel = real && real !== asked ? `${asked}${found.path.slice(real.length)}` : found.path;
+          entries.push(entry(rel, found.type, found.mode, found.size));
+          return recursive;
+        },
+        onSkipped: (skip) => {
+          if (skip.reason === 'count')
+            throw new ClassifiedError('sandbox', `listing "${path}": more entries than a listing takes`);
+        },
+      },
+      path,
+    );
     return entries.sort((a, b) => a.path.localeCompare(b.path));
-  }
-
-  private async entry(abs: string): Promise<FileEntry> {
-    const stat = await lstat(abs);
-    const type = stat.isSymbolicLink() ? 'symlink' : stat.isDirectory() ? 'dir' : 'file';
-    return { path: this.relative(abs), type, size: stat.size, mode: stat.mode & 0o7777 };
   }
 
   /**
    * Every file and symlink outside the excludes, sorted by path (so equal workspaces pull equal).
-   * A file over the size limit is judged by its lstat and never opened.
+   * A file over the size limit is judged by its lstat and never opened. Left out and reported to
+   * `onSkipped` with their reason: links leading out of the workspace (a snapshot holds no host
+   * path), FIFOs, sockets and devices, unreadable files, names that are not UTF-8, folders nested
+   * too deep, and all past the walk's entry limit.
    */
   async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     const files: WorkspaceFile[] = [];
-    await this.walk(this.root, async (abs, rel, isLink, mode, size) => {
-      if (!isLink && size > this.maxFileBytes) options.onSkipped?.({ path: rel, size });
-      else files.push({ path: rel, mode, data: await entryData(abs, isLink) });
+    await walkWorkspace(this.root, {
+      visit: async (entry) => {
+        if (this.excluded(entry.path)) return false;
+        if (entry.type === 'dir') return true;
+        if (entry.type === 'symlink') {
+          const target = entry.target ?? '';
+          if (linkLeaves(entry.path, target, this.root))
+            options.onSkipped?.({ path: entry.path, size: entry.size, reason: 'link' });
+          else files.push({ path: entry.path, mode: symlinkMode | 0o777, data: Buffer.from(target) });
+          return;
+        }
+        if (entry.type === 'special') {
+          options.onSkipped?.({ path: entry.path, size: entry.size, reason: 'type' });
+          return;
+        }
+        if (entry.size > this.maxFileBytes) {
+          options.onSkipped?.({ path: entry.path, size: entry.size });
+          return;
+        }
+        const data = await entry.read(this.maxFileBytes);
+        if (typeof data === 'string') {
+          options.onSkipped?.({
+            path: entry.path,
+            size: entry.size,
+            ...(data === 'size' ? {} : { reason: data }),
+          });
+          return;
+        }
+        files.push({ path: entry.path, mode: entry.mode & 0o7777, data });
+      },
+      onSkipped: (skip) => options.onSkipped?.(skip),
     });
     return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
@@ -106,72 +168,50 @@ export class WorkspaceFiles {
   async push(files: readonly WorkspaceFile[]): Promise<void> {
     const wanted = new Map<string, WorkspaceFile>();
     for (const file of files) {
-      const rel = toPosix(relative(this.root, await this.resolve(file.path, false)));
-      if (rel === '' || rel.startsWith('..')) throw escapeError(file.path);
+      const rel = this.handle.parts(file.path).join('/');
+      if (rel === '') throw new ClassifiedError('sandbox', `path "${file.path}" is the workspace itself`);
       if (!this.excluded(rel)) wanted.set(rel, file);
     }
     const unchanged = new Set<string>();
     const stale: string[] = [];
-    await this.walk(this.root, async (abs, rel, isLink, mode, size) => {
-      const want = wanted.get(rel);
-      // Sizes first: a file of another size (a large one the agent left, say) is never read.
-      const same =
-        want !== undefined &&
-        want.mode === mode &&
-        (isLink || want.data.length === size) &&
-        Buffer.from(want.data).equals(await entryData(abs, isLink));
-      if (same) {
-        unchanged.add(rel);
-      } else {
-        stale.push(abs);
-      }
+    const folders: string[] = [];
+    await walkWorkspace(this.root, {
+      visit: async (entry) => {
+        if (this.excluded(entry.path)) return false;
+        if (entry.type === 'dir') {
+          folders.push(entry.path);
+          return true;
+        }
+        const want = wanted.get(entry.path);
+        if (await this.same(entry, want)) unchanged.add(entry.path);
+        else stale.push(entry.path);
+      },
     });
-    await Promise.all(stale.map((abs) => rm(abs, { recursive: true, force: true })));
-    await this.pruneEmptyDirs(this.root);
+    for (const rel of stale) await this.handle.remove(rel);
+    // Deepest first, so a folder emptied of empty folders goes too.
+    for (const rel of folders.reverse()) await this.handle.removeEmptyFolder(rel);
     for (const [rel, file] of wanted) {
       if (unchanged.has(rel)) continue;
-      const abs = join(this.root, rel);
-      await rm(abs, { recursive: true, force: true });
-      await mkdir(dirname(abs), { recursive: true });
+      await this.handle.remove(rel);
       if ((file.mode & typeBits) === symlinkMode) {
-        await symlink(Buffer.from(file.data).toString('utf8'), abs);
+        await this.handle.symlink(Buffer.from(file.data).toString('utf8'), rel);
       } else {
-        await writeFile(abs, file.data);
-        await chmod(abs, file.mode & 0o7777);
+        await this.handle.writeFile(rel, file.data, file.mode & 0o7777);
       }
     }
   }
 
-  private async walk(
-    dir: string,
-    visit: (abs: string, rel: string, isLink: boolean, mode: number, size: number) => Promise<void>,
-  ): Promise<void> {
-    for (const dirent of await readdir(dir, { withFileTypes: true })) {
-      const abs = join(dir, dirent.name);
-      const rel = this.relative(abs);
-      if (this.excluded(rel)) continue;
-      if (dirent.isDirectory()) {
-        await this.walk(abs, visit);
-      } else if (dirent.isSymbolicLink()) {
-        await visit(abs, rel, true, symlinkMode | 0o777, 0);
-      } else if (dirent.isFile()) {
-        const stat = await lstat(abs);
-        await visit(abs, rel, false, stat.mode & 0o7777, stat.size);
-      }
+  /** Whether a workspace entry already is the wanted file (sizes first: another size is never read). */
+  private async same(entry: WalkEntry, want: WorkspaceFile | undefined): Promise<boolean> {
+    if (want === undefined) return false;
+    if (entry.type === 'symlink') {
+      return (
+        want.mode === (symlinkMode | 0o777) && Buffer.from(want.data).equals(Buffer.from(entry.target ?? ''))
+      );
     }
-  }
-
-  /** Removes directories left empty by a push (never excluded ones, never the workspace itself). */
-  private async pruneEmptyDirs(dir: string): Promise<boolean> {
-    let empty = true;
-    for (const dirent of await readdir(dir, { withFileTypes: true })) {
-      const abs = join(dir, dirent.name);
-      if (dirent.isDirectory() && !this.excluded(this.relative(abs)) && (await this.pruneEmptyDirs(abs))) {
-        continue;
-      }
-      empty = false;
-    }
-    if (empty && dir !== this.root) await rmdir(dir);
-    return empty;
+    if (entry.type !== 'file' || want.mode !== (entry.mode & 0o7777) || want.data.length !== entry.size)
+      return false;
+    const data = await entry.read(want.data.length);
+    return typeof data !== 'string' && Buffer.from(want.data).equals(Buffer.from(data));
   }
 }

@@ -14,6 +14,7 @@ import {
 } from '@longhaul/core';
 import { expect } from 'vitest';
 import { type Check, describeChecks, expectClassified } from './checks.js';
+import { linkChecks } from './workspace-links.js';
 
 export interface EnvironmentContext {
   environment: Environment;
@@ -21,6 +22,8 @@ export interface EnvironmentContext {
   spec: SandboxSpec;
   /** The environment's `maxFileSize` in bytes: pulls leave out larger files. */
   maxFileBytes: number;
+  /** Reads and writes each in the swap race of `linkChecks` (default 2,000). */
+  raceOps?: number;
 }
 
 const text = (data: Uint8Array) => Buffer.from(data).toString('utf8');
@@ -457,6 +460,8 @@ export interface DescribeEnvironmentOptions {
   timeoutMs?: number;
   /** Also run `containmentChecks` (detached processes end with their command; `sweep()`). */
   containment?: boolean;
+  /** Reads and writes each in the swap race of `linkChecks` (default 2,000). */
+  raceOps?: number;
 }
 
 /**
@@ -470,8 +475,11 @@ export function describeEnvironment(
 ): void {
   describeChecks<EnvironmentContext & { dispose(): Promise<void> }>(
     `environment conformance: ${name}`,
-    options.containment ? [...environmentChecks, ...containmentChecks] : environmentChecks,
-    async () => environmentContext(await factory(), options.spec, options.maxFileBytes),
+    [...environmentChecks, ...(options.containment ? containmentChecks : []), ...linkChecks],
+    async () => ({
+      ...(await environmentContext(await factory(), options.spec, options.maxFileBytes)),
+      raceOps: options.raceOps ?? 2_000,
+    }),
     (context) => context.dispose(),
     options.timeoutMs,
   );

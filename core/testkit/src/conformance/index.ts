@@ -10,3 +10,4 @@ export * from './sample-task.js';
 export * from './scorer.js';
 export * from './script.js';
 export * from './source.js';
+export * from './workspace-links.js';
