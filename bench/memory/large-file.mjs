@@ -8,13 +8,13 @@
 //   npx turbo run build          # the CLI runs dist
 //   longhaul images build        # for docker, once per host
 //   node bench/memory/large-file.mjs [--size 1g] [--environments local,docker] [--max-file-size 32m]
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatSize, parseSize } from '@longhaul/core';
+import { runMeasured, writeHelloProblem } from '../lib/measured-run.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -29,27 +29,11 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = join(repo, 'core', 'cli', 'bin', 'longhaul.js');
 
 /** A one-step task: print "hello". Its hidden test runs the program in the scorer's sandbox. */
-async function writeProblem(dir) {
-  const step = join(dir, 'problems', 'bigfile', 'steps', '01-hello');
-  await mkdir(join(step, 'cases', 'core'), { recursive: true });
-  await writeFile(
-    join(dir, 'problems', 'bigfile', 'task.yaml'),
-    [
-      'id: bigfile',
-      'title: a program beside a large file',
-      'description: Prints hello; the agent also leaves a large log in the workspace.',
-      'entrypoint: python3 main.py',
-      'language: python',
-      'environment: { network: none }',
-      'timeouts: { caseMs: 20000 }',
-      '',
-    ].join('\n'),
-  );
-  await writeFile(join(step, 'spec.md'), 'Write `{{entrypoint}}`: it prints `hello`.\n');
-  await writeFile(
-    join(step, 'cases', 'core', 'hello.yaml'),
-    'argv: []\nexpect:\n  exitCode: 0\n  stdout: { text: "hello\\n" }\n',
-  );
+function writeProblem(dir) {
+  return writeHelloProblem(dir, 'bigfile', {
+    title: 'a program beside a large file',
+    lines: ['description: Prints hello; the agent also leaves a large log in the workspace.'],
+  });
 }
 
 /** The scripted agent: a shell command that writes the large file, then the program. */
@@ -84,29 +68,6 @@ async function writeExperiment(dir, environment) {
   return file;
 }
 
-/** Runs the CLI and polls its VmHWM (the kernel's own peak RSS counter) until it exits. */
-function runMeasured(args) {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    let peakKb = 0;
-    const poll = async () => {
-      const status = await readFile(`/proc/${child.pid}/status`, 'utf8').catch(() => '');
-      const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-      peakKb = Math.max(peakKb, kb);
-    };
-    const timer = setInterval(poll, 100);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearInterval(timer);
-      resolve({ code, output, peakKb, wallMs: performance.now() - started });
-    });
-  });
-}
-
 async function stepFacts(runDir) {
   const trials = join(runDir, 'trials');
   const { readdir } = await import('node:fs/promises');
@@ -123,7 +84,7 @@ try {
   for (const environment of values.environments.split(',')) {
     const experiment = await writeExperiment(dir, environment);
     const runDir = join(dir, `run-${environment}`);
-    const result = await runMeasured(['run', experiment, '--run-dir', runDir]);
+    const result = await runMeasured(cli, ['run', experiment, '--run-dir', runDir]);
     if (result.code !== 0) {
       console.error(result.output);
       throw new Error(`longhaul run (${environment}) exited with ${result.code}`);

@@ -1,5 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { basename, join, posix } from 'node:path';
+import { type WalkEntry, walkWorkspace } from '@longhaul/core/light';
 import ignore, { type Ignore } from 'ignore';
 import { languageOfPath } from './languages/registry.js';
 import type { LanguageId } from './languages/types.js';
@@ -140,27 +140,36 @@ export function selectSources(
   return sources.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Walks a directory, pruning excluded directories as it goes, and reads the sources. */
+/**
+ * Walks a directory, pruning excluded directories as it goes, and reads the sources. The walk
+ * never follows a link (a link to `/` is one entry, not the host) and reads only regular files;
+ * FIFOs, devices, unreadable files and names that are not UTF-8 are left out.
+ */
 export async function readSourceTree(root: string, options: DiscoveryOptions = {}): Promise<SourceFile[]> {
   const filter = new SourceFilter(options);
   const sources: SourceFile[] = [];
-  async function walk(dir: string): Promise<void> {
-    const entries = await readdir(join(root, dir), { withFileTypes: true });
-    if (entries.some((entry) => entry.name === 'pyvenv.cfg')) return;
-    if (entries.some((entry) => entry.name === '.gitignore' && entry.isFile())) {
-      filter.addGitignore(dir, await readFile(join(root, dir, '.gitignore'), 'utf8'));
-    }
-    for (const entry of entries) {
-      const path = dir ? `${dir}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (!filter.excluded(path, true)) await walk(path);
-      } else if (entry.isFile() && filter.select(path)) {
-        const text = await readFile(join(root, path), 'utf8');
-        if (!(filter.skipGenerated && isGenerated(text)))
-          sources.push({ path, text, file: join(root, path) });
-      }
-    }
-  }
-  await walk('');
+  const text = async (entry: WalkEntry): Promise<string | undefined> => {
+    const data = await entry.read();
+    return typeof data === 'string' ? undefined : Buffer.from(data).toString('utf8');
+  };
+  await walkWorkspace(root, {
+    enter: async (dir, entries) => {
+      if (entries.some((entry) => basename(entry.path) === 'pyvenv.cfg')) return false;
+      const gitignore = entries.find(
+        (entry) => basename(entry.path) === '.gitignore' && entry.type === 'file',
+      );
+      const rules = gitignore && (await text(gitignore));
+      if (rules !== undefined) filter.addGitignore(dir, rules);
+      return true;
+    },
+    visit: async (entry) => {
+      if (entry.type === 'dir') return !filter.excluded(entry.path, true);
+      if (entry.type !== 'file' || !filter.select(entry.path)) return undefined;
+      const source = await text(entry);
+      if (source !== undefined && !(filter.skipGenerated && isGenerated(source)))
+        sources.push({ path: entry.path, text: source, file: join(root, entry.path) });
+      return undefined;
+    },
+  });
   return sources.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -22,10 +22,15 @@ export function workspaceRoot(from: string): string {
   }
 }
 
+/** The newest mtime of the files below `dir`; links are not followed (a recursive readdir would). */
 function newestSource(dir: string): number {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .reduce((newest, entry) => Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.isFile()) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
 }
 
 /** Whether every .js file in the package's dist is newer than every file of its src. */

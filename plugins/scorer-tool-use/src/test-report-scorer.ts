@@ -1,16 +1,16 @@
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { readCase, type Score, type StepScoreContext } from '@longhaul/core';
+import { readCase, regularFiles, type Score, type StepScoreContext } from '@longhaul/core';
 import type { TestReportOptions } from './options.js';
 import { isPass, parseTestOutput, type TestStatus } from './test-output.js';
 
 export const testReportVersion = '1.0.0';
 
 async function caseFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((entry) => entry.isFile() && /\.ya?ml$/.test(entry.name))
-    .map((entry) => join(entry.parentPath, entry.name))
+  const files = await regularFiles(dir).catch(() => [] as string[]);
+  return files
+    .filter((path) => /\.ya?ml$/.test(path))
+    .map((path) => join(dir, path))
     .sort();
 }
 

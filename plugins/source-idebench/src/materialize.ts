@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
+import { regularFiles } from '@longhaul/core';
 import { stringify } from 'yaml';
 
 const run = promisify(execFile);
@@ -75,10 +76,10 @@ export async function materializeCase(
     for (const runner of ['run_tests.sh', 'run-tests.sh'])
       if (await exists(join(dataset, runner))) files[runner] = await readFile(join(dataset, runner), 'utf8');
     const taskDir = join(dataset, 'tasks', taskId);
-    for (const entry of await readdir(taskDir, { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile() || entry.name === 'task_diff.txt' || entry.name === 'task_description.txt')
-        continue;
-      const abs = join(entry.parentPath, entry.name);
+    for (const path of await regularFiles(taskDir)) {
+      const name = basename(path);
+      if (name === 'task_diff.txt' || name === 'task_description.txt') continue;
+      const abs = join(taskDir, path);
       const rel = abs.slice(dataset.length + 1);
       if (rel.split('/').some((part) => skipped.has(part))) continue;
       files[rel] = await readFile(abs, 'utf8');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { regularFiles } from '@longhaul/core/light';
 
 export interface SolutionFile {
   content: Buffer;
@@ -26,15 +27,12 @@ export function readSolution(dir: string): Promise<FileSet> {
 }
 
 async function load(dir: string): Promise<FileSet> {
-  const entries = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) =>
-    entry.isFile(),
-  );
+  // Links are not followed: a solution's link to a folder is not read as files.
   const files = await Promise.all(
-    entries.map(async (entry): Promise<[string, SolutionFile]> => {
-      const path = join(entry.parentPath, entry.name);
-      const content = await readFile(path);
+    (await regularFiles(dir)).map(async (path): Promise<[string, SolutionFile]> => {
+      const content = await readFile(join(dir, path));
       return [
-        relative(dir, path).split(sep).join('/'),
+        path,
         { content, sha256: createHash('sha256').update(content).digest('hex'), text: isText(content) },
       ];
     }),

@@ -1,0 +1,133 @@
+// What an agent's links cost the runner: a real `longhaul run` (the CLI from dist, as users run
+// it) of a one-step task where the `ide` harness, driven by a scripted model through the gateway,
+// makes a link to `/` and one to the folder of the task's hidden cases, then lists and searches
+// the workspace through them, and writes the program the step asks for. The step is snapshotted,
+// diffed and scored (hidden tests in a sandbox opened from the snapshot, code quality), as in any
+// run. Prints the runner's peak RSS (VmHWM, polled from /proc), the step's and the run's wall
+// time, the step's status, what the snapshot skipped, and whether any tool result named a file
+// from outside the workspace.
+//
+//   npx turbo run build          # the CLI runs dist
+//   node bench/workspace/links.mjs [--environments local,local-bubblewrap,docker] [--cli PATH] [--timeout 600]
+//
+// `--cli` runs another checkout's CLI (core/cli/bin/longhaul.js) on the same task, to compare.
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runMeasured, writeHelloProblem } from '../lib/measured-run.mjs';
+
+const { values } = parseArgs({
+  options: {
+    environments: { type: 'string', default: 'local,local-bubblewrap' },
+    cli: { type: 'string' },
+    timeout: { type: 'string', default: '600' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cli = values.cli ?? join(repo, 'core', 'cli', 'bin', 'longhaul.js');
+const formatMiB = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
+
+/** A one-step task: print "hello". Its hidden case and task file are what the agent must never see. */
+function writeProblem(dir) {
+  return writeHelloProblem(dir, 'links', {
+    title: 'a program beside links out of the workspace',
+    lines: [
+      'description: Prints hello; the agent also leaves links to / and to the task folder.',
+      '# task-file-marker: only a read through the link to the task folder can return this line',
+    ],
+    caseName: 'zq-hidden-case',
+  });
+}
+
+/** The scripted agent: the links, a listing and a search through them, then the program. */
+function replies(problems) {
+  const call = (name, input) => ({ toolCalls: [{ name, input }] });
+  return [
+    call('run_terminal_cmd', { command: `ln -s / x && ln -s '${problems}' p`, timeout_seconds: 60 }),
+    call('list_dir', { relative_workspace_path: '.', recursive: true }),
+    call('file_search', { query: 'hidden' }),
+    call('read_file', { target_file: 'p/links/task.yaml', should_read_entire_file: true }),
+    call('read_file', { target_file: 'x/etc/hostname', should_read_entire_file: true }),
+    call('write_file', { file_path: 'main.py', content: 'print("hello")\n' }),
+    { text: 'main.py prints hello.' },
+  ];
+}
+
+function environmentOf(name) {
+  if (name === 'local-bubblewrap') return { id: 'local', options: { isolation: 'bubblewrap' } };
+  return { id: name };
+}
+
+async function writeExperiment(dir, environment) {
+  const file = join(dir, `${environment}.yaml`);
+  const experiment = {
+    name: `links-${environment}`,
+    source: { id: 'longhaul', options: { path: join(dir, 'problems') } },
+    tasks: ['links'],
+    models: { scripted: { backend: 'scripted', replies: replies(join(dir, 'problems')) } },
+    harness: { id: 'ide', options: { model: 'scripted', explanation: 'optional' } },
+    environment: environmentOf(environment),
+    script: 'checkpoints',
+    memory: 'none',
+    scorers: ['tests', 'quality'],
+    reporters: ['summary'],
+    repeats: 1,
+    concurrency: 1,
+    limits: { turnSeconds: 600, stepSeconds: 600, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
+  };
+  // JSON is YAML.
+  await writeFile(file, `${JSON.stringify(experiment, null, 2)}\n`);
+  return file;
+}
+
+async function stepFacts(runDir) {
+  const trials = join(runDir, 'trials');
+  const [trial] = await readdir(trials).catch(() => []);
+  if (!trial) return undefined;
+  const stepDir = join(trials, trial, 'steps', '01-hello');
+  const scores = JSON.parse(await readFile(join(stepDir, 'scores.json'), 'utf8').catch(() => 'null'));
+  const trajectory = await readFile(join(stepDir, 'trajectory.jsonl'), 'utf8').catch(() => '');
+  return { scores, trajectory };
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'longhaul-bench-links-'));
+await writeProblem(dir);
+const rows = [];
+try {
+  for (const environment of values.environments.split(',')) {
+    const experiment = await writeExperiment(dir, environment);
+    const runDir = join(dir, `run-${environment}`);
+    const result = await runMeasured(
+      cli,
+      ['run', experiment, '--run-dir', runDir],
+      Number(values.timeout) * 1000,
+    );
+    const facts = await stepFacts(runDir);
+    const skipped = facts?.scores?.details?.snapshot?.skipped ?? [];
+    rows.push({
+      environment,
+      exit: result.timedOut ? `killed after ${values.timeout} s` : (result.signal ?? result.code),
+      'peak RSS': formatMiB(result.peakKb),
+      step: facts?.scores ? `${(facts.scores.durationMs / 1000).toFixed(1)} s` : '-',
+      run: `${(result.wallMs / 1000).toFixed(1)} s`,
+      status: facts?.scores?.status ?? '-',
+      'tests.strict': facts?.scores?.scores?.['tests.strict'] ?? '-',
+      skipped: skipped.map((f) => `${f.path} (${f.reason ?? 'size'})`).join(', ') || 'none',
+      // The hidden case's name (never in a request) means a listing or search went through p; the
+      // task file's marker, a read.
+      'host seen': facts
+        ? ['zq-hidden-case', 'task-file-marker']
+            .filter((mark) => facts.trajectory.includes(mark))
+            .join(', ') || 'nothing'
+        : '-',
+    });
+    if (result.code !== 0 && !result.timedOut) console.error(result.output.split('\n').slice(-15).join('\n'));
+  }
+} finally {
+  if (values.keep) console.log(`kept ${dir}`);
+  else await rm(dir, { recursive: true, force: true });
+}
+console.table(rows);
