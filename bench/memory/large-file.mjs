@@ -8,7 +8,7 @@
 //   npx turbo run build          # the CLI runs dist
 //   longhaul images build        # for docker, once per host
 //   node bench/memory/large-file.mjs [--size 1g] [--environments local,docker] [--max-file-size 32m]
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
