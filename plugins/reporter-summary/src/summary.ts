@@ -35,8 +35,14 @@ export interface SolveRates {
 export interface ConditionSummary {
   condition: string;
   trials: number;
-  /** Steps planned over all the condition's trials: the denominator of the solve rates. */
+  /** Steps planned over all the condition's trials. */
   steps: number;
+  /** Steps scored from the agent's work: the denominator of the solve rates. */
+  scored: number;
+  /** Steps lost to a fault (`error:*`), with the steps of an errored trial it never reached. */
+  errored: number;
+  /** Steps cut short or never reached because the run was stopped. */
+  cancelled: number;
   solveRates: SolveRates;
   costUsd: number;
   /** Trial time: the durations of the condition's trials, summed. */
@@ -168,8 +174,24 @@ export function wallTime(trials: TrialSummary[]): number | null {
 }
 
 /**
- * Aggregates of one condition. Solve rates are shares of all planned steps: a step that was
- * skipped, failed or never scored counts as unsolved.
+ * What a step counts as in the aggregates. A step that errored or was cancelled measured nothing,
+ * and neither did one its trial never reached because it ended that way: such steps are counted
+ * beside the scored ones, never as zeros. Every other step is scored: its scores are the agent's,
+ * and a step a limit (time, budget) kept the agent from counts as unsolved.
+ */
+export function stepOutcome(
+  step: Pick<StepSummary, 'status'>,
+  trialStatus: TrialRecord['status'],
+): 'scored' | 'errored' | 'cancelled' {
+  const status = step.status === 'skipped' ? trialStatus : step.status;
+  if (status === 'cancelled' || status === 'running' || status === 'pending') return 'cancelled';
+  return status.startsWith('error:') ? 'errored' : 'scored';
+}
+
+/**
+ * Aggregates of one condition. Solve rates are shares of the scored steps (a step that failed its
+ * tests counts as unsolved); errored and cancelled steps are counted beside them, and with no
+ * scored step a rate is null, not 0.
  */
 export function summarizeCondition(
   condition: string,
@@ -179,14 +201,20 @@ export function summarizeCondition(
   measured = true,
 ): ConditionSummary {
   const steps = trials.flatMap((trial) => trial.steps);
+  const outcomes = trials.flatMap((trial) => trial.steps.map((step) => stepOutcome(step, trial.status)));
+  const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
+  const scored = steps.filter((_, index) => outcomes[index] === 'scored');
   const rate = (metric: keyof SolveRates) =>
-    steps.length === 0 || !measured
+    scored.length === 0 || !measured
       ? null
-      : steps.filter((step) => solved(step.scores[`${solveScorer}.${metric}`])).length / steps.length;
+      : scored.filter((step) => solved(step.scores[`${solveScorer}.${metric}`])).length / scored.length;
   return {
     condition,
     trials: trials.length,
     steps: steps.length,
+    scored: scored.length,
+    errored: count('errored'),
+    cancelled: count('cancelled'),
     solveRates: { strict: rate('strict'), iso: rate('iso'), core: rate('core') },
     costUsd: trials.reduce((sum, trial) => sum + trial.usage.costUsd, 0),
     durationMs: trials.reduce((sum, trial) => sum + trial.durationMs, 0),

@@ -2,7 +2,7 @@ import { formatTable as layOut, type TableFigure } from '@longhaul/core';
 import type { ConditionSummary, ExperimentScoreSummary, RunSummary } from './summary.js';
 
 function percent(rate: number | null): string {
-  // A rate the experiment did not measure (no solve scorer) is a dash, never 0.0%.
+  // A rate nothing measured (no solve scorer, no scored step) is a dash, never 0.0%.
   return rate === null ? '–' : `${(rate * 100).toFixed(1)}%`;
 }
 
@@ -25,11 +25,27 @@ function duration(ms: number | null): string {
  * "wall" is how long at least one of them ran, which is shorter when trials ran side by side.
  */
 export function formatTable(conditions: ConditionSummary[]): string {
-  const header = ['condition', 'trials', 'steps', 'strict', 'iso', 'core', 'cost', 'trial time', 'wall'];
+  const header = [
+    'condition',
+    'trials',
+    'steps',
+    'scored',
+    'errored',
+    'cancelled',
+    'strict',
+    'iso',
+    'core',
+    'cost',
+    'trial time',
+    'wall',
+  ];
   const rows = conditions.map((condition) => [
     condition.condition,
     String(condition.trials),
     String(condition.steps),
+    String(condition.scored),
+    String(condition.errored),
+    String(condition.cancelled),
     percent(condition.solveRates.strict),
     percent(condition.solveRates.iso),
     percent(condition.solveRates.core),
@@ -88,6 +104,9 @@ export function conditionTable(conditions: ConditionSummary[]): TableFigure {
       { key: 'condition', label: 'condition', format: 'text' },
       { key: 'trials', label: 'trials', format: 'number', digits: 0 },
       { key: 'steps', label: 'steps', format: 'number', digits: 0 },
+      { key: 'scored', label: 'scored', format: 'number', digits: 0 },
+      { key: 'errored', label: 'errored', format: 'number', digits: 0 },
+      { key: 'cancelled', label: 'cancelled', format: 'number', digits: 0 },
       { key: 'strict', label: 'strict', format: 'percent', digits: 1 },
       { key: 'iso', label: 'iso', format: 'percent', digits: 1 },
       { key: 'core', label: 'core', format: 'percent', digits: 1 },
@@ -99,6 +118,9 @@ export function conditionTable(conditions: ConditionSummary[]): TableFigure {
       condition: condition.condition,
       trials: condition.trials,
       steps: condition.steps,
+      scored: condition.scored,
+      errored: condition.errored,
+      cancelled: condition.cancelled,
       strict: condition.solveRates.strict,
       iso: condition.solveRates.iso,
       core: condition.solveRates.core,

@@ -73,14 +73,17 @@ describe('reporter summary', () => {
     });
   });
 
-  it('gives solve rates over all planned steps, cost, time and score means per condition', async () => {
+  it('gives solve rates over scored steps, errored steps beside them, cost, time and score means per condition', async () => {
     const { summary } = await report();
     expect(summary.conditions).toEqual([
       {
         condition: 'agent',
         trials: 2,
         steps: 6,
-        solveRates: { strict: 2 / 6, iso: 3 / 6, core: 3 / 6 },
+        scored: 4,
+        errored: 2,
+        cancelled: 0,
+        solveRates: { strict: 2 / 4, iso: 3 / 4, core: 3 / 4 },
         costUsd: 2,
         durationMs: 120_000,
         wallMs: 90_000,
@@ -96,6 +99,9 @@ describe('reporter summary', () => {
         condition: 'oracle',
         trials: 1,
         steps: 3,
+        scored: 3,
+        errored: 0,
+        cancelled: 0,
         solveRates: { strict: 1, iso: 1, core: 1 },
         costUsd: 0,
         durationMs: 60_000,
@@ -129,6 +135,9 @@ describe('reporter summary', () => {
         condition: condition.condition,
         trials: condition.trials,
         steps: condition.steps,
+        scored: condition.scored,
+        errored: condition.errored,
+        cancelled: condition.cancelled,
         strict: condition.solveRates.strict,
         iso: condition.solveRates.iso,
         core: condition.solveRates.core,
@@ -157,6 +166,9 @@ describe('reporter summary', () => {
       'condition',
       'trials',
       'steps',
+      'scored',
+      'errored',
+      'cancelled',
       'solveRates',
       'costUsd',
       'durationMs',
@@ -174,9 +186,9 @@ describe('reporter summary', () => {
     const { printed, runDir } = await report();
     expect(printed).toEqual([
       [
-        'condition  trials  steps  strict     iso    core   cost  trial time    wall',
-        'agent           2      6   33.3%   50.0%   50.0%  $2.00      2m 00s  1m 30s',
-        'oracle          1      3  100.0%  100.0%  100.0%  $0.00      1m 00s  1m 00s',
+        'condition  trials  steps  scored  errored  cancelled  strict     iso    core   cost  trial time    wall',
+        'agent           2      6       4        2          0   50.0%   75.0%   75.0%  $2.00      2m 00s  1m 30s',
+        'oracle          1      3       3        0          0  100.0%  100.0%  100.0%  $0.00      1m 00s  1m 00s',
         '',
         'condition                pass@1',
         'agent      50.0% [23.7%, 76.3%]',
@@ -218,9 +230,41 @@ describe('reporter summary', () => {
   it('prints a dash, not 0.0%, for solve rates of an experiment without the solve scorer', async () => {
     const { printed } = await report(undefined, { solveScorer: 'faithfulness' });
     expect(printed[0]!.split('\n').slice(0, 3)).toEqual([
-      'condition  trials  steps  strict  iso  core   cost  trial time    wall',
-      'agent           2      6       –    –     –  $2.00      2m 00s  1m 30s',
-      'oracle          1      3       –    –     –  $0.00      1m 00s  1m 00s',
+      'condition  trials  steps  scored  errored  cancelled  strict  iso  core   cost  trial time    wall',
+      'agent           2      6       4        2          0       –    –     –  $2.00      2m 00s  1m 30s',
+      'oracle          1      3       3        0          0       –    –     –  $0.00      1m 00s  1m 00s',
+    ]);
+  });
+
+  it('shows a condition whose trials all errored as 0 scored and its errors, not as 0.0%', async () => {
+    const runDir = await mkdtemp(join(tmpdir(), 'longhaul-summary-'));
+    const printed: string[] = [];
+    const [, crashed] = trials();
+    const record = {
+      ...crashed!.record,
+      status: 'error:model' as const,
+      steps: [
+        { ...crashed!.record.steps[1]!, index: 0, id: 'csv', status: 'error:model' as const, scores: {} },
+      ],
+    };
+    await new SummaryReporter(plugin.options.parse({})).finish({
+      runDir,
+      experiment: { name: 'quickstart', file: '/experiments/quickstart.yaml' },
+      trials: [{ spec: crashed!.spec, record }],
+      experimentScores: [],
+      print: (text) => printed.push(text),
+    });
+    const summary = JSON.parse(await readFile(join(runDir, 'summary.json'), 'utf8')) as RunSummary;
+    expect(summary.conditions[0]).toMatchObject({
+      steps: 3,
+      scored: 0,
+      errored: 3,
+      cancelled: 0,
+      solveRates: { strict: null, iso: null, core: null },
+    });
+    expect(printed[0]!.split('\n').slice(0, 2)).toEqual([
+      'condition  trials  steps  scored  errored  cancelled  strict  iso  core   cost  trial time    wall',
+      'agent           1      3       0        3          0       –    –     –  $0.50      1m 00s  1m 00s',
     ]);
   });
 
