@@ -9,6 +9,7 @@ import {
   ClassifiedError,
   type Environment,
   excludeMatcher,
+  FolderWorkspace,
   missingRequirements,
   parseSize,
   requirementsIssues,
@@ -26,7 +27,6 @@ import { LocalSandbox, type LocalSandboxDirs } from './local-sandbox.js';
 import type { LocalOptions } from './options.js';
 import { folderPrefix, reclaimSandboxes, writeLabel } from './sandbox-label.js';
 import { runHostAddress } from './sandbox-network.js';
-import { WorkspaceFiles } from './workspace-files.js';
 
 function lastLines(text: string, count = 20): string {
   return text.trimEnd().split('\n').slice(-count).join('\n');
@@ -74,7 +74,7 @@ export class LocalEnvironment implements Environment {
     const workspace = join(root, 'workspace');
     const etc = join(root, 'etc');
     await Promise.all([workspace, dirs.home, dirs.tmp, etc].map((dir) => mkdir(dir)));
-    const files = new WorkspaceFiles(
+    const files = new FolderWorkspace(
       await realpath(workspace),
       excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
       parseSize(this.options.maxFileSize),

@@ -5,6 +5,7 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  type FolderWorkspace,
   type PullOptions,
   type Sandbox,
   type SandboxProcess,
@@ -17,7 +18,6 @@ import {
 import type { Containment } from './containment.js';
 import type { LocalOptions } from './options.js';
 import { ProcessGroup } from './process-group.js';
-import type { WorkspaceFiles } from './workspace-files.js';
 
 const defaultMaxOutputBytes = 10 * 1024 * 1024;
 
@@ -53,7 +53,7 @@ export class LocalSandbox implements Sandbox {
 
   constructor(
     readonly id: string,
-    private readonly files: WorkspaceFiles,
+    private readonly files: FolderWorkspace,
     private readonly dirs: LocalSandboxDirs,
     private readonly options: LocalOptions,
     private readonly store: SnapshotStore | undefined,
@@ -175,7 +175,7 @@ export class LocalSandbox implements Sandbox {
     };
   }
 
-  // File methods never open a path whole: see WorkspaceFiles and the kernel's WorkspaceHandle.
+  // File methods never open a path whole: see FolderWorkspace and the kernel's WorkspaceHandle.
   async readFile(path: string): Promise<Uint8Array> {
     this.alive();
     return this.files.readFile(path);

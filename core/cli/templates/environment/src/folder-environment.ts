@@ -1,10 +1,11 @@
-import { cp, mkdir, mkdtemp } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ClassifiedError,
   type Environment,
   excludeMatcher,
+  FolderWorkspace,
   parseSize,
   type Sandbox,
   type SandboxSpec,
@@ -23,14 +24,17 @@ export class FolderEnvironment implements Environment {
   async open(spec: SandboxSpec): Promise<Sandbox> {
     if (!this.snapshots)
       throw new ClassifiedError('sandbox', 'no snapshot store is bound (open sandboxes inside a run)');
-    const root = await mkdtemp(join(tmpdir(), `{{id}}-${spec.purpose}-`));
+    // Real paths: links inside the workspace are judged against where it really is.
+    const root = await realpath(await mkdtemp(join(tmpdir(), `{{id}}-${spec.purpose}-`)));
     const workspace = join(root, 'workspace');
     await mkdir(join(root, 'home'), { recursive: true });
     await mkdir(workspace, { recursive: true });
-    const sandbox = new FolderSandbox(root, this.snapshots, {
-      excluded: excludeMatcher(this.options.excludes),
-      maxFileBytes: parseSize(this.options.maxFileSize),
-    });
+    const files = new FolderWorkspace(
+      workspace,
+      excludeMatcher(this.options.excludes),
+      parseSize(this.options.maxFileSize),
+    );
+    const sandbox = new FolderSandbox(root, this.snapshots, files);
     try {
       // A sandbox starts from a snapshot (a resumed step, a scorer's own) or from the task's seed.
       if (spec.from) await sandbox.restore(spec.from);

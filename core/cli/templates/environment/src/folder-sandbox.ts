@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join } from 'node:path';
 import {
   ClassifiedError,
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  type FolderWorkspace,
   type PullOptions,
   type Sandbox,
   type SandboxProcess,
@@ -16,17 +17,12 @@ import {
   type WorkspaceFile,
 } from '@longhaul/core';
 
-export interface FolderSandboxLimits {
-  /** Paths (relative, with `/`) left out of pulls, pushes and snapshots. */
-  excluded: (path: string) => boolean;
-  /** Files larger than this are left out of pulls and snapshots, unread. */
-  maxFileBytes: number;
-}
-
 /**
  * A sandbox over a host folder. Every command runs in a process group of its own, so a timeout,
  * an abort or its end kills whatever it started in that group (a process that makes a session of
- * its own, with setsid, escapes it: this environment contains nothing).
+ * its own, with setsid, escapes it: this environment contains nothing). File methods go through
+ * @longhaul/core's FolderWorkspace, which opens every path beneath the workspace and never follows
+ * a link out of it, whatever the agent's commands leave there or swap in meanwhile.
  */
 export class FolderSandbox implements Sandbox {
   readonly id: string;
@@ -40,7 +36,8 @@ export class FolderSandbox implements Sandbox {
   constructor(
     private readonly root: string,
     private readonly snapshots: SnapshotStore,
-    private readonly limits: FolderSandboxLimits,
+    /** The workspace folder, `root/workspace`, with its limits (excludes, file size). */
+    private readonly files: FolderWorkspace,
   ) {
     this.id = root;
     this.workspace = join(root, 'workspace');
@@ -48,7 +45,7 @@ export class FolderSandbox implements Sandbox {
   }
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
-    const child = this.spawn(argv, options);
+    const child = await this.spawn(argv, options);
     return this.collect(child, options);
   }
 
@@ -56,7 +53,7 @@ export class FolderSandbox implements Sandbox {
     argv: string[],
     options: Omit<ExecOptions, 'timeoutMs' | 'stdin'> = {},
   ): Promise<SandboxProcess> {
-    const child = this.spawn(argv, options);
+    const child = await this.spawn(argv, options);
     this.started.add(child);
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
@@ -73,64 +70,33 @@ export class FolderSandbox implements Sandbox {
   }
 
   async readFile(path: string): Promise<Uint8Array> {
-    return readFile(this.inside(path));
+    this.open();
+    return this.files.readFile(path);
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
-    const file = this.inside(path);
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, data);
-    // chmod after writing: the process umask would otherwise clear bits of the mode asked for.
-    await chmod(file, options.mode ?? 0o644);
+    this.open();
+    await this.files.writeFile(path, data, options.mode ?? 0o644);
   }
 
   async remove(path: string): Promise<void> {
-    const full = this.inside(path);
-    if (full === this.workspace) throw new Error('remove() refuses to delete the workspace itself');
-    await rm(full, { recursive: true, force: true });
+    this.open();
+    await this.files.remove(path);
   }
 
   async list(path = '', options: { recursive?: boolean } = {}): Promise<FileEntry[]> {
-    const dir = this.inside(path);
-    const entries: FileEntry[] = [];
-    const walk = async (folder: string): Promise<void> => {
-      for (const entry of await readdir(folder, { withFileTypes: true })) {
-        const full = join(folder, entry.name);
-        const info = await lstat(full);
-        const type = info.isSymbolicLink() ? 'symlink' : info.isDirectory() ? 'dir' : 'file';
-        entries.push({ path: this.relative(full), type, size: info.size, mode: info.mode & 0o7777 });
-        if (options.recursive && type === 'dir') await walk(full);
-      }
-    };
-    await walk(dir);
-    return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    this.open();
+    return this.files.list(path, options.recursive ?? false);
   }
 
   async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.open();
-    const files: WorkspaceFile[] = [];
-    for (const entry of await this.list('', { recursive: true })) {
-      if (entry.type !== 'file' || this.limits.excluded(entry.path)) continue;
-      if (entry.size > this.limits.maxFileBytes) {
-        options.onSkipped?.({ path: entry.path, size: entry.size });
-        continue;
-      }
-      files.push({
-        path: entry.path,
-        mode: entry.mode,
-        data: await readFile(join(this.workspace, entry.path)),
-      });
-    }
-    return files;
+    return this.files.pull(options);
   }
 
   async push(files: WorkspaceFile[]): Promise<void> {
     this.open();
-    for (const entry of await readdir(this.workspace)) {
-      if (!this.limits.excluded(entry))
-        await rm(join(this.workspace, entry), { recursive: true, force: true });
-    }
-    for (const file of files) await this.writeFile(file.path, file.data, { mode: file.mode & 0o7777 });
+    await this.files.push(files);
   }
 
   async snapshot(): Promise<SnapshotRef> {
@@ -166,26 +132,12 @@ export class FolderSandbox implements Sandbox {
     if (this.closed) throw new ClassifiedError('sandbox', `sandbox ${this.id} is closed`);
   }
 
-  /**
-   * The host path of a workspace path; a path that would leave the workspace is refused. Symbolic
-   * links inside it are followed: nothing here keeps an agent's own commands in (see the class).
-   */
-  private inside(path: string): string {
+  private async spawn(
+    argv: string[],
+    options: Omit<ExecOptions, 'timeoutMs' | 'stdin'>,
+  ): Promise<ChildProcess> {
     this.open();
-    const full = resolve(this.workspace, path);
-    const rel = relative(this.workspace, full);
-    if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-      throw new Error(`${path} is outside the workspace ${this.workspace}`);
-    }
-    return full;
-  }
-
-  private relative(full: string): string {
-    return relative(this.workspace, full).split(sep).join('/');
-  }
-
-  private spawn(argv: string[], options: Omit<ExecOptions, 'timeoutMs' | 'stdin'>): ChildProcess {
-    const cwd = this.inside(options.cwd ?? '');
+    const cwd = await this.files.resolve(options.cwd ?? '');
     // Commands see none of the runner's variables (its keys included): only PATH, HOME and what they are given.
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: this.home, ...options.env };
     return spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });

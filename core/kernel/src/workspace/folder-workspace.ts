@@ -1,17 +1,10 @@
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  ClassifiedError,
-  type ExcludeMatcher,
-  type FileEntry,
-  linkLeaves,
-  lstatIn,
-  type PullOptions,
-  type WalkEntry,
-  type WorkspaceFile,
-  WorkspaceHandle,
-  walkWorkspace,
-} from '@longhaul/core';
+import type { FileEntry, PullOptions, WorkspaceFile } from '../contracts/index.js';
+import { ClassifiedError } from '../contracts/status.js';
+import type { ExcludeMatcher } from './excludes.js';
+import { type WalkEntry, walkWorkspace } from './walk.js';
+import { linkLeaves, lstatIn, WorkspaceHandle } from './workspace-handle.js';
 
 /** Snapshots carry a symlink as a file whose mode has these type bits and whose data is the target. */
 export const symlinkMode = 0o120000;
@@ -23,13 +16,13 @@ function entryType(type: WalkEntry['type']): FileEntry['type'] {
 }
 
 /**
- * The workspace directory on the host: file operations, listings, and whole-workspace pull and
- * push. Every one goes through a WorkspaceHandle (see there why): paths are opened component by
+ * A workspace that is a directory on the host: file operations, listings, and whole-workspace
+ * pull and push, for environments whose sandboxes work in a host folder. Every one goes through a WorkspaceHandle (see there why): paths are opened component by
  * component beneath the workspace, links are followed only while they stay inside, and walks never
  * follow a link at all. A process in the sandbox swapping folders and links meanwhile can make an
  * operation fail, never make it reach the host.
  */
-export class WorkspaceFiles {
+export class FolderWorkspace {
   private readonly handle: WorkspaceHandle;
 
   constructor(
