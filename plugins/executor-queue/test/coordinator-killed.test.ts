@@ -25,7 +25,7 @@ it('the coordinator killed: `longhaul resume` re-attaches to the queue and finis
   expect(await resumed.exited, resumed.output()).toBe(0);
   const summary = await expectAllPassed(cluster, 4);
   // The reporters' output: the summary table on the terminal and the run's figures.
-  expect(resumed.output()).toMatch(/oracle\/checkpoints\/none\s+4\s+12\s+100\.0%/);
+  expect(resumed.output()).toMatch(/oracle\/checkpoints\/none\s+4\s+12\s+12\s+0\s+0\s+100\.0%/);
   expect(existsSync(join(cluster.runDir, 'figures.json'))).toBe(true);
   // No job was added twice and no trial ran twice: each started once and ended once.
   const started = cluster.trialLines(worker.output(), 'started');
