@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scaffoldKinds } from '../src/scaffold/package-name.js';
 import { runCli } from './run-cli.js';
 
 let root: string;
@@ -161,5 +162,16 @@ describe('longhaul new', () => {
         'vitest.config.ts',
       ].sort(),
     );
+  });
+
+  // The README's example experiment names the plugin by its id, as a user would copy it.
+  it.each(scaffoldKinds)('writes a README whose example names the %s by its id', async (kind) => {
+    const dir = await folder(`readme/${kind}`);
+    const result = await runCli(['new', kind, `my-${kind}`, '.'], dir);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const readme = await readFile(join(dir, 'README.md'), 'utf8');
+    expect(readme).not.toMatch(/\{\s*\{/);
+    const example = readme.split('```yaml\n')[1]?.split('```')[0] ?? '';
+    expect(example).toContain(`my-${kind}`);
   });
 });
