@@ -118,6 +118,13 @@ describe('categorize', () => {
 });
 
 describe('parseJunit', () => {
+  it('decodes character references and entities in messages, keeping the first line', () => {
+    const xml = `<testsuites><testsuite name="pytest" tests="1">
+      <testcase classname="tests.test_checkpoint_1" name="test_a" time="0"><failure message="AssertionError: &lt;b&gt; &amp; &#x27;c&#x27;&#10;assert 1 == 2">x</failure></testcase>
+    </testsuite></testsuites>`;
+    expect(parseJunit(xml)[0]?.message).toBe("AssertionError: <b> & 'c'");
+  });
+
   it('reads outcomes, messages and the recorded markers and files', () => {
     const xml = `<?xml version="1.0"?><testsuites><testsuite name="pytest" tests="3">
       <testcase classname="tests.test_checkpoint_1" name="test_a" time="0.5"><properties><property name="longhaul.markers" value="error,parametrize"/><property name="longhaul.file" value="test_checkpoint_1.py"/></properties></testcase>

@@ -15,6 +15,9 @@ export interface JunitTest {
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '',
+  // pytest writes a message's newlines and control characters as character references (`&#10;`),
+  // which the parser leaves as they are unless told to decode them.
+  htmlEntities: true,
   isArray: (name) => ['testsuite', 'testcase', 'property', 'failure', 'error', 'skipped'].includes(name),
 });
 
