@@ -79,7 +79,7 @@ describe('longhaul new harness my-agent, outside the repository', () => {
     const ran = await longhaul(['run', 'example/experiment.yaml', '--run-dir', join(root, 'run')], agent);
     expect(ran.stderr).not.toMatch(/not installed|cannot be used|error/);
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
-    expect(ran.stdout).toMatch(/my-agent\/checkpoints\/none +1 +1 +100\.0%/);
+    expect(ran.stdout).toMatch(/my-agent\/checkpoints\/none +1 +1 +1 +0 +0 +100\.0%/);
     const summary = JSON.parse(await readFile(join(root, 'run', 'summary.json'), 'utf8'));
     expect(JSON.stringify(summary)).toMatch(/"tests\.strict":1/);
   }, 900_000);
