@@ -282,6 +282,36 @@ describe('pytest suites (SlopCodeBench format)', { timeout: 600_000 }, () => {
     }
   });
 
+  it('a test skipped by the conftest counts in the total and does not pass, its reason kept: strict 0', async () => {
+    const task = scbenchTask('unitconv', 'unitconv.py', 1, {
+      dir: 'fidelity',
+      markers: { imperial: 'functionality' },
+    });
+    const { scores, list } = await scoreStep(task, 0, task.steps[0]!.solution!);
+    expect(scores).toMatchObject({
+      strict: 0,
+      iso: 0,
+      core: 1,
+      pass_rate: 3 / 5,
+      'core.passed': 2,
+      'core.total': 2,
+      'functionality.passed': 0,
+      'functionality.total': 2,
+      'error.passed': 1,
+    });
+    const cases = (list[0]!.detail as { cases: { id: string; passed: boolean; reason?: string }[] }).cases;
+    expect(cases.filter((item) => !item.passed)).toEqual([
+      expect.objectContaining({
+        id: 'checkpoint_1/functionality/test_checkpoint_1.py::test_imperial[12-in-ft-1.000]',
+        reason: 'skipped: imperial cases under review',
+      }),
+      expect.objectContaining({
+        id: 'checkpoint_1/functionality/test_checkpoint_1.py::test_imperial[1-ft-cm-30.480]',
+        reason: 'skipped: imperial cases under review',
+      }),
+    ]);
+  });
+
   it("a test stopped by the config's per-test timeout fails with reason timeout", async () => {
     const { scores, list } = await scoreStep(glossary(), 0, join(fixtures, 'broken/glossary-hangs'));
     expect(scores).toMatchObject({ strict: 0, 'core.passed': 1, 'core.total': 2, 'error.passed': 0 });

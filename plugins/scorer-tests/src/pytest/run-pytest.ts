@@ -147,19 +147,18 @@ export async function runPytestStep(ctx: StepScoreContext, suite: PytestSuite): 
     await writeFile(join(ctx.outDir, 'junit.xml'), text);
     // The XML parser is imported when a pytest suite first reports, not when the scorer loads.
     const { parseJunit } = await import('./junit.js');
-    return parseJunit(text)
-      .filter((test) => test.outcome !== 'skipped')
-      .map((test) => {
-        const category = categorize(test, checkpoint.file, suite.markers);
-        return {
-          id: `${checkpoint.name}/${category}/${test.id}`,
-          step: suite.checkpoints.find((item) => item.file === test.file)?.name ?? checkpoint.name,
-          category,
-          passed: test.outcome === 'passed',
-          ...(test.outcome === 'passed' ? {} : { reason: reasonOf(test) }),
-          durationMs: test.durationMs,
-        };
-      });
+    // A skipped test stays in the total and does not pass, as upstream counts it; its reason is kept.
+    return parseJunit(text).map((test) => {
+      const category = categorize(test, checkpoint.file, suite.markers);
+      return {
+        id: `${checkpoint.name}/${category}/${test.id}`,
+        step: suite.checkpoints.find((item) => item.file === test.file)?.name ?? checkpoint.name,
+        category,
+        passed: test.outcome === 'passed',
+        ...(test.outcome === 'passed' ? {} : { reason: reasonOf(test) }),
+        durationMs: test.durationMs,
+      };
+    });
   } finally {
     await sandbox.close();
   }
