@@ -27,6 +27,11 @@ describe('longhaul retry', () => {
     const runDir = join(work(), 'run');
     const first = await spawnCli(['run', await failingOnce(), '--run-dir', runDir], work()).done;
     expect(first.stdout).toMatch(/^2 trials: (error:harness, ok|ok, error:harness)\n$/);
+    // A trial that errored measured nothing: the run says so and exits 3, so scripts notice.
+    expect(first.code).toBe(3);
+    expect(first.stderr).toContain(
+      `1 of 2 trials did not finish: 1 error:harness — rates are over scored steps; see longhaul report ${runDir}\n`,
+    );
     const trials = await readdir(join(runDir, 'trials'));
     const records = await Promise.all(
       trials.map((id) => readJson<TrialRecord>(join(runDir, 'trials', id, 'trial.json'))),
@@ -40,13 +45,15 @@ describe('longhaul retry', () => {
     expect(bad).toMatchObject({ code: 1, stdout: '' });
     expect(bad.stderr).toMatch(/unknown status 'eror'/);
     const none = await spawnCli(['retry', runDir, '--status', 'timeout'], work()).done;
-    expect(none.code).toBe(0);
+    // The run still holds the errored trial, so it still exits 3.
+    expect(none.code).toBe(3);
     expect(none.stderr).toContain('retry: 0 trials ended with timeout\n');
     expect(await readdir(join(runDir, 'trials', failed.id))).not.toContain('attempts');
 
     const retried = await spawnCli(['retry', runDir], work()).done;
     expect(retried.stderr).toContain(`retry: 1 trial ended with error: ${failed.id} (attempt 1 kept)\n`);
     expect(retried.code).toBe(0);
+    expect(retried.stderr).not.toContain('did not finish');
     expect(retried.stdout).toBe('2 trials: ok, ok\n');
     const now = await readJson<TrialRecord>(join(runDir, 'trials', failed.id, 'trial.json'));
     expect(now.status).toBe('ok');

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { reportingConfigErrors } from '../print-error.js';
-import { concurrencyOption, forceOption, graceOption, runModules } from './run.js';
+import { concurrencyOption, forceOption, graceOption, runExitCodes, runModules } from './run.js';
 
 /** `longhaul resume <run-dir>`: finishes an interrupted run without re-running complete steps. */
 export function register(program: Command): void {
@@ -11,6 +11,7 @@ export function register(program: Command): void {
     .option(...concurrencyOption)
     .option(...graceOption)
     .option(...forceOption)
+    .addHelpText('after', runExitCodes)
     .action(async (runDir: string, options: { concurrency?: number; grace: number; force: boolean }) => {
       const { core, driveRun, openGateway } = await runModules();
       process.exitCode = await reportingConfigErrors(() =>

@@ -1,7 +1,7 @@
 import { defaultRetryStatuses } from '@longhaul/core/light';
 import { type Command, InvalidArgumentError } from 'commander';
 import { reportingConfigErrors } from '../print-error.js';
-import { concurrencyOption, forceOption, graceOption, runModules } from './run.js';
+import { concurrencyOption, forceOption, graceOption, runExitCodes, runModules } from './run.js';
 
 const plainStatuses = ['ok', 'failed', 'timeout', 'budget', 'error'];
 
@@ -39,6 +39,7 @@ export function register(program: Command): void {
     .option(...concurrencyOption)
     .option(...graceOption)
     .option(...forceOption)
+    .addHelpText('after', runExitCodes)
     .action(
       async (
         runDir: string,

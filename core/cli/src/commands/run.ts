@@ -54,6 +54,17 @@ export const graceOption = [
   30,
 ] as const;
 
+/** What `run`, `resume` and `retry` exit with, shown under their --help. */
+export const runExitCodes = `
+Exit codes:
+  0    every trial finished (ok, failed, timeout or budget) and was reported
+  1    a reporter or experiment scorer failed
+  2    bad input: an experiment, --set, task file or run directory that does not validate
+  3    some trial ended error:<class> or cancelled; a line on stderr says how many and why,
+       and rates are over the scored steps only
+  130  stopped with Ctrl-C or SIGTERM; continue with longhaul resume <run-dir>
+`;
+
 /** `longhaul run <experiment>`: runs every trial of an experiment into a new run directory. */
 export function register(program: Command): void {
   program
@@ -72,6 +83,7 @@ export function register(program: Command): void {
     .option('--executor <id>', 'where trials run: an executor plugin (same as --set executor=<id>)')
     .option(...graceOption)
     .option(...forceOption)
+    .addHelpText('after', runExitCodes)
     .action(
       async (
         file: string,

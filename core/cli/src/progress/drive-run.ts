@@ -1,4 +1,5 @@
 import { RunCancellation, type RunOptions, type RunResult } from '@longhaul/core';
+import { unfinishedExitCode, unfinishedSummary } from './unfinished-trials.js';
 import { progressView, type ViewStream } from './views.js';
 
 export interface DriveOptions {
@@ -18,7 +19,9 @@ export const cancelledExitCode = 130;
  * code. First Ctrl-C (SIGINT): no new trials or turns, running turns and scoring get the grace
  * period, then they are aborted; second Ctrl-C: abort now; third: exit. SIGTERM aborts at once
  * (a second one exits). Whatever an abort cuts short ends `cancelled` and is run again by
- * `resume`; a step whose turn and scoring finished in the grace period is complete.
+ * `resume`; a step whose turn and scoring finished in the grace period is complete. Exit codes:
+ * 130 for a stopped run, 1 when a reporter or experiment scorer failed, 3 when a trial ended
+ * `error:<class>` or `cancelled` (with a line saying how many and why), else 0.
  */
 export async function driveRun(
   start: (hooks: Pick<RunOptions, 'onEvent' | 'print' | 'cancellation'>) => Promise<RunResult>,
@@ -76,5 +79,11 @@ export async function driveRun(
     stream.write(`stopped; continue with: longhaul resume ${result.runDir}\n`);
     return cancelledExitCode;
   }
-  return result.status === 'ok' ? 0 : 1;
+  const unfinished = unfinishedSummary(
+    result.trials.map((trial) => trial.record),
+    result.runDir,
+  );
+  if (unfinished !== undefined) stream.write(`${unfinished}\n`);
+  if (result.status !== 'ok') return 1;
+  return unfinished === undefined ? 0 : unfinishedExitCode;
 }
