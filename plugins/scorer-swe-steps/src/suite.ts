@@ -14,8 +14,10 @@ export const suiteSchema = z.strictObject({
    */
   supportFiles: z.array(z.string().min(1)).default([]),
   /**
-   * Test files other steps of the task hide, as they are after this PR: written before its tests
-   * run so that whatever they import or read is there, whichever setting hid it from the agent.
+   * The other test files of this PR's gold tree that the chain does not hold alike (another step
+   * hides them, a later commit changes or removes them), as they are after this PR: written
+   * before its tests run so that whatever they import or read is there as the PR left it,
+   * whichever setting the agent worked in.
    */
   restore: z.array(z.string().min(1)).default([]),
   /** pytest node ids that the PR makes pass. */

@@ -15,7 +15,7 @@ import { bundleFile, type Chain, type Manifest, manifest, manifestFile, type PrR
 import { Git } from './git.js';
 import { locatedError } from './located.js';
 import type { SweStepsOptions } from './options.js';
-import { isTestModule } from './path-rules.js';
+import { classifier, defaultPathRules, isTestModule, type PathRules } from './path-rules.js';
 import { renderPrd, renderRequest } from './request.js';
 
 /** What a step's cases directory holds in suite.json (files/ holds every path it names). */
@@ -25,7 +25,11 @@ export interface Suite {
   testFiles: string[];
   /** The PR's other test files (fixtures, data, conftest, helpers): written, never arguments. */
   supportFiles: string[];
-  /** What the task's other steps hide, as this PR leaves it: written so the PR's tests find it. */
+  /**
+   * The other test files of this PR's gold tree that the chain's commits do not all hold alike
+   * (hidden by another step, changed or removed by a later commit): written so the PR's tests
+   * find what they import and read, as the PR left it.
+   */
   restore: string[];
   f2p: string[];
   p2p: string[];
@@ -35,7 +39,25 @@ export interface Suite {
 }
 
 /** The version of what load writes (trees, cases, suite.json): a new one never reuses an older cache. */
-const layout = 'swe-steps-cases/2';
+const layout = 'swe-steps-cases/3';
+
+/** The test-path rules the dataset was mined with (older manifests: the defaults). */
+function testRulesOf(data: Manifest): (path: string) => boolean {
+  const rules = data.options.rules as Partial<PathRules> | undefined;
+  const tests = Array.isArray(rules?.tests) ? rules.tests.filter((glob) => typeof glob === 'string') : [];
+  const kindOf = classifier({ ...defaultPathRules, ...(tests.length > 0 ? { tests } : {}) });
+  return (path) => kindOf(path) === 'test';
+}
+
+/** Path → blob id of every file of `commit` that the test rules match. */
+async function testBlobs(git: Git, commit: string, isTest: (path: string) => boolean) {
+  const blobs = new Map<string, string>();
+  for (const entry of (await git.run(['ls-tree', '-r', '-z', commit])).split('\0')) {
+    const match = /^\d+ blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+    if (match && isTest(match[2]!)) blobs.set(match[2]!, match[1]!);
+  }
+  return blobs;
+}
 
 /** Builds `dir` once: into a temporary sibling, then renamed into place (a concurrent load may win). */
 async function once(dir: string, build: (tmp: string) => Promise<void>): Promise<void> {
@@ -147,13 +169,26 @@ export class SweStepsSource implements Source {
         support: pr.support_files ?? left.filter((path) => !isTestModule(path)),
       });
     }
-    const allHidden = [...new Set([...hiddenOf.values()].flatMap((h) => [...h.modules, ...h.support]))];
+    // What a PR's tests may read or import besides its own files: every test file (by the mined
+    // rules) that the chain's commits do not all hold alike. Another step may hide it, a later
+    // commit may change or remove it (a helper replaced by a conftest.py), an earlier one may have
+    // added it; whichever setting the agent worked in, the PR is scored with the versions of its
+    // own gold tree. Files every commit holds alike are in the seed and stay as the agent left them.
+    const isTest = testRulesOf(data);
+    const blobs = new Map<string, Map<string, string>>();
+    for (const commit of [chain.base, ...prs.map((pr) => pr.commit_id)])
+      blobs.set(commit, await testBlobs(git, commit, isTest));
+    const trees = [...blobs.values()];
+    const varying = new Set<string>();
+    for (const tree of trees)
+      for (const [path, blob] of tree) if (trees.some((other) => other.get(path) !== blob)) varying.add(path);
+    for (const hidden of hiddenOf.values())
+      for (const path of [...hidden.modules, ...hidden.support]) varying.add(path);
     for (const [index, pr] of prs.entries()) {
       const { modules: testFiles, support: supportFiles } = hiddenOf.get(pr)!;
       const own = new Set([...testFiles, ...supportFiles]);
-      const restore = allHidden
-        .filter((path) => !own.has(path) && existsSync(join(tree(pr.commit_id), path)))
-        .sort();
+      const gold = blobs.get(pr.commit_id)!;
+      const restore = [...varying].filter((path) => !own.has(path) && gold.has(path)).sort();
       const suite: Suite = {
         pr: pr.pr_number,
         testFiles,
