@@ -2,7 +2,7 @@ import { definePlugin, tokens } from '@longhaul/core';
 import { optionsSchema } from './options.js';
 import { ScbenchSource } from './scbench-source.js';
 
-export { entryFileOf } from './load-problem.js';
+export { entryFileOf, problemRequirements } from './load-problem.js';
 export { optionsSchema, type ScbenchOptions } from './options.js';
 export { ScbenchSource } from './scbench-source.js';
 

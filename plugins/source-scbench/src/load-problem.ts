@@ -6,17 +6,18 @@ import {
   checkYaml,
   type PytestSuite,
   pytestSuiteKey,
+  type Requirements,
   readDirectoryFiles,
   readYaml,
   type Step,
   sha256,
   type Task,
 } from '@longhaul/core';
-import { configFileSchema, markerGroup } from './config-file.js';
+import { type ConfigFile, configFileSchema, markerGroup } from './config-file.js';
 import { dataFileIssues } from './data-files.js';
 import { assemble, cacheDir } from './materialize.js';
-import type { ScbenchOptions } from './options.js';
-import { problemRequirements } from './requirements.js';
+import { optionsSchema, type ScbenchOptions } from './options.js';
+import { type PythonTree, requirementsOf } from './requirements.js';
 import { renderSpec } from './spec-text.js';
 
 const ignored = new Set(['__pycache__', '.pytest_cache', '.DS_Store']);
@@ -36,8 +37,87 @@ async function hashProblem(root: string): Promise<string> {
   return `sha256:${sha256(files.map((file) => `${file.path}\0${sha256(file.data)}\n`).join(''))}`;
 }
 
+/**
+ * The Python sources under `dir` and the modules it holds itself: every `.py` file's stem and every
+ * directory's name, at any depth (tests and solutions put helpers on `sys.path` their own ways).
+ */
+async function pythonTree(dir: string): Promise<PythonTree> {
+  if (!(await isDir(dir))) return { files: [], local: new Set() };
+  const files = (await readDirectoryFiles(dir)).filter(
+    (file) => !file.path.split('/').some((part) => ignored.has(part)),
+  );
+  const local = new Set<string>();
+  for (const file of files) {
+    const parts = file.path.split('/');
+    for (const part of parts.slice(0, -1)) local.add(part);
+    if (file.path.endsWith('.py')) local.add(basename(file.path, '.py'));
+  }
+  return {
+    files: files
+      .filter((file) => file.path.endsWith('.py'))
+      .map((file) => ({ path: join(dir, file.path), source: Buffer.from(file.data).toString('utf8') })),
+    local,
+  };
+}
+
 export function entryFileOf(entry: string): string {
   return extname(entry) ? entry : `${entry}.py`;
+}
+
+type ProblemYaml = Awaited<ReturnType<typeof readYaml>>;
+
+/** What the problem needs where it runs, each with the file that asks for it (see `requirementsOf`). */
+async function requirementsOfProblem(
+  root: string,
+  config: ConfigFile,
+  yaml: ProblemYaml,
+  options: Pick<ScbenchOptions, 'entryCommand' | 'requiresPython'>,
+  tests: PythonTree,
+): Promise<Requirements> {
+  const configPath = join(root, 'config.yaml');
+  const at = (key: string) => {
+    const where = yaml.locate([key]);
+    return where ? `${configPath}:${where.line}` : configPath;
+  };
+  const python = config.requires_python ?? options.requiresPython;
+  const solutions = await Promise.all(
+    Object.keys(config.checkpoints).map((name) => pythonTree(join(root, 'solutions', name))),
+  );
+  return requirementsOf({
+    python:
+      python === undefined
+        ? undefined
+        : {
+            version: python.replace(/^\s*>=\s*/, '').trim(),
+            origin: config.requires_python ? at('requires_python') : 'source option requiresPython',
+          },
+    testDependencies: { names: config.test_dependencies, origin: at('test_dependencies') },
+    entryCommand: options.entryCommand.replaceAll('{entry_file}', entryFileOf(config.entry_file)),
+    tests,
+    solutions,
+  });
+}
+
+/**
+ * What one problem directory needs where it runs, as its task's `environment.requires` states it:
+ * Python version, Python packages (declared, imported by the tests, imported by the reference
+ * solutions) and programs, each with its origin. For choosing an environment or image per problem;
+ * a config.yaml that cannot be read is a ConfigError naming where.
+ */
+export async function problemRequirements(
+  root: string,
+  options: Partial<Pick<ScbenchOptions, 'entryCommand' | 'requiresPython'>> = {},
+): Promise<Requirements> {
+  const yaml = await readYaml(join(root, 'config.yaml'));
+  const checked = checkYaml(yaml, configFileSchema);
+  if (!checked.data) throw new ConfigError(checked.issues);
+  return requirementsOfProblem(
+    root,
+    checked.data,
+    yaml,
+    optionsSchema.parse({ path: root, ...options }),
+    await pythonTree(join(root, 'tests')),
+  );
 }
 
 /** Loads one SlopCodeBench problem directory; every problem found goes into `issues`. */
@@ -48,7 +128,7 @@ export async function loadProblem(
 ): Promise<Task | undefined> {
   const before = issues.length;
   const configPath = join(root, 'config.yaml');
-  let yaml: Awaited<ReturnType<typeof readYaml>>;
+  let yaml: ProblemYaml;
   try {
     yaml = await readYaml(configPath);
   } catch (error) {
@@ -86,14 +166,15 @@ export async function loadProblem(
       message: 'missing tests/conftest.py (it declares --entrypoint and --checkpoint)',
     });
   }
-  const testSources = (await isDir(testsDir))
-    ? (await readDirectoryFiles(testsDir))
-        .filter(
-          (file) => file.path.endsWith('.py') && !file.path.split('/').some((part) => ignored.has(part)),
-        )
-        .map((file) => ({ path: join(testsDir, file.path), source: Buffer.from(file.data).toString('utf8') }))
-    : [];
-  issues.push(...(await dataFileIssues(testsDir, testSources, new Set(Object.keys(config.static_assets)))));
+  const tests = await pythonTree(testsDir);
+  issues.push(
+    ...(await dataFileIssues(
+      testsDir,
+      tests.files,
+      new Set(Object.keys(config.static_assets)),
+      Object.values(config.static_assets).map((asset) => join(root, asset.path)),
+    )),
+  );
   const steps: Omit<Step, 'solution'>[] = [];
   const solutions: (string | undefined)[] = [];
   for (const [index, [name]] of checkpoints.entries()) {
@@ -126,23 +207,7 @@ export async function loadProblem(
   const hash = await hashProblem(root);
   const assets = Object.values(config.static_assets).map((asset) => asset.path);
   const cache = cacheDir(hash);
-  const at = (key: string) => {
-    const where = yaml.locate([key]);
-    return where ? `${configPath}:${where.line}` : configPath;
-  };
-  const python = config.requires_python ?? options.requiresPython;
-  const requires = problemRequirements({
-    python:
-      python === undefined
-        ? undefined
-        : {
-            version: python.replace(/^\s*>=\s*/, '').trim(),
-            origin: config.requires_python ? at('requires_python') : 'source option requiresPython',
-          },
-    testDependencies: { names: config.test_dependencies, origin: at('test_dependencies') },
-    entryCommand,
-    testFiles: testSources,
-  });
+  const requires = await requirementsOfProblem(root, config, yaml, options, tests);
   const suite: PytestSuite = {
     testsDir,
     python: options.python,

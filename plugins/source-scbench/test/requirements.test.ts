@@ -83,8 +83,8 @@ describe('source scbench: what a problem needs', () => {
     ].join('\n');
     expect(referencedPaths(source).map((ref) => `${ref.line}:${ref.path}`)).toEqual([
       '2:data/cases',
-      '4:../solutions',
       '3:data/cases/one.json',
+      '4:../solutions',
     ]);
   });
 });
