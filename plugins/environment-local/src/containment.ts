@@ -1,7 +1,13 @@
 import { killMarked, markVariable, trackOpen } from './process-marks.js';
+import type { SandboxCgroup } from './sandbox-cgroup.js';
 
 /** How a local sandbox runs its commands and ends what they leave behind: one per isolation mode. */
 export interface Containment {
+  /**
+   * Whether ending the sandbox ends every process it started, so none can touch its folder after
+   * `close` (a cgroup or PID namespace; not the marks, which a cleared environment escapes).
+   */
+  readonly contained: boolean;
   /** How commands reach a server on the host (the model gateway). */
   readonly hostAddress: string;
   /** The argv and environment that run call number `call` of the sandbox. */
@@ -22,15 +28,24 @@ export interface Containment {
 }
 
 /**
- * No isolation: commands run on the host as the runner's user. Every process carries the mark
- * `<sandbox id>/<call>` in its environment, so what a call left running is found and killed
- * however it detached.
+ * No isolation: commands run on the host as the runner's user. Where the host allows it (see
+ * SandboxCgroup) each call runs in a cgroup of its own, which nothing it starts can leave, and
+ * ending the cgroup ends all of it. Every process also carries the mark `<sandbox id>/<call>` in
+ * its environment, which is how a call's processes are found without cgroups (a process started
+ * with a cleared environment escapes that), and how `reclaim` finds those of a dead runner.
  */
 export class PlainContainment implements Containment {
   readonly hostAddress = '127.0.0.1';
 
-  constructor(private readonly sandboxId: string) {
+  constructor(
+    private readonly sandboxId: string,
+    private readonly cgroup?: SandboxCgroup,
+  ) {
     trackOpen(`${sandboxId}/`, true);
+  }
+
+  get contained(): boolean {
+    return this.cgroup !== undefined;
   }
 
   private mark(call: number): string {
@@ -38,15 +53,19 @@ export class PlainContainment implements Containment {
   }
 
   async command(argv: string[], env: Record<string, string>, options: { call: number }) {
-    return { argv, env: { ...env, [markVariable]: this.mark(options.call) } };
+    const marked = { ...env, [markVariable]: this.mark(options.call) };
+    if (!this.cgroup) return { argv, env: marked };
+    return { argv: await this.cgroup.command(argv, env, options.call), env: marked };
   }
 
   afterCall(call: number): Promise<unknown> {
+    if (this.cgroup) return this.cgroup.endCall(call);
     const mark = this.mark(call);
     return killMarked(mark, (found) => found !== mark);
   }
 
   sweep(running: ReadonlySet<number>): Promise<unknown> {
+    if (this.cgroup) return this.cgroup.sweep(running);
     const prefix = `${this.sandboxId}/`;
     return killMarked(prefix, (found) => running.has(Number(found.slice(prefix.length))));
   }
@@ -60,6 +79,7 @@ export class PlainContainment implements Containment {
   }
 
   async close(): Promise<void> {
+    await this.cgroup?.close();
     trackOpen(`${this.sandboxId}/`, false);
   }
 }

@@ -15,6 +15,8 @@ import { SandboxNetwork } from './sandbox-network.js';
  * ends); all calls share the sandbox's network namespace, where only the gateway is reachable.
  */
 export class HardenedContainment implements Containment {
+  readonly contained = true;
+
   private constructor(
     private readonly tools: { bwrap: string; nsenter: string },
     private readonly network: SandboxNetwork,

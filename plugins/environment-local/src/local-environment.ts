@@ -25,6 +25,7 @@ import { type Containment, PlainContainment } from './containment.js';
 import { HardenedContainment } from './hardened-containment.js';
 import { LocalSandbox, type LocalSandboxDirs } from './local-sandbox.js';
 import type { LocalOptions } from './options.js';
+import { cgroupHierarchy, SandboxCgroup } from './sandbox-cgroup.js';
 import { folderPrefix, reclaimSandboxes, writeLabel } from './sandbox-label.js';
 import { runHostAddress } from './sandbox-network.js';
 
@@ -35,6 +36,15 @@ function lastLines(text: string, count = 20): string {
 function within(parent: string, path: string): boolean {
   const rel = relative(parent, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** Plain mode: in a cgroup of the sandbox's own where the host has one for it. */
+async function plainContainment(id: string): Promise<PlainContainment> {
+  const hierarchy = cgroupHierarchy();
+  if (!hierarchy) return new PlainContainment(id);
+  const cgroup = new SandboxCgroup(hierarchy, id);
+  await cgroup.open();
+  return new PlainContainment(id, cgroup);
 }
 
 /** Opens sandboxes that are temp directories on the host (see LocalSandbox for what that isolates). */
@@ -90,7 +100,7 @@ export class LocalEnvironment implements Environment {
             mounts,
             hostAddress: runHostAddress(spec.runId),
           })
-        : new PlainContainment(id);
+        : await plainContainment(id);
     } catch (error) {
       await rm(root, { recursive: true, force: true });
       throw error;

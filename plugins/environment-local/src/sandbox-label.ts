@@ -2,6 +2,7 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processAlive, processStartTime } from '@longhaul/core';
 import { killMarked } from './process-marks.js';
+import { endSandboxCgroup, removeIdleCgroups } from './sandbox-cgroup.js';
 
 /** Every sandbox folder is named `longhaul-…` and holds this label. */
 export const folderPrefix = 'longhaul-';
@@ -33,7 +34,7 @@ async function readLabel(root: string): Promise<SandboxLabel | undefined> {
 
 /**
  * Removes the sandbox folders under `base` whose owner process is dead (a runner that was killed),
- * with `runId` only those of that run, and kills what their commands left running. Folders of
+ * with `runId` only those of that run, and ends what their commands left running first. Folders of
  * live runners, and folders without a label, are left alone.
  */
 export async function reclaimSandboxes(base: string, runId?: string): Promise<{ removed: string[] }> {
@@ -48,9 +49,13 @@ export async function reclaimSandboxes(base: string, runId?: string): Promise<{ 
       (await processAlive(label.pid, label.started))
     )
       continue;
+    // Its cgroup holds every process its commands left (where the host gave it one); the marks find
+    // those of a sandbox without, but for any started with a cleared environment.
+    await endSandboxCgroup(name);
     await killMarked(`${name}/`);
     await rm(root, { recursive: true, force: true });
     removed.push(root);
   }
+  await removeIdleCgroups();
   return { removed };
 }

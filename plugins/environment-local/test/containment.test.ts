@@ -8,6 +8,7 @@ import { FakeSnapshotStore } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment, localOptions } from '../src/index.js';
 import { killOpenMarkedSync } from '../src/process-marks.js';
+import { running } from './running.js';
 
 type Sweepable = Sandbox & { sweep(): Promise<void> };
 
@@ -22,16 +23,6 @@ function environment(options: Record<string, unknown> = {}) {
     localOptions.parse({ root: join(base, 'sandboxes'), ...options }),
     new FakeSnapshotStore(),
   );
-}
-
-/** Running, not a zombie waiting to be reaped (pid 1 of a container may never reap it). */
-async function running(pid: number): Promise<boolean> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 async function pids(sandbox: Sandbox, names: string[]): Promise<number[]> {

@@ -7,6 +7,7 @@ import { type Environment, processLauncher, type SandboxSpec } from '@longhaul/c
 import { FakeSnapshotStore, instantiatePlugin } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import local, { LocalEnvironment, localOptions } from '../src/index.js';
+import { cgroupProblem } from '../src/sandbox-cgroup.js';
 
 let base: string;
 let seed: string;
@@ -294,9 +295,17 @@ describe('local environment', () => {
     expect(existsSync(root)).toBe(false);
   });
 
-  it('warns that plain mode isolates nothing, and not in hardened mode', () => {
+  it('warns that plain mode isolates nothing (and which process escapes it without cgroups), and not in hardened mode', () => {
+    const problem = cgroupProblem();
     expect(local.warnings?.(localOptions.parse({}))).toEqual([
       expect.stringMatching(/^environment 'local' has no isolation: the agent can read and write everything/),
+      ...(problem === undefined
+        ? []
+        : [
+            expect.stringMatching(
+              /^environment 'local' \(isolation: none\) cannot end every process .*\. A process started with a cleared environment \(env -i\) in a session of its own \(setsid\) outlives its step and the run/,
+            ),
+          ]),
     ]);
     expect(local.warnings?.(localOptions.parse({ isolation: 'bubblewrap' }))).toEqual([]);
   });
