@@ -1,5 +1,3 @@
-import { rm } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
 import {
   ClassifiedError,
   type ExecOptions,
@@ -13,11 +11,11 @@ import {
   type SnapshotStore,
   snapshotWorkspace,
   type WorkspaceFile,
-  WorkspaceHandle,
 } from '@longhaul/core';
 import type { Containment } from './containment.js';
 import type { LocalOptions } from './options.js';
 import { ProcessGroup } from './process-group.js';
+import { removeSandboxFolder } from './sandbox-folder.js';
 
 const defaultMaxOutputBytes = 10 * 1024 * 1024;
 
@@ -247,10 +245,6 @@ export class LocalSandbox implements Sandbox {
     await this.containment.sweep(new Set());
     await this.containment.close();
     if (this.options.keep) return;
-    // Every process has ended, so nothing races the removal. A tree nested deeper than PATH_MAX
-    // has paths rm cannot name (ENAMETOOLONG): handles remove it level by level.
-    await rm(this.dirs.root, { recursive: true, force: true }).catch(() =>
-      new WorkspaceHandle(dirname(this.dirs.root)).remove(basename(this.dirs.root)),
-    );
+    await removeSandboxFolder(this.dirs.root, this.containment.contained);
   }
 }

@@ -1,8 +1,9 @@
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processAlive, processStartTime } from '@longhaul/core';
 import { killMarked } from './process-marks.js';
 import { endSandboxCgroup, removeIdleCgroups } from './sandbox-cgroup.js';
+import { removeSandboxFolder } from './sandbox-folder.js';
 
 /** Every sandbox folder is named `longhaul-…` and holds this label. */
 export const folderPrefix = 'longhaul-';
@@ -51,9 +52,9 @@ export async function reclaimSandboxes(base: string, runId?: string): Promise<{ 
       continue;
     // Its cgroup holds every process its commands left (where the host gave it one); the marks find
     // those of a sandbox without, but for any started with a cleared environment.
-    await endSandboxCgroup(name);
+    const contained = await endSandboxCgroup(name);
     await killMarked(`${name}/`);
-    await rm(root, { recursive: true, force: true });
+    await removeSandboxFolder(root, contained);
     removed.push(root);
   }
   await removeIdleCgroups();
