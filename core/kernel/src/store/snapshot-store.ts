@@ -69,6 +69,9 @@ export async function snapshotWorkspace(
 
 const refPattern = /^[0-9a-f]{64}$/;
 
+/** Blobs read at once by `get`. */
+const blobReaders = 32;
+
 /**
  * Content-addressed snapshots in a run directory: file contents as sha256-named blobs under
  * `snapshots/blobs/`, one manifest per snapshot under `snapshots/manifests/` named by its own
@@ -104,13 +107,19 @@ export class BlobSnapshotStore implements SnapshotStore {
 
   async get(ref: SnapshotRef): Promise<WorkspaceFile[]> {
     const entries = await this.manifest(ref);
-    return Promise.all(
-      entries.map(async (entry) => ({
-        path: entry.path,
-        mode: entry.mode,
-        data: new Uint8Array(await readFile(this.blobPath(entry.blob))),
-      })),
-    );
+    // Each blob is read once, however many files share it, and a few at a time: a workspace of
+    // 200,000 files would otherwise open 200,000 at once (EMFILE) and hold a copy per file.
+    const blobs = [...new Set(entries.map((entry) => entry.blob))];
+    const data = new Map<string, Uint8Array>();
+    let next = 0;
+    const reader = async () => {
+      while (next < blobs.length) {
+        const blob = blobs[next++]!;
+        data.set(blob, new Uint8Array(await readFile(this.blobPath(blob))));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(blobReaders, blobs.length) }, reader));
+    return entries.map((entry) => ({ path: entry.path, mode: entry.mode, data: data.get(entry.blob)! }));
   }
 
   async skipped(ref: SnapshotRef): Promise<SkippedFile[]> {

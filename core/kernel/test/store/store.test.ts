@@ -115,6 +115,16 @@ describe('BlobSnapshotStore', () => {
     expect((await allFiles(join(dir, 'blobs'))).length).toBe(1);
   });
 
+  it('gives back a workspace of more files than a process may hold open, each blob read once', async () => {
+    // More than this machine's and CI's open-file limit (20,000): one open per file would fail EMFILE.
+    const store = new BlobSnapshotStore(await temp());
+    const files = Array.from({ length: 30_000 }, (_, i) => file(`f/${i}.txt`, i % 2 ? 'odd\n' : ''));
+    const back = await store.get(await store.put(files));
+    expect(back).toHaveLength(30_000);
+    expect(new Set(back.map((f) => Buffer.from(f.data).toString()))).toEqual(new Set(['', 'odd\n']));
+    expect(back.find((f) => f.path === 'f/7.txt')?.data).toEqual(new TextEncoder().encode('odd\n'));
+  });
+
   it('says which snapshot is missing', async () => {
     const store = new BlobSnapshotStore(join(await temp(), 'snapshots'));
     await expect(store.get('f'.repeat(64))).rejects.toThrow(/snapshot f{64} is not in/);
