@@ -11,5 +11,6 @@ export * from './stats/index.js';
 export * from './store/index.js';
 export * from './text/columns.js';
 export * from './text/fs-reason.js';
+export * from './text/outcomes.js';
 export * from './text/table.js';
 export * from './workspace/index.js';

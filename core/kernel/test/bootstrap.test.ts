@@ -14,14 +14,14 @@ describe('bootstrapMean', () => {
     expect(few.mean).toBe(0.5);
     expect(few.low).toBeLessThan(0.5);
     expect(few.high).toBeGreaterThan(0.5);
-    expect(many.high - many.low).toBeLessThan(few.high - few.low);
+    expect(many.high! - many.low!).toBeLessThan(few.high! - few.low!);
     expect(many.n).toBe(400);
   });
 
-  it('is the same interval every time (fixed seed), a point for one value, null for none', () => {
+  it('is the same interval every time (fixed seed), no interval for one value, null for none', () => {
     const groups = [[0.2, 0.4], [0.9], [0.5, 0.7, 0.1]];
     expect(bootstrapMean(groups)).toEqual(bootstrapMean(groups));
-    expect(bootstrapMean([[3]])).toEqual({ mean: 3, low: 3, high: 3, n: 1 });
+    expect(bootstrapMean([[3]])).toEqual({ mean: 3, low: null, high: null, n: 1 });
     expect(bootstrapMean([[], []])).toBeNull();
   });
 
@@ -36,8 +36,8 @@ describe('bootstrapMean', () => {
       [0.5, 0.5],
       [1, 1],
     ])!;
-    expect(steady.high - steady.low).toBe(0);
-    expect(outlier.high - outlier.low).toBeGreaterThan(0.1);
+    expect(steady.high! - steady.low!).toBe(0);
+    expect(outlier.high! - outlier.low!).toBeGreaterThan(0.1);
   });
 });
 

@@ -1,4 +1,13 @@
-import type { ConditionScore, ScoreValue, StepStatus, TrialRecord, TrialSpec, Usage } from '@longhaul/core';
+import {
+  type ConditionScore,
+  countOutcomes,
+  type ScoreValue,
+  type StepStatus,
+  stepOutcome,
+  type TrialRecord,
+  type TrialSpec,
+  type Usage,
+} from '@longhaul/core';
 
 export type Scores = Record<string, ScoreValue>;
 
@@ -41,6 +50,8 @@ export interface ConditionSummary {
   scored: number;
   /** Steps lost to a fault (`error:*`), with the steps of an errored trial it never reached. */
   errored: number;
+  /** The errored steps per fault class (`model`, `sandbox`, …). */
+  errorClasses: Record<string, number>;
   /** Steps cut short or never reached because the run was stopped. */
   cancelled: number;
   solveRates: SolveRates;
@@ -49,7 +60,7 @@ export interface ConditionSummary {
   durationMs: number;
   /** Wall time: how long at least one of the condition's trials was running (null when unknown). */
   wallMs: number | null;
-  /** Mean of each numeric score over the steps and trials that have it (true = 1, false = 0). */
+  /** Mean of each numeric score over the scored steps and the trials that have it (true = 1, false = 0). */
   scores: Record<string, number>;
 }
 
@@ -174,21 +185,6 @@ export function wallTime(trials: TrialSummary[]): number | null {
 }
 
 /**
- * What a step counts as in the aggregates. A step that errored or was cancelled measured nothing,
- * and neither did one its trial never reached because it ended that way: such steps are counted
- * beside the scored ones, never as zeros. Every other step is scored: its scores are the agent's,
- * and a step a limit (time, budget) kept the agent from counts as unsolved.
- */
-export function stepOutcome(
-  step: Pick<StepSummary, 'status'>,
-  trialStatus: TrialRecord['status'],
-): 'scored' | 'errored' | 'cancelled' {
-  const status = step.status === 'skipped' ? trialStatus : step.status;
-  if (status === 'cancelled' || status === 'running' || status === 'pending') return 'cancelled';
-  return status.startsWith('error:') ? 'errored' : 'scored';
-}
-
-/**
  * Aggregates of one condition. Solve rates are shares of the scored steps (a step that failed its
  * tests counts as unsolved); errored and cancelled steps are counted beside them, and with no
  * scored step a rate is null, not 0.
@@ -201,9 +197,10 @@ export function summarizeCondition(
   measured = true,
 ): ConditionSummary {
   const steps = trials.flatMap((trial) => trial.steps);
+  // One definition of what a step counts as, shared with every other table (see stepOutcome).
   const outcomes = trials.flatMap((trial) => trial.steps.map((step) => stepOutcome(step, trial.status)));
-  const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
-  const scored = steps.filter((_, index) => outcomes[index] === 'scored');
+  const counts = countOutcomes(outcomes);
+  const scored = steps.filter((_, index) => outcomes[index]!.outcome === 'scored');
   const rate = (metric: keyof SolveRates) =>
     scored.length === 0 || !measured
       ? null
@@ -213,13 +210,14 @@ export function summarizeCondition(
     trials: trials.length,
     steps: steps.length,
     scored: scored.length,
-    errored: count('errored'),
-    cancelled: count('cancelled'),
+    errored: counts.errored,
+    errorClasses: counts.errorClasses,
+    cancelled: counts.cancelled,
     solveRates: { strict: rate('strict'), iso: rate('iso'), core: rate('core') },
     costUsd: trials.reduce((sum, trial) => sum + trial.usage.costUsd, 0),
     durationMs: trials.reduce((sum, trial) => sum + trial.durationMs, 0),
     wallMs: wallTime(trials),
-    scores: means([...steps.map((step) => step.scores), ...trials.map((trial) => trial.scores)]),
+    scores: means([...scored.map((step) => step.scores), ...trials.map((trial) => trial.scores)]),
   };
 }
 

@@ -7,8 +7,9 @@
 
 export interface Interval {
   mean: number;
-  low: number;
-  high: number;
+  /** Bounds of the interval; null when fewer than two values stand behind the mean. */
+  low: number | null;
+  high: number | null;
   /** Values the mean is over (trials, or pairs of trials). */
   n: number;
 }
@@ -43,14 +44,15 @@ const meanOf = (values: number[]) => values.reduce((sum, value) => sum + value, 
 
 /**
  * Mean of the values with a percentile bootstrap interval, resampling groups (tasks) and then
- * values within each drawn group (repeats). Empty groups are ignored; no value gives null.
+ * values within each drawn group (repeats). Empty groups are ignored; no value gives null. One
+ * value has no spread to resample: its mean comes without bounds rather than the degenerate [x, x].
  */
 export function bootstrapMean(groups: number[][], options: BootstrapOptions = {}): Interval | null {
   const kept = groups.filter((group) => group.length > 0);
   const all = kept.flat();
   if (all.length === 0) return null;
   const mean = meanOf(all);
-  if (all.length === 1) return { mean, low: mean, high: mean, n: 1 };
+  if (all.length < 2) return { mean, low: null, high: null, n: all.length };
   const resamples = options.resamples ?? 2000;
   const level = options.level ?? 0.95;
   const random = generator(options.seed ?? 1);

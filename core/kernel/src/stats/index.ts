@@ -1,1 +1,2 @@
 export * from './bootstrap.js';
+export * from './step-outcome.js';
