@@ -32,7 +32,8 @@
   }
 
   function formatCell(value, format, digits) {
-    if (value === null || value === undefined) return '-';
+    // Nothing measured: a dash, never 0 (the legend under the tables says so).
+    if (value === null || value === undefined) return '–';
     if (typeof value === 'boolean') return value ? 'yes' : 'no';
     if (typeof value !== 'number') return String(value);
     switch (format) {
@@ -173,13 +174,18 @@
     return plot(figure.title, { data: { values: figure.data }, layer });
   }
 
+  // An interval only where two or more values stand behind the mean (the model leaves low and
+  // high null otherwise); the n is always shown.
   const interval = (stat) =>
     stat
       ? {
-          text: `${formatCell(stat.mean)} [${formatCell(stat.low)}, ${formatCell(stat.high)}]`,
+          text:
+            stat.low === null || stat.high === null
+              ? `${formatCell(stat.mean)} n=${stat.n}`
+              : `${formatCell(stat.mean)} [${formatCell(stat.low)}, ${formatCell(stat.high)}] n=${stat.n}`,
           value: stat.mean,
         }
-      : '-';
+      : '–';
 
   // Scores a reader looks at first; the others are in the tables and in each step.
   const preferred = [
@@ -210,11 +216,7 @@
         [{ key: 'condition', label: 'condition' }, ...run.tasks.map((task) => ({ key: task, label: task }))],
         run.conditions.map((condition) => {
           const row = { condition };
-          for (const cell of run.matrix.filter((m) => m.condition === condition))
-            row[cell.task] =
-              Object.entries(cell.statuses)
-                .map(([status, count]) => `${count} ${status}`)
-                .join(', ') || '-';
+          for (const cell of run.matrix.filter((m) => m.condition === condition)) row[cell.task] = cell.text;
           return row;
         }),
         { class: 'matrix' },
@@ -227,6 +229,9 @@
           { key: 'condition', label: 'condition' },
           { key: 'trials', label: 'trials', format: 'number', digits: 0 },
           { key: 'steps', label: 'steps', format: 'number', digits: 0 },
+          { key: 'scored', label: 'scored', format: 'number', digits: 0 },
+          { key: 'errored', label: 'errored', format: 'number', digits: 0 },
+          { key: 'cancelled', label: 'cancelled', format: 'number', digits: 0 },
           { key: 'strict', label: 'strict', format: 'percent' },
           { key: 'iso', label: 'iso', format: 'percent' },
           { key: 'core', label: 'core', format: 'percent' },
@@ -235,10 +240,21 @@
           { key: 'outputTokens', label: 'output tokens', format: 'number', digits: 0 },
           { key: 'durationMs', label: 'time', format: 'duration' },
         ],
-        run.conditionRows,
+        run.conditionRows.map((row) => ({
+          ...row,
+          errored: {
+            value: row.errored,
+            text: Object.keys(row.errorClasses).length
+              ? `${row.errored} (${Object.entries(row.errorClasses)
+                  .map(([name, count]) => `${count} ${name}`)
+                  .join(', ')})`
+              : String(row.errored),
+          },
+        })),
         { class: 'conditions' },
       ),
     );
+    section.append(el('p', { class: 'legend' }, run.legend));
     if (run.conditionScores.length > 0) {
       const keys = [...new Set(run.conditionScores.map((s) => s.key))].sort();
       // Collapsed: experiment scorers give many scores; the tables below pick the main ones.
@@ -269,7 +285,11 @@
     const section = el(
       'section',
       { class: 'run' },
-      el('h3', {}, 'Means with 95% bootstrap intervals over tasks and repeats'),
+      el(
+        'h3',
+        {},
+        'Means over scored steps with 95% bootstrap intervals over tasks and repeats (n: trials or pairs; an interval only where n ≥ 2)',
+      ),
     );
     const keys = run.scoreKeys.filter((key) => run.stats.some((stat) => stat.key === key));
     section.append(

@@ -8,6 +8,11 @@ export interface SummaryConditions {
     condition: string;
     trials: number;
     steps: number;
+    /** Absent in summary.json written before steps' outcomes were counted. */
+    scored?: number;
+    errored?: number;
+    errorClasses?: Record<string, number>;
+    cancelled?: number;
     solveRates: { strict: number | null; iso: number | null; core: number | null };
     costUsd: number;
     durationMs: number;

@@ -1,10 +1,17 @@
 import {
   bootstrapMean,
   byTask,
+  countOutcomes,
+  formatOutcomeCounts,
   type Interval,
+  missingCell,
+  type OutcomeCounts,
+  outcomeLegend,
   type PairedValue,
   pairedDifference,
+  type StepStatus,
   type StoredFigure,
+  stepOutcome,
   type TrialRecord,
 } from '@longhaul/core';
 import { type LoadedRun, regradedKey } from './load-run.js';
@@ -16,7 +23,7 @@ export interface TrialRow {
   task: string;
   condition: string;
   repeat: number;
-  status: string;
+  status: TrialRecord['status'];
   error?: string;
   durationMs: number;
   costUsd: number;
@@ -26,7 +33,7 @@ export interface TrialRow {
   steps: {
     index: number;
     id: string;
-    status: string;
+    status: StepStatus;
     turns: number;
     durationMs: number;
     costUsd: number;
@@ -38,6 +45,13 @@ export interface ConditionRow {
   condition: string;
   trials: number;
   steps: number;
+  /** Steps scored from the agent's work: what the rates are over. */
+  scored: number;
+  /** Steps lost to a fault, with their classes, e.g. `2 (model)`. */
+  errored: number;
+  errorClasses: Record<string, number>;
+  /** Steps the user or the runner stopped. */
+  cancelled: number;
   strict: number | null;
   iso: number | null;
   core: number | null;
@@ -81,8 +95,18 @@ export interface RunModel {
   dir: string;
   conditions: string[];
   tasks: string[];
-  /** Trial statuses per condition and task. */
-  matrix: { condition: string; task: string; statuses: Record<string, number> }[];
+  /**
+   * Trial statuses and step outcomes per condition and task; a pair without a trial has no
+   * statuses and is shown as missing.
+   */
+  matrix: {
+    condition: string;
+    task: string;
+    statuses: Record<string, number>;
+    outcomes: OutcomeCounts;
+    /** The cell as shown: `1 ok, 1 error:model; 3 scored, 3 errored (model)`, or `missing`. */
+    text: string;
+  }[];
   conditionRows: ConditionRow[];
   /** Whether conditionRows come from summary.json (a finished run) or from the trial records. */
   fromSummary: boolean;
@@ -92,6 +116,8 @@ export interface RunModel {
   stats: ScoreInterval[];
   paired: PairedInterval[];
   series: SeriesPoint[];
+  /** What n scored / errored / cancelled, `–`, `missing` and `n=1` mean, printed under the tables. */
+  legend: string;
   figures: StoredFigure[];
   trials: TrialRow[];
 }
@@ -133,27 +159,44 @@ function trialRow(record: TrialRecord, key: string): TrialRow {
   };
 }
 
-/** A trial's value for a score: the mean over its steps, or the trial-scope score. */
+const outcomesOf = (trials: TrialRow[]) =>
+  countOutcomes(trials.flatMap((trial) => trial.steps.map((step) => stepOutcome(step, trial.status))));
+
+const scoredSteps = (trial: TrialRow) =>
+  trial.steps.filter((step) => stepOutcome(step, trial.status).outcome === 'scored');
+
+/**
+ * A trial's value for a score: the mean over its scored steps, or the trial-scope score. An
+ * errored or cancelled step's scores measured nothing and stay out.
+ */
 function trialValue(trial: TrialRow, key: string): number | undefined {
-  const values = trial.steps
+  const values = scoredSteps(trial)
     .map((step) => numeric(step.scores[key]))
     .filter((v): v is number => v !== undefined);
   if (values.length > 0) return values.reduce((sum, value) => sum + value, 0) / values.length;
   return numeric(trial.scores[key]);
 }
 
+/**
+ * A condition's row while its run has no summary.json yet: rates over the steps scored so far,
+ * null where no scored step has the tests scorer's value; errored and cancelled steps beside them.
+ */
 function conditionRow(condition: string, trials: TrialRow[]): ConditionRow {
   const steps = trials.flatMap((trial) => trial.steps);
-  const rate = (metric: string) => {
-    const scored = steps.filter((step) => `tests.${metric}` in step.scores);
-    return scored.length === 0
+  const scored = trials.flatMap(scoredSteps);
+  const counts = outcomesOf(trials);
+  const rate = (metric: string) =>
+    scored.length === 0 || !scored.some((step) => `tests.${metric}` in step.scores)
       ? null
-      : scored.filter((step) => numeric(step.scores[`tests.${metric}`]) === 1).length / steps.length;
-  };
+      : scored.filter((step) => numeric(step.scores[`tests.${metric}`]) === 1).length / scored.length;
   return {
     condition,
     trials: trials.length,
     steps: steps.length,
+    scored: counts.scored,
+    errored: counts.errored,
+    errorClasses: counts.errorClasses,
+    cancelled: counts.cancelled,
     strict: rate('strict'),
     iso: rate('iso'),
     core: rate('core'),
@@ -183,9 +226,16 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
   const matrix = conditions.flatMap((condition) =>
     tasks.map((task) => {
       const statuses: Record<string, number> = {};
-      for (const trial of trials.filter((t) => t.condition === condition && t.task === task))
-        statuses[trial.status] = (statuses[trial.status] ?? 0) + 1;
-      return { condition, task, statuses };
+      const own = trials.filter((t) => t.condition === condition && t.task === task);
+      for (const trial of own) statuses[trial.status] = (statuses[trial.status] ?? 0) + 1;
+      const outcomes = outcomesOf(own);
+      const text =
+        own.length === 0
+          ? missingCell
+          : `${Object.entries(statuses)
+              .map(([status, count]) => `${count} ${status}`)
+              .join(', ')}; ${formatOutcomeCounts(outcomes)}`;
+      return { condition, task, statuses, outcomes, text };
     }),
   );
   const scoreKeys = [
@@ -238,11 +288,13 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
     };
     for (const index of stepIndexes) {
       const steps = perStep(index);
-      for (const key of new Set(steps.flatMap((step) => Object.keys(step.scores))))
+      // Scores only from scored steps; cost and time from every step, since a fault costs too.
+      const scored = own.flatMap((trial) => scoredSteps(trial).filter((step) => step.index === index));
+      for (const key of new Set(scored.flatMap((step) => Object.keys(step.scores))))
         point(
           key,
           index,
-          steps.map((step) => numeric(step.scores[key])).filter((v): v is number => v !== undefined),
+          scored.map((step) => numeric(step.scores[key])).filter((v): v is number => v !== undefined),
         );
       point(
         'cost.usd',
@@ -269,6 +321,11 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
       ...own,
       trials: summary.trials,
       steps: summary.steps,
+      // summary.json written before it counted outcomes lacks them: the records' counts stand in.
+      scored: summary.scored ?? own.scored,
+      errored: summary.errored ?? own.errored,
+      errorClasses: summary.errorClasses ?? own.errorClasses,
+      cancelled: summary.cancelled ?? own.cancelled,
       strict: summary.solveRates.strict,
       iso: summary.solveRates.iso,
       core: summary.solveRates.core,
@@ -295,6 +352,7 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
     stats,
     paired,
     series,
+    legend: outcomeLegend,
     figures: run.figures,
     trials,
   };

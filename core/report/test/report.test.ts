@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,6 +35,54 @@ describe('report', () => {
     expect(model.series.filter((p) => p.key === 'quality.erosion').map((p) => p.step)).toEqual([
       1, 2, 3, 1, 2, 3,
     ]);
+  });
+
+  it('counts errored and cancelled steps beside the scored ones, gives n=1 no interval and shows a missing cell', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'longhaul-report-'));
+    dirs.push(dir);
+    // a: two tasks; b: one trial errored (model) at its second step, one cancelled at its first;
+    // c: one trial, and no trial of task1.
+    await writeSyntheticRun(dir, { trials: 5, steps: 3, conditions: ['a', 'b', 'c'] });
+    const edit = async (
+      id: string,
+      change: (record: Record<string, unknown> & { steps: object[] }) => void,
+    ) => {
+      const file = join(dir, 'trials', id, 'trial.json');
+      const record = JSON.parse(await readFile(file, 'utf8'));
+      change(record);
+      await writeFile(file, JSON.stringify(record));
+    };
+    await edit('task0.b.r1', (record) => {
+      record.status = 'error:model';
+      record.steps = [
+        record.steps[0]!,
+        { ...record.steps[1]!, status: 'error:model', scores: { 'tests.strict': 0 } },
+      ];
+    });
+    await edit('task1.b.r1', (record) => {
+      record.status = 'cancelled';
+      record.steps = [{ ...record.steps[0]!, status: 'cancelled', scores: {} }];
+    });
+    const model = buildRunModel(await loadRun(dir), 0);
+    const b = model.conditionRows.find((row) => row.condition === 'b')!;
+    expect(b).toMatchObject({ trials: 2, scored: 1, errored: 1, errorClasses: { model: 1 }, cancelled: 1 });
+    // Over the one scored step, not over the three steps recorded.
+    const firstStep = JSON.parse(await readFile(join(dir, 'trials', 'task0.b.r1', 'trial.json'), 'utf8'))
+      .steps[0];
+    expect(b.strict).toBe(firstStep.scores['tests.strict'] === 1 ? 1 : 0);
+    const strictOf = (condition: string) =>
+      model.stats.find((s) => s.key === 'tests.strict' && s.condition === condition)!;
+    // b's cancelled trial measured nothing, so one trial stands behind its mean; c has one trial.
+    expect(strictOf('b')).toMatchObject({ n: 1, low: null, high: null });
+    expect(strictOf('c')).toMatchObject({ n: 1, low: null, high: null });
+    expect(strictOf('a').n).toBe(2);
+    expect(strictOf('a').low).not.toBeNull();
+    const cell = (condition: string, task: string) =>
+      model.matrix.find((m) => m.condition === condition && m.task === task)!.text;
+    expect(cell('c', 'task1')).toBe('missing');
+    expect(cell('b', 'task0')).toBe('1 error:model; 1 scored, 1 errored (model)');
+    expect(cell('b', 'task1')).toBe('1 cancelled; 0 scored, 1 cancelled');
+    expect(cell('a', 'task0')).toBe('1 ok; 3 scored');
   });
 
   it('keeps agent-written text inert: a prompt closing the script element stays data', async () => {
