@@ -250,8 +250,16 @@ export class SandboxCgroup {
    */
   async command(argv: string[], env: Record<string, string>, call: number): Promise<string[]> {
     const dir = this.callDir(call);
-    // Recursive: `prune` may have removed the sandbox's cgroup while it had no call running.
-    await mkdir(dir, { recursive: true });
+    // Recursive: `prune` may have removed the sandbox's cgroup while it had no call running, and
+    // again between the two levels being made (ENOENT): then once more.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await mkdir(dir, { recursive: true });
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw error;
+      }
+    }
     const pwd = env.PWD === undefined ? 'unset PWD' : `export PWD='${env.PWD.replaceAll("'", `'\\''`)}'`;
     return ['/bin/sh', '-c', `echo $$ > "$0" && ${pwd} && exec "$@"`, join(dir, 'cgroup.procs'), ...argv];
   }

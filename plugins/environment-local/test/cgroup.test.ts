@@ -149,6 +149,21 @@ describe.skipIf(problem !== undefined)('local environment (isolation: none) in c
     await sandbox.close().catch(() => undefined);
   });
 
+  it("keeps containing a live sandbox whose idle cgroup another run's reclaim removed", async () => {
+    const env = environment();
+    const sandbox = await env.open(spec('run-live'));
+    try {
+      const dir = join(cgroupHierarchy()!.parent, sandbox.id);
+      await sandbox.exec(['true']);
+      await env.reclaim({ runId: 'run-other' });
+      expect(existsSync(dir)).toBe(false);
+      await sandbox.exec(['sh', '-c', escapee('again.log')]);
+      expect(await running(await pidIn(sandbox, 'again.log.pid'))).toBe(false);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('leaves no cgroup behind once its sandboxes are closed', async () => {
     const sandbox = await environment().open(spec());
     const dir = join(cgroupHierarchy()!.parent, sandbox.id);
