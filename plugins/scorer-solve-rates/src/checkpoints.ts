@@ -1,4 +1,12 @@
-import { isError, type ScoreValue, type StepStatus, type TrialRecord, type TrialSpec } from '@longhaul/core';
+import {
+  isError,
+  type Outcome,
+  type ScoreValue,
+  type StepStatus,
+  stepOutcome,
+  type TrialRecord,
+  type TrialSpec,
+} from '@longhaul/core';
 import type { SolveRatesOptions } from './options.js';
 import { type Phase, phaseOf } from './phases.js';
 
@@ -8,6 +16,11 @@ export interface Checkpoint {
   task: string;
   index: number;
   phase: Phase;
+  /**
+   * Scored, errored or cancelled (the kernel's stepOutcome): only scored checkpoints enter a
+   * rate, so a fault or a cancel is never counted as unsolved.
+   */
+  outcome: Outcome;
   /** The agent ended the checkpoint with a workspace that was scored. */
   produced: boolean;
   strict: boolean;
@@ -57,6 +70,7 @@ export function checkpointsOf(
       task: spec.task.id,
       index: step.index,
       phase: phaseOf(step.index, count),
+      outcome: stepOutcome(done, record.status).outcome,
       produced,
       strict: solved(score('strict')),
       iso: solved(score('iso')),

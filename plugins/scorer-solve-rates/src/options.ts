@@ -13,7 +13,7 @@ export const optionsSchema = z.strictObject({
     .enum(['produced', 'all'])
     .default('produced')
     .describe(
-      "Solve rates over the checkpoints the agent produced a workspace for (as the paper's Table 1 reads), or over all planned checkpoints (a crashed trial's remaining checkpoints count as unsolved)",
+      "Solve rates over the checkpoints the agent produced a workspace for (as the paper's Table 1 reads), or over all scored checkpoints (one a limit kept the agent from counts as unsolved; errored and cancelled ones never count)",
     ),
 });
 export type SolveRatesOptions = z.output<typeof optionsSchema>;

@@ -25,7 +25,13 @@ export function conditionScores(
   const trajectories = trials.map(({ spec, record }) => checkpointsOf(spec, record, options));
   const all = trajectories.flat();
   const produced = all.filter((checkpoint) => checkpoint.produced);
-  const base = options.denominator === 'produced' ? produced : all;
+  // Errored and cancelled checkpoints measured nothing: no denominator holds them.
+  const scored = all.filter((checkpoint) => checkpoint.outcome === 'scored');
+  const base = options.denominator === 'produced' ? produced : scored;
+  const counted = (set: Checkpoint[], outcome: Checkpoint['outcome']) =>
+    set.filter((checkpoint) => checkpoint.outcome === outcome).length;
+  // A trajectory a fault or a cancel cut short says nothing of partial or full solving.
+  const whole = trajectories.filter((checkpoints) => checkpoints.every((item) => item.outcome === 'scored'));
   const rate = (set: Checkpoint[], metric: 'strict' | 'iso' | 'core') =>
     share(set.filter((checkpoint) => checkpoint[metric]).length, set.length);
   const spread = (metric: string, values: number[]): ConditionScore[] => [
@@ -40,18 +46,17 @@ export function conditionScores(
       condition,
       metric: 'partial',
       value: share(
-        trajectories.filter((checkpoints) => checkpoints.some((item) => item.strict)).length,
-        trajectories.length,
+        whole.filter((checkpoints) => checkpoints.some((item) => item.strict)).length,
+        whole.length,
       ),
     },
     {
       condition,
       metric: 'full',
       value: share(
-        trajectories.filter(
-          (checkpoints) => checkpoints.length > 0 && checkpoints.every((item) => item.strict),
-        ).length,
-        trajectories.length,
+        whole.filter((checkpoints) => checkpoints.length > 0 && checkpoints.every((item) => item.strict))
+          .length,
+        whole.length,
       ),
     },
     { condition, metric: 'pass_rate.mean', value: mean(present(base.map((item) => item.passRate ?? 0))) },
@@ -73,9 +78,13 @@ export function conditionScores(
     { condition, metric: 'erosion.rises', value: rises(trajectories, 'erosion') },
     { condition, metric: 'verbosity.rises', value: rises(trajectories, 'verbosity') },
     { condition, metric: 'problems', value: trajectories.length },
+    { condition, metric: 'problems.scored', value: whole.length },
     { condition, metric: 'denominator.produced', value: options.denominator === 'produced' },
     { condition, metric: 'checkpoints.produced', value: produced.length },
     { condition, metric: 'checkpoints.all', value: all.length },
+    { condition, metric: 'checkpoints.scored', value: scored.length },
+    { condition, metric: 'checkpoints.errored', value: counted(all, 'errored') },
+    { condition, metric: 'checkpoints.cancelled', value: counted(all, 'cancelled') },
     {
       condition,
       metric: 'strict.final',
@@ -88,8 +97,11 @@ export function conditionScores(
   for (const phase of phases) {
     const inPhase = base.filter((item) => item.phase === phase);
     const producedInPhase = inPhase.filter((item) => item.produced);
+    const planned = all.filter((item) => item.phase === phase);
     scores.push(
       { condition, metric: `phase.${phase}.checkpoints`, value: inPhase.length },
+      { condition, metric: `phase.${phase}.errored`, value: counted(planned, 'errored') },
+      { condition, metric: `phase.${phase}.cancelled`, value: counted(planned, 'cancelled') },
       { condition, metric: `phase.${phase}.strict`, value: rate(inPhase, 'strict') },
       { condition, metric: `phase.${phase}.iso`, value: rate(inPhase, 'iso') },
       { condition, metric: `phase.${phase}.core`, value: rate(inPhase, 'core') },

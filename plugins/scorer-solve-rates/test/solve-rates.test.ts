@@ -119,21 +119,35 @@ describe('solve-rates', () => {
       strict: 3 / 4,
       iso: 4 / 4,
       core: 4 / 4,
-      partial: 1 / 2,
-      full: 1 / 2,
+      // Over the trajectories no fault cut short: the crashed one says nothing of full solving.
+      partial: 1,
+      full: 1,
+      problems: 2,
+      'problems.scored': 1,
       'checkpoints.produced': 4,
       'checkpoints.all': 6,
+      'checkpoints.scored': 4,
+      'checkpoints.errored': 2,
+      'checkpoints.cancelled': 0,
+      'phase.Early.errored': 1,
+      'phase.Final.errored': 1,
       'denominator.produced': true,
     });
     expect(rows.get('b')).toMatchObject({ strict: 0, iso: 1 / 3, core: 2 / 3, partial: 0 });
   });
 
-  it('with denominator all, the crashed trial scores 0 on its remaining checkpoints', async () => {
-    const rows = await table([solved, crashed], { denominator: 'all' });
+  it('with denominator all, checkpoints a limit kept the agent from count as unsolved, faults and cancels never', async () => {
+    const timedOut = trial('a', 'a3', [{ strict: 1 }, { status: 'timeout' }, undefined]);
+    const cancelled = trial('a', 'a4', [{ status: 'cancelled' }, undefined, undefined]);
+    cancelled.record.status = 'cancelled';
+    const rows = await table([solved, crashed, timedOut, cancelled], { denominator: 'all' });
     expect(rows.get('a')).toMatchObject({
-      strict: 3 / 6,
-      iso: 4 / 6,
-      core: 4 / 6,
+      strict: 4 / 7,
+      iso: 5 / 7,
+      core: 5 / 7,
+      'checkpoints.scored': 7,
+      'checkpoints.errored': 2,
+      'checkpoints.cancelled': 3,
       'denominator.produced': false,
     });
   });
