@@ -2,6 +2,7 @@ import { isAbsolute, join } from 'node:path';
 import {
   type Figure,
   formatTable,
+  outcomeLegend,
   type ReportContext,
   type Reporter,
   type TextGrid,
@@ -17,7 +18,7 @@ export class SolveRatesReporter implements Reporter {
   constructor(private readonly options: ReporterOptions) {}
 
   /** The scorer's values per condition, in condition order. */
-  private rows(ctx: ReportContext): Map<string, Row> {
+  private scored(ctx: ReportContext): Map<string, Row> {
     const rows = new Map<string, Row>();
     for (const score of ctx.experimentScores) {
       if (score.scorer !== this.options.scorer || score.condition === undefined) continue;
@@ -25,14 +26,26 @@ export class SolveRatesReporter implements Reporter {
       row[score.metric] = score.value;
       rows.set(score.condition, row);
     }
-    return new Map([...rows].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return rows;
   }
 
-  private tables(sorted: Map<string, Row>): { id: string; title: string; grid: TextGrid }[] {
-    const over = [...sorted.values()].every((row) => row['denominator.produced'] === true)
+  /** Every condition of the run, in order; one the scorer gave nothing for is undefined (missing). */
+  private rows(ctx: ReportContext): Map<string, Row | undefined> {
+    const scored = this.scored(ctx);
+    const conditions = new Set([...scored.keys(), ...ctx.trials.map(({ spec }) => spec.condition.key)]);
+    return new Map(
+      [...conditions]
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        .map((condition) => [condition, scored.get(condition)]),
+    );
+  }
+
+  private tables(sorted: Map<string, Row | undefined>): { id: string; title: string; grid: TextGrid }[] {
+    const present = [...sorted.values()].filter((row) => row !== undefined);
+    const over = present.every((row) => row['denominator.produced'] === true)
       ? 'produced checkpoints'
-      : [...sorted.values()].every((row) => row['denominator.produced'] === false)
-        ? 'all planned checkpoints'
+      : present.every((row) => row['denominator.produced'] === false)
+        ? 'all scored checkpoints'
         : 'checkpoints (denominator differs between conditions)';
     return [
       {
@@ -46,15 +59,15 @@ export class SolveRatesReporter implements Reporter {
   }
 
   async finish(ctx: ReportContext): Promise<void> {
-    const sorted = this.rows(ctx);
-    if (sorted.size === 0) {
+    if (this.scored(ctx).size === 0) {
       ctx.print(
         `solve-rates: no scores from scorer '${this.options.scorer}'; add it to the experiment's scorers (scorers: [tests, quality, solve-rates])`,
       );
       return;
     }
     const file = isAbsolute(this.options.file) ? this.options.file : join(ctx.runDir, this.options.file);
-    await writeFileAtomic(file, `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`);
+    const sorted = this.rows(ctx);
+    await writeFileAtomic(file, `${JSON.stringify(Object.fromEntries(this.scored(ctx)), null, 2)}\n`);
     ctx.print(
       [
         ...this.tables(sorted).flatMap(({ title, grid }) => [
@@ -62,18 +75,20 @@ export class SolveRatesReporter implements Reporter {
           formatTable(grid.header, grid.cells),
           '',
         ]),
+        outcomeLegend,
         `solve rates: ${file}`,
       ].join('\n'),
     );
   }
 
   figures(ctx: ReportContext): Figure[] {
+    if (this.scored(ctx).size === 0) return [];
     const sorted = this.rows(ctx);
-    if (sorted.size === 0) return [];
-    const figures: Figure[] = this.tables(sorted).map(({ id, title, grid }) =>
-      textTable(id, title, grid.header, grid.cells),
-    );
-    const data = [...sorted].flatMap(([condition, row]) =>
+    const figures: Figure[] = this.tables(sorted).map(({ id, title, grid }) => ({
+      ...textTable(id, title, grid.header, grid.cells),
+      note: outcomeLegend,
+    }));
+    const data = [...this.scored(ctx)].flatMap(([condition, row]) =>
       phases
         .filter((phase) => typeof row[`phase.${phase}.strict`] === 'number')
         .map((phase) => ({

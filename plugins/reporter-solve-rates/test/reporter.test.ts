@@ -20,7 +20,7 @@ function scores(condition: string, values: Record<string, number | boolean | nul
   }));
 }
 
-async function report(experimentScores: (ConditionScore & { scorer: string })[]) {
+async function report(experimentScores: (ConditionScore & { scorer: string })[], conditions: string[] = []) {
   const runDir = await mkdtemp(join(tmpdir(), 'longhaul-solve-rates-'));
   dirs.push(runDir);
   const printed: string[] = [];
@@ -28,7 +28,7 @@ async function report(experimentScores: (ConditionScore & { scorer: string })[])
   const context = {
     runDir,
     experiment: { name: 'x', file: 'x.yaml' },
-    trials: [],
+    trials: conditions.map((key) => ({ spec: { condition: { key } }, record: {} }) as never),
     experimentScores,
     print: (text: string) => printed.push(text),
   };
@@ -73,16 +73,16 @@ describe('reporter solve-rates', () => {
     ]);
     expect(text).toContain('Solve rates (%) over produced checkpoints');
     expect(text).toMatch(
-      /condition\s+Strict\s+Iso\.\s+Core\s+Partial\s+\$\/CKPT\s+Net \$\s+Min\/CKPT\s+Erosion\s+Verbosity/,
+      /condition\s+scored\s+errored\s+cancelled\s+Strict\s+Iso\.\s+Core\s+Partial\s+\$\/CKPT\s+Net \$\s+Min\/CKPT\s+Erosion\s+Verbosity/,
     );
     expect(text).toMatch(
-      /oracle\/plan-first\/none\s+17\.2\s+21\.5\s+53\.8\s+35\.0\s+3\.47±3\.40\s+322\.97\s+14\.4±10\.9\s+0\.774±0\.132\s+0\.346±0\.102/,
+      /oracle\/plan-first\/none\s+–\s+–\s+–\s+17\.2\s+21\.5\s+53\.8\s+35\.0\s+3\.47±3\.40\s+322\.97\s+14\.4±10\.9\s+0\.774±0\.132\s+0\.346±0\.102/,
     );
     expect(text).toMatch(
-      /oracle\/plan-first\/none\s+Start\s+20\s+50\.0\s+50\.0\s+90\.0\s+1\.20\s+0\.500\s+0\.300/,
+      /oracle\/plan-first\/none\s+Start\s+20\s+–\s+–\s+50\.0\s+50\.0\s+90\.0\s+1\.20\s+0\.500\s+0\.300/,
     );
     expect(text).not.toMatch(/\sLate\s/);
-    expect(text).toMatch(/oracle\/plan-first\/none\s+20\s+93\s+93\s+0\.0\s+80\.0\s+89\.8/);
+    expect(text).toMatch(/oracle\/plan-first\/none\s+20\s+–\s+93\s+93\s+0\.0\s+80\.0\s+89\.8/);
     expect(text).not.toContain('ignored');
     const json = JSON.parse(await readFile(join(runDir, 'solve-rates.json'), 'utf8'));
     expect(json['oracle/plan-first/none'].strict).toBe(0.172);
@@ -96,6 +96,9 @@ describe('reporter solve-rates', () => {
     if (table1?.kind !== 'table') throw new Error('table1 is not a table');
     expect(Object.values(table1.rows[0]!)).toEqual([
       'oracle/plan-first/none',
+      '–',
+      '–',
+      '–',
       '17.2',
       '21.5',
       '53.8',
@@ -108,6 +111,42 @@ describe('reporter solve-rates', () => {
     ]);
     expect(figures[3]).toMatchObject({
       data: [{ condition: 'oracle/plan-first/none', phase: '1 Start', strict: 50 }],
+    });
+  });
+
+  it('counts scored, errored and cancelled checkpoints beside rates over the scored ones, and shows a condition without scores as missing', async () => {
+    const { text, figures } = await report(
+      scores('agent', {
+        strict: 0.5,
+        iso: 0.5,
+        core: 1,
+        partial: null,
+        'denominator.produced': true,
+        problems: 2,
+        'problems.scored': 0,
+        'checkpoints.produced': 2,
+        'checkpoints.all': 6,
+        'checkpoints.scored': 2,
+        'checkpoints.errored': 2,
+        'checkpoints.cancelled': 2,
+        'phase.Start.checkpoints': 2,
+        'phase.Start.strict': 0.5,
+        'phase.Start.errored': 0,
+        'phase.Start.cancelled': 0,
+        'phase.Final.checkpoints': 0,
+        'phase.Final.errored': 1,
+        'phase.Final.cancelled': 1,
+      }),
+      ['agent', 'oracle'],
+    );
+    expect(text).toMatch(/^agent\s+2\s+2\s+2\s+50\.0\s+50\.0\s+100\.0\s+–\s/m);
+    expect(text).toMatch(/^oracle\s+missing\s+missing\s+missing\s+missing/m);
+    // A phase where every checkpoint was lost still shows, with no rate rather than 0.0.
+    expect(text).toMatch(/^agent\s+Final\s+0\s+1\s+1\s+–\s+–\s+–/m);
+    expect(text).toMatch(/^agent\s+2\s+0\s+2\s+6\s+–/m);
+    expect(text).toContain("'missing': no trial of that condition in the run");
+    expect(figures[0]).toMatchObject({
+      note: expect.stringContaining('rates and means are over scored steps only'),
     });
   });
 
