@@ -1,22 +1,45 @@
-import { type LoadExperimentOptions, type LoadedExperiment, loadExperiment } from '@longhaul/core';
+import {
+  ConfigError,
+  checkExperiment,
+  isConfigError,
+  type LoadExperimentOptions,
+  type LoadedExperiment,
+  loadExperiment,
+} from '@longhaul/core';
 import { installDirOption } from './plugin-search.js';
 
 /**
  * Loads an experiment as `run` and `validate` see it: plugins found where `longhaul` is installed
  * too, `models:` and `prices:` checked by the gateway (backends, key variables set, files
  * present), every problem located in the file. The gateway is imported only for an experiment
- * that has `models:` or `prices:`.
+ * that has `models:` or `prices:`. When tasks have issues of their own, the environment is still
+ * asked about every task a source could build, and its answers join the same ConfigError.
  */
-export function loadExperimentFile(
+export async function loadExperimentFile(
   file: string,
   set: string[],
   selection: Pick<LoadExperimentOptions, 'tasks' | 'trialLimit'> = {},
 ): Promise<LoadedExperiment> {
-  return loadExperiment(file, {
-    set,
-    ...selection,
-    checkModels: async (section, context) =>
-      (await import('@longhaul/gateway')).checkGatewayConfig(section, context),
-    ...installDirOption(),
-  });
+  try {
+    return await loadExperiment(file, {
+      set,
+      ...selection,
+      checkModels: async (section, context) =>
+        (await import('@longhaul/gateway')).checkGatewayConfig(section, context),
+      ...installDirOption(),
+    });
+  } catch (error) {
+    const experiment = isConfigError(error) ? error.loaded?.experiment : undefined;
+    if (!experiment) throw error;
+    // Tasks with issues of their own are put to the environment too, so what it lacks for them
+    // (and for every other task) is listed in the same report.
+    const more = await checkExperiment(experiment).then(
+      () => [],
+      (failure: unknown) => {
+        if (isConfigError(failure)) return failure.issues;
+        throw failure;
+      },
+    );
+    throw new ConfigError([...(error as ConfigError).issues, ...more]);
+  }
 }

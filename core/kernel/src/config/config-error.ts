@@ -1,3 +1,6 @@
+import type { Task } from '../contracts/task.js';
+import type { LoadedExperiment } from './load-experiment.js';
+
 /** One thing wrong with an input file, located as precisely as the file allows. */
 export interface ConfigIssue {
   file: string;
@@ -20,7 +23,15 @@ export function formatIssue(issue: ConfigIssue): string {
 
 /** Bad input: an experiment, a task or a --set override. Carries every issue found, not just the first. */
 export class ConfigError extends Error {
-  constructor(readonly issues: ConfigIssue[]) {
+  /**
+   * @param loaded what was read despite the issues: the tasks a source could still build (so the
+   *   environment can be asked about them too), or the experiment with those tasks (so `validate`
+   *   and `run` report what the environment lacks next to the tasks' own issues, all at once).
+   */
+  constructor(
+    readonly issues: ConfigIssue[],
+    readonly loaded?: { tasks?: Task[]; experiment?: LoadedExperiment },
+  ) {
     super(issues.map(formatIssue).join('\n'));
     this.name = 'ConfigError';
   }

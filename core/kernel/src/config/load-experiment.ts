@@ -186,6 +186,9 @@ export async function loadExperiment(
     ? (_index, message, suggestion) => ({ file: '--tasks', message, suggestion })
     : (index, message, suggestion) =>
         issueAt(Array.isArray(raw.tasks) ? ['tasks', index] : ['tasks'], message, suggestion);
+  // Issues of tasks a source still built: the experiment is made with those tasks all the same,
+  // carried by the error so the environment's checks can be added to them.
+  const taskIssues = new Set<ConfigIssue>();
   const selected = await selectTasks(
     refs.source ?? [],
     registry,
@@ -194,8 +197,10 @@ export async function loadExperiment(
     issueAt,
     issues,
     locateTask,
+    taskIssues,
   );
-  if (issues.length > 0 || !selected) throw new ConfigError(inFileOrder(issues));
+  const onlyTaskIssues = issues.every((issue) => taskIssues.has(issue));
+  if (!onlyTaskIssues || !selected || selected.length === 0) throw new ConfigError(inFileOrder(issues));
 
   const trialLimit = opts.trialLimit ?? field('trialLimit');
   const caseWorkers = field('caseWorkers');
@@ -241,7 +246,7 @@ export async function loadExperiment(
       ),
     ]);
   }
-  return {
+  const experiment: LoadedExperiment = {
     file: path,
     baseDir,
     name,
@@ -257,6 +262,8 @@ export async function loadExperiment(
       return at ? yaml.locate(at) : undefined;
     },
   };
+  if (issues.length > 0) throw new ConfigError(inFileOrder(issues), { experiment });
+  return experiment;
 }
 
 /**
@@ -348,17 +355,18 @@ async function selectTasks(
   issueAt: IssueAt,
   issues: ConfigIssue[],
   locateTask: LocateTask,
+  taskIssues: Set<ConfigIssue>,
 ): Promise<Task[] | undefined> {
   const matching = (task: Task) => patterns!.some((pattern) => matchesTaskPattern(task.id, pattern));
   if (patterns) {
     const scratch: ConfigIssue[] = [];
-    const filtered = await loadTasks(sources, registry, baseDir, patterns, issueAt, scratch);
+    const filtered = await loadTasks(sources, registry, baseDir, patterns, issueAt, scratch, taskIssues);
     const everyPatternMatches = patterns.every((pattern) =>
       filtered?.some((task) => matchesTaskPattern(task.id, pattern)),
     );
     if (filtered && scratch.length === 0 && everyPatternMatches) return filtered.filter(matching);
   }
-  const tasks = await loadTasks(sources, registry, baseDir, undefined, issueAt, issues);
+  const tasks = await loadTasks(sources, registry, baseDir, undefined, issueAt, issues, taskIssues);
   return tasks && filterTasks(tasks, patterns, locateTask, issues);
 }
 
@@ -369,6 +377,7 @@ async function loadTasks(
   filter: string[] | undefined,
   issueAt: IssueAt,
   issues: ConfigIssue[],
+  taskIssues: Set<ConfigIssue>,
 ): Promise<Task[] | undefined> {
   const container = new Container();
   const context = filter ? { baseDir, tasks: filter } : { baseDir };
@@ -377,8 +386,14 @@ async function loadTasks(
       try {
         return await registry.instantiate<Source>(container, 'source', ref).load(context);
       } catch (error) {
-        if (isConfigError(error)) issues.push(...error.issues);
-        else
+        if (isConfigError(error)) {
+          issues.push(...error.issues);
+          // A source that still built some tasks: they are checked further, the issues kept.
+          if (error.loaded?.tasks) {
+            for (const issue of error.issues) taskIssues.add(issue);
+            return error.loaded.tasks;
+          }
+        } else
           issues.push(
             issueAt(path, `source '${ref.label}' could not load its tasks: ${(error as Error).message}`),
           );

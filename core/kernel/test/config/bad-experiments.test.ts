@@ -234,6 +234,34 @@ describe('a bad experiment file is rejected with file, line, column and key', ()
     ]);
   });
 
+  it("a source's issues about tasks it still built come with the experiment made of those tasks, for the environment to check too", async () => {
+    const error = (await loadExperiment(join(experiments, 'unready-task.yaml'), { cwd, env: {} }).catch(
+      (caught: unknown) => caught,
+    )) as ConfigError;
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        file: join(experiments, 'tasks-unready.yaml'),
+        line: 6,
+        key: 'tasks[1].unready',
+        message: 'its data file is a Git LFS pointer',
+      }),
+    ]);
+    expect(error.loaded?.experiment?.tasks.map((task) => task.id)).toEqual(['wordfreq', 'tinykv']);
+    expect(error.loaded?.experiment?.trials).toHaveLength(2);
+    // With an issue of the experiment itself there is no experiment to carry.
+    const worse = (await loadExperiment(join(experiments, 'unready-task.yaml'), {
+      cwd,
+      env: {},
+      set: ['repeats=0'],
+    }).catch((caught: unknown) => caught)) as ConfigError;
+    expect(worse.issues.map(formatIssue)).toEqual([
+      expect.stringContaining('repeats'),
+      expect.stringContaining('its data file is a Git LFS pointer'),
+    ]);
+    expect(worse.loaded).toBeUndefined();
+  });
+
   it('a file that does not exist', async () => {
     expect(await issuesOf('no-such-experiment.yaml')).toEqual([
       {
