@@ -167,13 +167,13 @@ export async function loadProblem(
     });
   }
   const tests = await pythonTree(testsDir);
-  issues.push(
-    ...(await dataFileIssues(
-      testsDir,
-      tests.files,
-      new Set(Object.keys(config.static_assets)),
-      Object.values(config.static_assets).map((asset) => join(root, asset.path)),
-    )),
+  // The task is still built when only its data is at fault, so what it needs is checked too.
+  const dataAt = issues.length;
+  const dataIssues = await dataFileIssues(
+    testsDir,
+    tests.files,
+    new Set(Object.keys(config.static_assets)),
+    Object.values(config.static_assets).map((asset) => join(root, asset.path)),
   );
   const steps: Omit<Step, 'solution'>[] = [];
   const solutions: (string | undefined)[] = [];
@@ -203,7 +203,9 @@ export async function loadProblem(
       metadata: { checkpoint: name, version: config.checkpoints[name]?.version },
     });
   }
-  if (issues.length > before) return undefined;
+  const fatal = issues.length > before;
+  issues.splice(dataAt, 0, ...dataIssues);
+  if (fatal) return undefined;
   const hash = await hashProblem(root);
   const assets = Object.values(config.static_assets).map((asset) => asset.path);
   const cache = cacheDir(hash);

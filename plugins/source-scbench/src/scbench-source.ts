@@ -36,7 +36,8 @@ export class ScbenchSource implements Source {
       const task = await loadProblem(root, this.options, issues);
       if (task) tasks.push(task);
     }
-    if (issues.length > 0) throw new ConfigError(issues);
+    // The problems that could be built go with the issues, so the environment is asked about them too.
+    if (issues.length > 0) throw new ConfigError(issues, tasks.length > 0 ? { tasks } : undefined);
     return tasks;
   }
 

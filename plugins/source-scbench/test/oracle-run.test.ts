@@ -21,6 +21,37 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
+/** An experiment running the oracle over scbench problems (`options` of the source, as YAML). */
+async function oracleOver(name: string, options: string): Promise<string> {
+  const experiment = join(work, `${name}.yaml`);
+  await writeFile(
+    experiment,
+    [
+      `name: ${name}`,
+      `source: { id: scbench, options: ${options} }`,
+      'harness: oracle',
+      'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
+      'scorers: [tests]',
+      '',
+    ].join('\n'),
+  );
+  return experiment;
+}
+
+// A PATH without uv and with Debian's Python 3.11 first, as on the machines CI runs on.
+const env = { ...process.env, PATH: '/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' };
+
+/** The standard error of a CLI command that must be refused as bad input (exit 2). */
+async function refused(args: string[]): Promise<string> {
+  const failed = await promisify(execFile)('node', [bin, ...args], {
+    cwd: repoRoot,
+    env,
+    timeout: 120_000,
+  }).catch((error: { code: number; stderr: string }) => error);
+  expect(failed).toMatchObject({ code: 2 });
+  return (failed as { stderr: string }).stderr;
+}
+
 describe('the oracle over scbench problems and problems/linkshelf', () => {
   it('solves every checkpoint through both sources and prints the Table 1', async () => {
     const experiment = join(work, 'scbench-fixtures.yaml');
@@ -66,33 +97,17 @@ describe('the oracle over scbench problems and problems/linkshelf', () => {
   }, 600_000);
 
   it('refuses, in validate and in run, problems this host cannot run, naming each and what it lacks', async () => {
-    const experiment = join(work, 'scbench-requirements.yaml');
     const path = join(import.meta.dirname, 'fixtures/requirements');
-    await writeFile(
-      experiment,
-      [
-        'name: scbench-requirements',
-        `source: { id: scbench, options: { path: ${path}, problems: [pep701, uvrun] } }`,
-        'harness: oracle',
-        'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
-        'scorers: [tests]',
-        '',
-      ].join('\n'),
+    const experiment = await oracleOver(
+      'scbench-requirements',
+      `{ path: ${path}, problems: [pep701, uvrun] }`,
     );
-    // A PATH without uv and with Debian's Python 3.11 first, as on the machines CI runs on.
-    const env = { ...process.env, PATH: '/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' };
     const runDir = join(work, 'refused');
     for (const args of [
       ['validate', experiment],
       ['run', experiment, '--run-dir', runDir],
     ]) {
-      const failed = await promisify(execFile)('node', [bin, ...args], {
-        cwd: repoRoot,
-        env,
-        timeout: 120_000,
-      }).catch((error: { code: number; stderr: string }) => error);
-      expect(failed).toMatchObject({ code: 2 });
-      const { stderr } = failed as { stderr: string };
+      const stderr = await refused(args);
       expect(stderr).toMatch(
         /environment 'local': task pep701 cannot run on this host: missing python3 >= 3\.12 \(\S+\/pep701\/config\.yaml:11\), python3 is 3\.11\.\d+/,
       );
@@ -101,5 +116,18 @@ describe('the oracle over scbench problems and problems/linkshelf', () => {
       );
     }
     expect(existsSync(runDir), 'nothing was run').toBe(false);
+  }, 300_000);
+
+  it('validate lists every problem of a directory at once: data at fault and what the environment lacks', async () => {
+    const path = join(import.meta.dirname, 'fixtures/preflight');
+    const experiment = await oracleOver('scbench-preflight', `{ path: ${path} }`);
+    const stderr = await refused(['validate', experiment]);
+    expect(stderr).toContain(`${path}/ledger/tests/data/cases.json is a Git LFS pointer`);
+    expect(stderr).toContain(`${path}/ledger/tests/data/expected.txt, which is empty`);
+    // duckdb is in no Debian release: no host these tests run on has it for /usr/bin/python3.
+    expect(stderr).toContain(
+      `environment 'local': task pricedb cannot run on this host: missing Python packages duckdb (the reference solution needs it: ${path}/pricedb/solutions/checkpoint_1/pricedb.py:3)`,
+    );
+    expect(stderr).not.toContain('task rulecheck');
   }, 300_000);
 });

@@ -67,6 +67,18 @@ describe('source scbench: the preflight on upstream-format problems', () => {
     ]);
   });
 
+  it('still builds the problems it refuses for their data, and gives them with every issue, so their needs are checked too', async () => {
+    const error = (await load(fixtures).catch((caught: unknown) => caught)) as ConfigError;
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.issues).toHaveLength(3);
+    expect(error.loaded?.tasks?.map((task) => task.id)).toEqual([
+      'jsonpatch',
+      'ledger',
+      'pricedb',
+      'rulecheck',
+    ]);
+  });
+
   it('finds an LFS pointer in a static asset and in tests/ however the tests reach it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'longhaul-scbench-'));
     temps.push(dir);
