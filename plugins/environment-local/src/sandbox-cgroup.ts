@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import {
   accessSync,
   constants,
@@ -5,6 +6,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmdirSync,
   writeFileSync,
 } from 'node:fs';
 import { mkdir, readdir, readFile, rmdir, writeFile } from 'node:fs/promises';
@@ -73,6 +75,11 @@ function probe(): { hierarchy?: CgroupHierarchy; problem?: string } {
     probed = { problem: `the cgroup v2 hierarchy at ${mount} is not writable by this user (${code})` };
     return probed;
   }
+  const moved = moveProblem(parent);
+  if (moved !== undefined) {
+    probed = { problem: `a process cannot be moved into a cgroup under ${parent} (${moved})` };
+    return probed;
+  }
   const canKill = existsSync(join(parent, 'cgroup.kill')) && process.env.LONGHAUL_CGROUP_ENDING !== 'freeze';
   if (!canKill && !existsSync(join(parent, 'cgroup.freeze'))) {
     probed = {
@@ -82,6 +89,29 @@ function probe(): { hierarchy?: CgroupHierarchy; problem?: string } {
   }
   probed = { hierarchy: { parent, ending: canKill ? 'kill' : 'freeze' } };
   return probed;
+}
+
+/**
+ * Whether a process can move itself into a cgroup under `parent`, as each sandbox command's shell
+ * does: a writable hierarchy can still refuse it (a cgroup namespace, a delegation boundary), and
+ * then every command would fail. Tried once per process with a shell of its own (a few ms).
+ */
+function moveProblem(parent: string): string | undefined {
+  const dir = join(parent, `probe-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    const tried = spawnSync('/bin/sh', ['-c', 'echo $$ > "$0"/cgroup.procs', dir], { encoding: 'utf8' });
+    if (tried.status !== 0) return (tried.stderr || tried.error?.message || `exit ${tried.status}`).trim();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // not made, or gone
+    }
+  }
 }
 
 /** The hierarchy plain sandboxes' cgroups go in, or undefined where this host has none for us. */
@@ -296,7 +326,8 @@ export async function removeIdleCgroups(): Promise<void> {
   if (!hierarchy) return;
   const entries = await readdir(hierarchy.parent, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
-    if (!entry.isDirectory()) continue;
+    // A probe is another process's, removed by it in a moment.
+    if (!entry.isDirectory() || entry.name.startsWith('probe-')) continue;
     const dir = join(hierarchy.parent, entry.name);
     const inner = await readdir(dir, { withFileTypes: true }).catch(() => []);
     if (inner.some((e) => e.isDirectory()) || (await populated(dir))) continue;
