@@ -113,13 +113,13 @@ function inUnusedFixture(source: string, reference: Reference, allSources: reado
       if (level === 0) return false;
       continue;
     }
-    const isFixture = lines
-      .slice(Math.max(0, index - 5), index)
-      .some((above) => /^\s*@\s*(?:pytest\.)?fixture\b/.test(above));
-    if (!isFixture) return false;
+    const decorators = source.split('\n').slice(Math.max(0, index - 5), index);
+    const isFixture = decorators.some((above) => /^\s*@\s*(?:pytest\.)?fixture\b/.test(above));
+    if (!isFixture || decorators.some((above) => /autouse\s*=\s*True/.test(above))) return false;
+    // Every mention counts, strings too (`usefixtures("name")`): only a name never mentioned again is unused.
     const name = def[1]!;
     const uses = allSources
-      .map((text) => codeOnly(text).match(new RegExp(String.raw`\b${name}\b`, 'g'))?.length ?? 0)
+      .map((text) => text.match(new RegExp(String.raw`\b${name}\b`, 'g'))?.length ?? 0)
       .reduce((sum, count) => sum + count, 0);
     return uses <= 1;
   }

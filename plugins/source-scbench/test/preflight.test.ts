@@ -1,4 +1,4 @@
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, formatIssue, missingRequirements, type Task } from '@longhaul/core';
@@ -92,6 +92,34 @@ describe('source scbench: the preflight on upstream-format problems', () => {
       `${root}/tests/assets/projects/small/app.py: ${root}/tests/assets/projects/small/app.py is a Git LFS pointer, not its data (run \`git lfs pull\` in the benchmark's checkout)`,
       `${root}/lookup/extensions.json: ${root}/lookup/extensions.json is a Git LFS pointer, not its data (run \`git lfs pull\` in the benchmark's checkout)`,
     ]);
+  });
+
+  it('checks the path of a fixture that runs: autouse, or asked for by name in usefixtures', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'longhaul-scbench-'));
+    temps.push(dir);
+    const root = join(dir, 'rulecheck');
+    await cp(join(fixtures, 'rulecheck'), root, { recursive: true });
+    const conftest = join(root, 'tests/conftest.py');
+    const original = await readFile(conftest, 'utf8');
+    const missing = `the tests read ${root}/tests/golden, which is not there (a data file missing from the problem)`;
+    await writeFile(
+      conftest,
+      original.replace(
+        '@pytest.fixture(scope="session")\ndef golden_dir',
+        '@pytest.fixture(scope="session", autouse=True)\ndef golden_dir',
+      ),
+    );
+    expect(await issuesOf(root)).toEqual([expect.stringContaining(missing)]);
+    await writeFile(conftest, original);
+    const tests = join(root, 'tests/test_checkpoint_1.py');
+    await writeFile(
+      tests,
+      (await readFile(tests, 'utf8')).replace(
+        'def test_go_files_only',
+        '@pytest.mark.usefixtures("golden_dir")\ndef test_go_files_only',
+      ),
+    );
+    expect(await issuesOf(root)).toEqual([expect.stringContaining(missing)]);
   });
 
   it('gives what a problem needs to whoever picks its environment, as its task states it', async () => {
