@@ -84,9 +84,11 @@ export class SolveRatesReporter implements Reporter {
   figures(ctx: ReportContext): Figure[] {
     if (this.scored(ctx).size === 0) return [];
     const sorted = this.rows(ctx);
+    // Table 1 is the paper's headline: the report opens with it.
     const figures: Figure[] = this.tables(sorted).map(({ id, title, grid }) => ({
       ...textTable(id, title, grid.header, grid.cells),
       note: outcomeLegend,
+      lead: id === 'table1',
     }));
     const data = [...this.scored(ctx)].flatMap(([condition, row]) =>
       phases

@@ -69,6 +69,7 @@ export class SlumpReporter implements Reporter {
 
   figures(ctx: ReportContext): Figure[] {
     const grid = this.grid(ctx);
-    return grid ? [textTable('table', title, grid.header, grid.cells)] : [];
+    // SLUMP's one table is its headline: the report opens with it.
+    return grid ? [{ ...textTable('table', title, grid.header, grid.cells), lead: true }] : [];
   }
 }

@@ -16,12 +16,22 @@ export interface TableColumn {
   digits?: number;
 }
 
-export interface TableFigure {
-  kind: 'table';
+/** What every figure has, whatever its kind. */
+interface FigureBase {
   /** Stable within the reporter; the report keys the figure `<reporter>.<id>`. */
   id: string;
   title: string;
   note?: string;
+  /**
+   * The benchmark's headline: the report opens with the figures that lead, before its plots and
+   * per-score tables. A reporter marks the figures its paper leads with (SlopCodeBench's Table 1);
+   * when no reporter marks any, the run's first table leads.
+   */
+  lead?: boolean;
+}
+
+export interface TableFigure extends FigureBase {
+  kind: 'table';
   columns: TableColumn[];
   rows: Record<string, CellValue>[];
 }
@@ -32,11 +42,8 @@ export interface PlotChannel {
   type?: 'quantitative' | 'ordinal' | 'nominal';
 }
 
-export interface PlotFigure {
+export interface PlotFigure extends FigureBase {
   kind: 'plot';
-  id: string;
-  title: string;
-  note?: string;
   mark: 'line' | 'bar' | 'point';
   data: Record<string, CellValue>[];
   x: PlotChannel;
