@@ -5,20 +5,7 @@
   const data = JSON.parse(document.getElementById('report-data').textContent);
   const app = document.getElementById('app');
 
-  /** Makes an element; strings become text nodes. */
-  function el(tag, attributes, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes ?? {})) {
-      if (value === undefined || value === null || value === false) continue;
-      if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
-      else node.setAttribute(name, value === true ? '' : String(value));
-    }
-    for (const child of children.flat()) {
-      if (child === undefined || child === null || child === false) continue;
-      node.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
-    }
-    return node;
-  }
+  const { el } = window.longhaulDom;
 
   function duration(ms) {
     if (typeof ms !== 'number') return '-';
@@ -111,10 +98,18 @@
     return el('figure', { class: 'plot' }, el('figcaption', {}, title), target);
   }
 
-  /** A score over steps: the mean line with the spread (min–max over trials) as a band. */
-  function seriesPlot(title, points) {
-    const x = { field: 'step', type: 'ordinal', title: 'step' };
-    const color = { field: 'condition', type: 'nominal' };
+  // A step axis stays readable at 60 steps: whole numbers, thinned to what fits.
+  const stepAxis = { tickMinStep: 1, format: 'd', labelOverlap: true, labelFlush: true };
+  // Ordinal axes (phases, bins) drop labels that would overlap.
+  const ordinalAxis = { labelOverlap: 'parity', labelAngle: 0, labelLimit: 90 };
+
+  /**
+   * A score over steps: the mean line with the spread (min–max over trials) as a band; one line
+   * per value of `colorField` (the condition, or the run when runs are overlaid).
+   */
+  function seriesPlot(title, points, colorField = 'condition') {
+    const x = { field: 'step', type: 'quantitative', title: 'step', axis: stepAxis, scale: { nice: false } };
+    const color = { field: colorField, type: 'nominal', legend: { orient: 'bottom', labelLimit: 400 } };
     return plot(title, {
       data: { values: points },
       layer: [
@@ -134,7 +129,7 @@
             y: { field: 'mean', type: 'quantitative' },
             color,
             tooltip: [
-              { field: 'condition' },
+              { field: colorField },
               { field: 'step' },
               { field: 'mean' },
               { field: 'low' },
@@ -149,7 +144,13 @@
 
   /** A reporter's plot figure. */
   function figurePlot(figure) {
-    const x = { field: figure.x.field, title: figure.x.title, type: figure.x.type ?? 'quantitative' };
+    const xType = figure.x.type ?? 'quantitative';
+    const x = {
+      field: figure.x.field,
+      title: figure.x.title,
+      type: xType,
+      axis: xType === 'quantitative' ? { labelOverlap: true } : ordinalAxis,
+    };
     const y = { field: figure.y.field, title: figure.y.title, type: figure.y.type ?? 'quantitative' };
     const color = figure.color
       ? { field: figure.color.field, title: figure.color.title, type: 'nominal' }
@@ -199,6 +200,10 @@
     /\.dir$/,
     /health|debt|cognitive/,
   ];
+  const rank = (key) => {
+    const found = preferred.findIndex((pattern) => pattern.test(key));
+    return found < 0 ? preferred.length : found;
+  };
   function plottedKeys(run) {
     const keys = [...new Set(run.series.map((point) => point.key))].filter(
       (key) => key !== 'cost.usd' && key !== 'time.seconds',
@@ -330,32 +335,183 @@
     return section;
   }
 
-  function benchmarkTables(run) {
-    const section = el('section', { class: 'run' });
-    for (const figure of run.figures) {
-      const id = `${figure.reporter}.${figure.id}`;
-      if (figure.kind === 'table') {
-        section.append(
-          el('h3', {}, figure.title),
-          table(figure.columns, figure.rows, { class: 'figure-table', 'data-figure': id }),
-        );
-      } else {
-        const drawn = figurePlot(figure);
-        drawn.setAttribute('data-figure', id);
-        section.append(drawn);
-      }
-      if (figure.note) section.append(el('p', { class: 'note' }, figure.note));
+  const figureId = (figure) => `${figure.reporter}.${figure.id}`;
+  const isLead = (run, figure) => run.leads.includes(figureId(figure));
+
+  /** A reporter's figure with its title and note; `extra` adds columns to a table's rows. */
+  function figureView(figure, extra) {
+    const id = figureId(figure);
+    const parts = [];
+    if (figure.kind === 'table') {
+      const columns = extra ? [...figure.columns, ...extra.columns] : figure.columns;
+      const rows = extra ? figure.rows.map((row) => ({ ...row, ...extra.cells(row) })) : figure.rows;
+      parts.push(
+        el('h3', {}, figure.title),
+        table(columns, rows, { class: `figure-table${extra ? ' lead' : ''}`, 'data-figure': id }),
+      );
+    } else {
+      const drawn = figurePlot(figure);
+      drawn.setAttribute('data-figure', id);
+      parts.push(drawn);
     }
+    if (figure.note) parts.push(el('p', { class: 'note' }, figure.note));
+    return parts;
+  }
+
+  const countColumns = [
+    { key: 'n', label: 'n trials', format: 'number', digits: 0 },
+    { key: 'scored', label: 'steps scored', format: 'number', digits: 0 },
+    { key: 'errored', label: 'errored', format: 'number', digits: 0 },
+    { key: 'cancelled', label: 'cancelled', format: 'number', digits: 0 },
+  ];
+  const countCells = (counts) =>
+    counts
+      ? {
+          n: counts.trials,
+          scored: { text: `${counts.scored}/${counts.steps}`, value: counts.scored },
+          errored:
+            counts.erroredTrials > 0
+              ? { text: `${counts.errored} (${counts.erroredTrials} trials)`, value: counts.errored }
+              : counts.errored,
+          cancelled: counts.cancelled,
+        }
+      : {};
+
+  /**
+   * What a run's report opens with: the figures its benchmark leads with, each row of a condition
+   * beside the trials and steps it rests on and the errors among them.
+   */
+  function headline(run) {
+    const section = el('section', { class: 'run headline', 'data-run': run.name });
+    const counts = new Map(run.counts.map((row) => [row.condition, row]));
+    let keyed = false;
+    for (const figure of run.figures.filter((figure) => isLead(run, figure))) {
+      const first = figure.kind === 'table' ? figure.columns[0]?.key : undefined;
+      // A table that counts its errors already (the summary's) is shown as it is.
+      const counted = figure.kind === 'table' && figure.columns.some((column) => column.label === 'errored');
+      const byCondition =
+        first !== undefined && !counted && figure.rows.some((row) => counts.has(row[first]));
+      keyed ||= byCondition || counted;
+      section.append(
+        ...figureView(
+          figure,
+          byCondition
+            ? { columns: countColumns, cells: (row) => countCells(counts.get(row[first])) }
+            : undefined,
+        ),
+      );
+    }
+    if (!keyed) {
+      section.append(
+        el('h3', {}, 'Trials and steps per condition'),
+        table(
+          [{ key: 'condition', label: 'condition' }, ...countColumns],
+          run.counts.map((row) => ({ condition: row.condition, ...countCells(row) })),
+          { class: 'counts' },
+        ),
+      );
+    }
+    section.append(el('p', { class: 'legend' }, run.legend));
     return section;
   }
 
+  /** The reporters' tables that do not lead; they sit, collapsed, with the per-score tables. */
+  function benchmarkTables(run) {
+    const section = el('section', { class: 'run' });
+    for (const figure of run.figures)
+      if (figure.kind === 'table' && !isLead(run, figure)) section.append(...figureView(figure));
+    return section;
+  }
+
+  /** Per step: the run's main scores, then cost and time where a step has a turn of its own. */
   function stepPlots(run) {
     const section = el('section', { class: 'run plots' });
     for (const key of [...plottedKeys(run), 'cost.usd', 'time.seconds']) {
       const points = run.series.filter((point) => point.key === key);
-      if (points.length > 0) section.append(seriesPlot(key, points));
+      if (points.length > 0) {
+        const drawn = seriesPlot(key, points);
+        drawn.setAttribute('data-score', key);
+        section.append(drawn);
+      }
+    }
+    for (const figure of run.figures)
+      if (figure.kind === 'plot' && !isLead(run, figure)) section.append(...figureView(figure));
+    return section;
+  }
+
+  /** One plot per score with every run on one scale, the run (and its condition) as the colour. */
+  function overlaidPlots() {
+    const section = el('section', { class: 'plots overlaid' });
+    const keys = [...new Set(data.runs.flatMap((run) => plottedKeys(run))), 'cost.usd', 'time.seconds'];
+    for (const key of keys) {
+      const points = data.runs.flatMap((run) =>
+        run.series
+          .filter((point) => point.key === key)
+          .map((point) => ({
+            ...point,
+            run: run.conditions.length > 1 ? `${run.name} · ${point.condition}` : run.name,
+          })),
+      );
+      if (points.length === 0) continue;
+      const drawn = seriesPlot(key, points, 'run');
+      drawn.setAttribute('data-score', key);
+      section.append(drawn);
     }
     return section;
+  }
+
+  /** The runs' deltas: per score over the cells every run has, then per cell (collapsed). */
+  function comparison(compared) {
+    const names = data.runs.map((run) => run.name);
+    const runColumns = names.map((name, index) => ({ key: `v${index}`, label: name }));
+    const values = (list) => Object.fromEntries(list.map((v, i) => [`v${i}`, v]));
+    return el(
+      'section',
+      { class: 'view comparison' },
+      el('h2', {}, `Runs compared by ${compared.keyedBy}: ${names.join(' vs ')}`),
+      el(
+        'p',
+        { class: 'note' },
+        `Each score's mean over the ${compared.keyedBy} cells every run has; Δ is the last run minus the first.`,
+      ),
+      table(
+        [
+          { key: 'key', label: 'score' },
+          { key: 'cells', label: 'cells', format: 'number', digits: 0 },
+          ...runColumns,
+          { key: 'delta', label: 'Δ last − first' },
+        ],
+        // The main scores first, as in the plots; the rest in order of name.
+        [...compared.overall]
+          .sort((a, b) => rank(a.key) - rank(b.key))
+          .map((d) => ({ key: d.key, cells: d.cells, delta: d.delta, ...values(d.values) })),
+        { class: 'run-deltas' },
+      ),
+      el(
+        'details',
+        { class: 'cell-deltas' },
+        el('summary', {}, `Per ${compared.keyedBy}: ${compared.cells.length} rows`),
+        table(
+          [
+            { key: 'key', label: 'score' },
+            { key: 'task', label: 'task' },
+            { key: 'step', label: 'step' },
+            ...(compared.keyedBy.endsWith('condition') ? [{ key: 'condition', label: 'condition' }] : []),
+            ...runColumns,
+            { key: 'delta', label: 'Δ last − first' },
+          ],
+          compared.cells.map((d) => ({
+            key: d.key,
+            task: d.task,
+            step: d.step,
+            condition: d.condition,
+            delta: d.delta,
+            ...values(d.values),
+          })),
+          { class: 'deltas' },
+        ),
+      ),
+    );
   }
 
   function stepDetail(step, summary) {
@@ -370,15 +526,11 @@
       ),
     );
     const body = () => [
-      el('h4', {}, 'Prompt'),
-      el('pre', { class: 'prompt' }, step.prompt),
       el(
         'details',
-        { class: 'trajectory' },
-        el('summary', {}, `Trajectory (${step.trajectory.length} items)`),
-        step.trajectory.map((item) =>
-          el('div', { class: `item ${item.kind}` }, el('b', {}, item.title), el('pre', {}, item.text)),
-        ),
+        { class: 'trajectory', open: true },
+        el('summary', {}, `Transcript (the prompt and ${step.trajectory.length} items)`),
+        el('div', { class: 'transcript' }, transcript(step)),
       ),
       el('h4', {}, 'Diff'),
       el(
@@ -434,6 +586,79 @@
       if (details.open && details.children.length === 1) details.append(...body());
     });
     return details;
+  }
+
+  /** A text shown as it is when short, collapsed behind its first line when long. */
+  function longText(text, cls) {
+    const lines = text.split('\n');
+    if (text.length <= 600 && lines.length <= 12) return el('pre', { class: cls }, text);
+    const first = lines[0].slice(0, 120);
+    return el(
+      'details',
+      { class: `long ${cls ?? ''}` },
+      el(
+        'summary',
+        {},
+        `${first}${first.length < text.length ? ' …' : ''} (${lines.length} lines, ${text.length} characters)`,
+      ),
+      el('pre', { class: cls }, text),
+    );
+  }
+
+  /**
+   * A step as a conversation, like a chat log: the prompt, the agent's text, each tool call with
+   * its result beneath it, and the session's events as quiet lines between them.
+   */
+  function transcript(step) {
+    const items = [
+      el('div', { class: 'item message user prompt' }, el('b', {}, 'prompt'), longText(step.prompt)),
+    ];
+    for (const item of step.trajectory) {
+      // Harnesses that log the prompt as the user's first message would show it twice.
+      if (item.kind === 'message' && item.title === 'user' && item.text.trim() === step.prompt.trim())
+        continue;
+      if (item.kind.startsWith('tool-call')) {
+        items.push(
+          el(
+            'div',
+            { class: `item ${item.kind}` },
+            el('b', {}, `tool call: ${item.title}`),
+            longText(item.text, 'input'),
+            item.result
+              ? el(
+                  'div',
+                  { class: `tool-output${item.result.isError ? ' error' : ''}` },
+                  el('b', {}, item.result.isError ? 'error' : 'result'),
+                  longText(item.result.text, 'output'),
+                )
+              : el('p', { class: 'note' }, 'no result'),
+          ),
+        );
+      } else if (item.kind === 'message') {
+        items.push(
+          el('div', { class: `item message ${item.title}` }, el('b', {}, item.title), longText(item.text)),
+        );
+      } else if (item.kind === 'reasoning') {
+        items.push(
+          el(
+            'details',
+            { class: 'item reasoning' },
+            el('summary', {}, 'reasoning'),
+            el('pre', {}, item.text),
+          ),
+        );
+      } else {
+        items.push(
+          el(
+            'div',
+            { class: `item event ${item.kind}` },
+            el('b', {}, item.title),
+            item.text ? longText(item.text) : undefined,
+          ),
+        );
+      }
+    }
+    return items;
   }
 
   function timeline(trial) {
@@ -534,38 +759,44 @@
   }
 
   function render() {
-    app.replaceChildren(
-      row('Experiment', overview),
-      row('Uncertainty', uncertainty),
-      row('Benchmark tables', benchmarkTables),
-      row('Scores over steps (mean, band: min–max over trials)', stepPlots),
+    const several = data.runs.length > 1;
+    const sections = [row('Headline', headline)];
+    if (data.comparison) sections.push(comparison(data.comparison));
+    sections.push(
+      several
+        ? el(
+            'section',
+            { class: 'view' },
+            el('h2', {}, 'Scores over steps, runs overlaid (mean, band: min–max over trials)'),
+            overlaidPlots(),
+          )
+        : row('Scores over steps (mean, band: min–max over trials)', stepPlots),
+    );
+    if (several && data.runs.some((run) => run.figures.some((f) => f.kind === 'plot' && !isLead(run, f))))
+      sections.push(
+        row('Benchmark plots', (run) => {
+          const section = el('section', { class: 'run plots' });
+          for (const figure of run.figures)
+            if (figure.kind === 'plot' && !isLead(run, figure)) section.append(...figureView(figure));
+          return section;
+        }),
+      );
+    // Every score of every condition: there to look up, not to read first.
+    sections.push(
+      el(
+        'details',
+        { class: 'per-score' },
+        el('summary', {}, 'Per-score tables: conditions, intervals, paired differences, benchmark tables'),
+        row('Experiment', overview),
+        row('Uncertainty', uncertainty),
+        row('Benchmark tables', benchmarkTables),
+      ),
       row('Trials', trialsSection),
     );
-    if (data.deltas.length > 0) {
-      const names = data.runs.map((run) => run.name);
-      app.append(
-        el(
-          'section',
-          { class: 'view' },
-          el('h2', {}, `Runs compared: ${names.join(' vs ')}`),
-          table(
-            [
-              { key: 'key', label: 'score' },
-              { key: 'condition', label: 'condition' },
-              ...names.map((name, index) => ({ key: `v${index}`, label: name })),
-              { key: 'delta', label: 'Δ last − first' },
-            ],
-            data.deltas.map((d) => ({
-              key: d.key,
-              condition: d.condition,
-              delta: d.delta,
-              ...Object.fromEntries(d.values.map((v, i) => [`v${i}`, v])),
-            })),
-            { class: 'deltas' },
-          ),
-        ),
-      );
-    }
+    // A live update redraws the page: what the reader opened stays open.
+    const opened = app.querySelector('details.per-score')?.open;
+    app.replaceChildren(...sections);
+    if (opened) app.querySelector('details.per-score').open = true;
     Promise.all(plots.splice(0)).then(() => document.body.setAttribute('data-ready', 'true'));
   }
 
@@ -581,7 +812,7 @@
       const next = JSON.parse(message.data);
       const open = [...document.querySelectorAll('details.trial[open]')].map((d) => d.dataset.trial);
       data.runs = next.runs;
-      data.deltas = next.deltas;
+      data.comparison = next.comparison;
       render();
       for (const id of open) {
         const trial = document.querySelector(`details.trial[data-trial="${CSS.escape(id)}"]`);

@@ -12,6 +12,10 @@ export interface Assets {
   scripts: string[];
   style: string;
   app: string;
+  /** What both pages' scripts use to make elements; it comes before them. */
+  dom: string;
+  /** The script of the viewer's index of runs. */
+  index: string;
 }
 
 let cached: Promise<Assets> | undefined;
@@ -29,6 +33,8 @@ export function loadAssets(): Promise<Assets> {
     ),
     style: await readFile(own('report.css'), 'utf8'),
     app: await readFile(own('app.js'), 'utf8'),
+    dom: await readFile(own('dom.js'), 'utf8'),
+    index: await readFile(own('index.js'), 'utf8'),
   }))();
   return cached;
 }

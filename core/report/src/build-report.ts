@@ -1,6 +1,7 @@
 import { loadAssets } from './assets.js';
+import { compareRuns } from './compare.js';
 import { type LoadedRun, loadRun } from './load-run.js';
-import { buildRunModel, type RunModel, runDeltas } from './model.js';
+import { buildRunModel, type RunModel } from './model.js';
 import { trialDetail } from './trial-detail.js';
 import { detailLimit } from './truncate.js';
 
@@ -48,7 +49,7 @@ export async function renderReport(runs: LoadedRun[], options: ReportOptions = {
   const { models, details } = options.live
     ? { models: runs.map((run, index) => buildRunModel(run, index)), details: new Map<string, unknown>() }
     : await reportData(runs);
-  const data = { runs: models, deltas: runDeltas(models), live: options.live ?? null };
+  const data = { runs: models, comparison: compareRuns(models) ?? null, live: options.live ?? null };
   const title = options.title ?? `longhaul report: ${models.map((model) => model.name).join(', ')}`;
   // Each trial's content sits in its own inert JSON block, parsed only when the trial is opened.
   // The blocks come last, so the page draws before the browser has read through them all.
@@ -66,6 +67,7 @@ export async function renderReport(runs: LoadedRun[], options: ReportOptions = {
     '<main id="app"></main>',
     `<script type="application/json" id="report-data">${scriptJson(data)}</script>`,
     ...assets.scripts.map((script) => `<script>${script}</script>`),
+    `<script>${assets.dom}</script>`,
     `<script>${assets.app}</script>`,
     ...blocks,
     '</body></html>',

@@ -1,4 +1,5 @@
 export { buildReport, type ReportOptions, renderReport, reportData, scriptJson } from './build-report.js';
+export { compareRuns, type RunComparison } from './compare.js';
 export { type LoadedRun, loadRun, type SummaryConditions } from './load-run.js';
 export * from './model.js';
 export { startViewer, type Viewer, type ViewerOptions } from './serve.js';

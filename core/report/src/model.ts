@@ -90,6 +90,19 @@ export interface ConditionScore {
   value: number | boolean | null;
 }
 
+/** A condition's trials and steps by how they ended: what each of its figures rests on. */
+export interface ConditionCounts {
+  condition: string;
+  trials: number;
+  /** Trials that ended in a fault (`error:<class>`). */
+  erroredTrials: number;
+  steps: number;
+  /** Steps by outcome, as every aggregate counts them (`stepOutcome`). */
+  scored: number;
+  errored: number;
+  cancelled: number;
+}
+
 export interface RunModel {
   name: string;
   dir: string;
@@ -119,6 +132,14 @@ export interface RunModel {
   /** What n scored / errored / cancelled, `–`, `missing` and `n=1` mean, printed under the tables. */
   legend: string;
   figures: StoredFigure[];
+  /** The figures the report opens with, as `<reporter>.<id>` (see `Figure.lead`). */
+  leads: string[];
+  counts: ConditionCounts[];
+  /**
+   * Conditions whose steps share one turn (single-shot: every step scored after one turn), where a
+   * step's time and cost are that turn's, repeated: not plotted per step.
+   */
+  sharedTurn: string[];
   trials: TrialRow[];
 }
 
@@ -207,6 +228,32 @@ function conditionRow(condition: string, trials: TrialRow[]): ConditionRow {
   };
 }
 
+function counts(condition: string, trials: TrialRow[]): ConditionCounts {
+  const outcomes = outcomesOf(trials);
+  return {
+    condition,
+    trials: trials.length,
+    erroredTrials: trials.filter((trial) => trial.status.startsWith('error:')).length,
+    steps: trials.reduce((sum, trial) => sum + trial.steps.length, 0),
+    scored: outcomes.scored,
+    errored: outcomes.errored,
+    cancelled: outcomes.cancelled,
+  };
+}
+
+/** Whether a trial's steps all come of one turn: at most one step took a turn of its own. */
+const sharesTurn = (trial: TrialRow) =>
+  trial.steps.length > 1 && trial.steps.filter((step) => step.turns > 0).length <= 1;
+
+/** The figures that lead: those their reporters mark, else the run's first table. */
+function leadFigures(figures: StoredFigure[]): string[] {
+  const marked = figures.filter((figure) => figure.lead);
+  const firstTable = figures.find((figure) => figure.kind === 'table');
+  return (marked.length > 0 ? marked : firstTable ? [firstTable] : []).map(
+    (figure) => `${figure.reporter}.${figure.id}`,
+  );
+}
+
 /** Everything the report's pages show of one run, computed once. */
 export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
   const trials = run.trials.map((trial, index) => trialRow(trial.record, `r${runIndex}-t${index}`));
@@ -266,6 +313,10 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
       if (difference) paired.push({ baseline: baseline!, condition, key, ...difference });
     }
   }
+  const sharedTurn = conditions.filter((condition) => {
+    const own = trials.filter((trial) => trial.condition === condition && trial.steps.length > 0);
+    return own.length > 0 && own.every(sharesTurn);
+  });
   const series: SeriesPoint[] = [];
   for (const condition of conditions) {
     const own = trials.filter((trial) => trial.condition === condition);
@@ -296,6 +347,7 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
           index,
           scored.map((step) => numeric(step.scores[key])).filter((v): v is number => v !== undefined),
         );
+      if (sharedTurn.includes(condition)) continue;
       point(
         'cost.usd',
         index,
@@ -354,28 +406,14 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
     series,
     legend: outcomeLegend,
     figures: run.figures,
+    leads: leadFigures(run.figures),
+    counts: conditions.map((condition) =>
+      counts(
+        condition,
+        trials.filter((trial) => trial.condition === condition),
+      ),
+    ),
+    sharedTurn,
     trials,
   };
-}
-
-/** Per score and condition: the mean in each run and the change from the first run. */
-export interface RunDelta {
-  key: string;
-  condition: string;
-  values: (number | null)[];
-  delta: number | null;
-}
-
-export function runDeltas(runs: RunModel[]): RunDelta[] {
-  if (runs.length < 2) return [];
-  const pairs = new Set(runs.flatMap((run) => run.stats.map((stat) => `${stat.key}\u0000${stat.condition}`)));
-  return [...pairs].sort(byString).map((pair) => {
-    const [key, condition] = pair.split('\u0000') as [string, string];
-    const values = runs.map(
-      (run) => run.stats.find((s) => s.key === key && s.condition === condition)?.mean ?? null,
-    );
-    const first = values[0];
-    const last = values.at(-1);
-    return { key, condition, values, delta: first == null || last == null ? null : last - first };
-  });
 }

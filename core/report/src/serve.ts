@@ -3,9 +3,11 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, join, sep } from 'node:path';
-import { escapeHtml, renderReport } from './build-report.js';
+import { renderReport } from './build-report.js';
+import { indexPage } from './index-page.js';
 import { type LoadedRun, loadRun } from './load-run.js';
 import { buildRunModel, type RunModel } from './model.js';
+import { type RunListing, runListing } from './run-listing.js';
 import { trialDetail } from './trial-detail.js';
 import { detailLimit } from './truncate.js';
 
@@ -60,8 +62,8 @@ function segment(raw: string): string | undefined {
 }
 
 /** A run's page data for the live page: the run's model, without any step content. */
-async function liveData(run: LoadedRun): Promise<{ runs: RunModel[]; deltas: [] }> {
-  return { runs: [buildRunModel(run, 0)], deltas: [] };
+async function liveData(run: LoadedRun): Promise<{ runs: RunModel[]; comparison: null }> {
+  return { runs: [buildRunModel(run, 0)], comparison: null };
 }
 
 class RunWatch {
@@ -151,17 +153,13 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const notFound = (res: ServerResponse) => send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
 
   async function index(res: ServerResponse): Promise<void> {
-    const items = [...(await runs()).keys()].map(
-      (name) => `<li><a href="runs/${encodeURIComponent(name)}/">${escapeHtml(name)}</a></li>`,
-    );
-    const list = items.length > 0 ? `<ul class="runs">${items.join('')}</ul>` : '<p>No runs yet.</p>';
-    send(
-      res,
-      200,
-      'text/html; charset=utf-8',
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>longhaul runs: ${escapeHtml(root)}</title></head>` +
-        `<body><h1>Runs in ${escapeHtml(root)}</h1>${list}</body></html>`,
-    );
+    const listings: RunListing[] = [];
+    for (const dir of (await runs()).values()) {
+      // A run removed or half-written while the page is made is left out, not a failed page.
+      const run = await loadRun(dir).catch(() => undefined);
+      if (run) listings.push(await runListing(run));
+    }
+    send(res, 200, 'text/html; charset=utf-8', await indexPage(root, listings));
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -8,6 +8,8 @@ export interface TrajectoryItem {
   kind: string;
   title: string;
   text: string;
+  /** A tool call's result (the `tool.result` of the same id), shown under the call. */
+  result?: { text: string; isError: boolean };
 }
 
 export interface StepDetail {
@@ -54,11 +56,34 @@ function item(event: TrajectoryEvent): TrajectoryItem {
   }
 }
 
+/**
+ * A step's events as a conversation: each tool call carries its result, wherever in the turn the
+ * result came; a result with no call shows on its own.
+ */
+export function conversation(events: TrajectoryEvent[]): TrajectoryItem[] {
+  const items: TrajectoryItem[] = [];
+  const calls = new Map<string, TrajectoryItem>();
+  for (const event of events) {
+    if (event.type === 'tool.result') {
+      const call = calls.get(event.id);
+      if (call && !call.result) {
+        call.result = { text: event.output, isError: event.isError };
+        if (event.isError) call.kind = 'tool-call tool-error';
+        continue;
+      }
+    }
+    const entry = item(event);
+    if (event.type === 'tool.call') calls.set(event.id, entry);
+    items.push(entry);
+  }
+  return items;
+}
+
 /** A trial's steps with every text cut to `limit` characters. */
 export async function trialDetail(trial: LoadedTrial, limit: number): Promise<StepDetail[]> {
   const steps = await trial.steps();
   return steps.map((step) => {
-    const items = step.trajectory.map(item);
+    const items = conversation(step.trajectory);
     // The trajectory shares one budget: long agent sessions keep their first items and a note.
     let left = limit * 2;
     const kept: TrajectoryItem[] = [];
@@ -71,10 +96,12 @@ export async function trialDetail(trial: LoadedTrial, limit: number): Promise<St
         });
         break;
       }
-      const text = truncate(entry.text, Math.min(left, Math.max(100, limit / 4)));
-      // An item costs its text, its title and about 40 characters of JSON around them.
-      left -= text.length + entry.title.length + 40;
-      kept.push({ ...entry, text });
+      const each = Math.min(left, Math.max(100, limit / 4));
+      const text = truncate(entry.text, each);
+      const result = entry.result && { ...entry.result, text: truncate(entry.result.text, each) };
+      // An item costs its texts, its title and about 40 characters of JSON around them.
+      left -= text.length + (result?.text.length ?? 0) + entry.title.length + 40;
+      kept.push(result ? { ...entry, text, result } : { ...entry, text });
     }
     return {
       index: step.index,

@@ -56,7 +56,7 @@ interface Figures {
 const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFile(path, 'utf8')) as T;
 
 /** Runs an example with the real CLI, writes its report, and checks the report in Chromium. */
-async function checkExample(name: string, set: string[]): Promise<void> {
+async function checkExample(name: string, lead: string, set: string[]): Promise<void> {
   const runDir = join(work(), name);
   const args = ['run', join(repoRoot, `examples/${name}.yaml`), '--run-dir', runDir];
   const run = await spawnCli([...args, ...set.flatMap((value) => ['--set', value])], repoRoot).done;
@@ -68,6 +68,21 @@ async function checkExample(name: string, set: string[]): Promise<void> {
   const figures = await readJson<Figures>(join(runDir, 'figures.json'));
   const { page, errors } = await openReport(browser, `file://${join(runDir, 'report.html')}`);
   await page.screenshot({ path: join(shots, `${name}-overview.png`), fullPage: true });
+
+  // The report opens with the benchmark's headline table, before any other table of scores, with
+  // the trials and steps each row rests on and their errors.
+  const tables = await page
+    .locator('main table')
+    .evaluateAll((found) =>
+      found.map((table) => table.getAttribute('data-figure') ?? table.getAttribute('class')),
+    );
+  expect(tables[0]).toBe(lead);
+  const headline = page.locator(`section.headline table[data-figure="${lead}"]`);
+  expect(await headline.isVisible()).toBe(true);
+  expect(await page.locator('section.headline th').allTextContents()).toEqual(
+    expect.arrayContaining(['n trials', 'steps scored', 'errored', 'cancelled']),
+  );
+  expect(await page.locator('details.per-score').getAttribute('open')).toBeNull();
 
   // The per-condition table holds summary.json's numbers, condition by condition.
   const conditions = page.locator('table.conditions');
@@ -105,9 +120,9 @@ async function checkExample(name: string, set: string[]): Promise<void> {
   for (const score of expected) expect(shown).toContainEqual(score);
 
   // Every reporter table of figures.json, cell by cell.
-  const tables = figures.figures.filter((figure) => figure.kind === 'table');
-  expect(tables.length).toBeGreaterThan(0);
-  for (const figure of tables) {
+  const figureTables = figures.figures.filter((figure) => figure.kind === 'table');
+  expect(figureTables.length).toBeGreaterThan(0);
+  for (const figure of figureTables) {
     const table = page.locator(`table[data-figure="${figure.reporter}.${figure.id}"]`);
     for (const col of figure.columns) {
       const cells = table.locator(`td[data-key="${col.key}"]`);
@@ -160,13 +175,13 @@ async function checkExample(name: string, set: string[]): Promise<void> {
 
 describe('the report of real runs, in Chromium', () => {
   it('scbench (worklog, two prompt strategies): tables, plots, a step with its diff and cases', async () => {
-    await checkExample('scbench', [
+    await checkExample('scbench', 'solve-rates.table1', [
       'tasks=[worklog]',
       'script=[{id: checkpoints, label: just-solve, options: {prompt: just-solve, sandbox: fresh}}, {id: checkpoints, label: anti-slop, options: {prompt: anti-slop, sandbox: fresh}}]',
     ]);
   }, 600_000);
 
   it('slump (conversation and single-shot, without memory and with notes): tables, plots, a step', async () => {
-    await checkExample('slump', ['memory=[none, notes]']);
+    await checkExample('slump', 'slump.table', ['memory=[none, notes]']);
   }, 600_000);
 });

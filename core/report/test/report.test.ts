@@ -4,19 +4,21 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ESM helper shared with the benchmark, without types
 import { writeSyntheticRun } from '../../../bench/report/synthetic-run.mjs';
-import { buildReport, buildRunModel, loadRun, reportData } from '../src/index.js';
+import { buildReport, buildRunModel, compareRuns, loadRun, reportData } from '../src/index.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-async function run(trials: number) {
+async function run(trials: number, conditions?: string[]) {
   const dir = await mkdtemp(join(tmpdir(), 'longhaul-report-'));
   dirs.push(dir);
-  await writeSyntheticRun(dir, { trials, steps: 3 });
+  await writeSyntheticRun(dir, { trials, steps: 3, conditions });
   return dir;
 }
+
+const model = async (dir: string, index = 0) => buildRunModel(await loadRun(dir), index);
 
 describe('report', () => {
   it('computes per-condition rows, intervals, paired differences and series from the store', async () => {
@@ -112,5 +114,82 @@ describe('report', () => {
     const dir = await mkdtemp(join(tmpdir(), 'longhaul-report-empty-'));
     dirs.push(dir);
     await expect(loadRun(dir)).rejects.toThrow(`${dir}: not a run directory`);
+  });
+
+  it('compares runs of different harnesses by task and step, with a number in every delta', async () => {
+    const oracle = await model(await run(4, ['oracle/just-solve/none']), 0);
+    const ide = await model(await run(4, ['ide/just-solve/none']), 1);
+    // The ide run's step 2 of task1 fails where the oracle's passes: its delta shows it.
+    ide.trials.find((trial) => trial.task === 'task1')!.steps[1]!.scores['tests.strict'] = 0;
+    const compared = compareRuns([oracle, ide])!;
+    expect(compared.keyedBy).toBe('task × step');
+    const strict = compared.cells.filter((cell) => cell.key === 'tests.strict');
+    // 4 tasks × 3 steps, each in both runs.
+    expect(strict).toHaveLength(12);
+    for (const cell of strict) expect(cell.values.every((value) => typeof value === 'number')).toBe(true);
+    const changed = strict.find((cell) => cell.task === 'task1' && cell.step === '2. step2')!;
+    expect(changed.delta).toBe(changed.values[1]! - changed.values[0]!);
+    const overall = compared.overall.find((row) => row.key === 'tests.strict')!;
+    expect(overall.cells).toBe(12);
+    expect(overall.delta).toBeCloseTo(overall.values[1]! - overall.values[0]!);
+    expect(overall.values[0]! - overall.values[1]!).toBeCloseTo(changed.values[0]! / 12);
+  });
+
+  it('matches conditions too where the runs share them', async () => {
+    const first = await model(await run(4));
+    const second = await model(await run(4, ['oracle/just-solve/none', 'ide/just-solve/none']), 1);
+    const compared = compareRuns([first, second])!;
+    expect(compared.keyedBy).toBe('task × step × condition');
+    expect(new Set(compared.cells.map((cell) => cell.condition))).toEqual(
+      new Set(['oracle/just-solve/none']),
+    );
+    expect(compareRuns([first])).toBeUndefined();
+  });
+
+  it('leads with the figures reporters mark, else the first table, and counts errors per condition', async () => {
+    const dir = await run(4);
+    const table = (id: string, lead?: boolean) => ({
+      kind: 'table',
+      reporter: 'bench',
+      id,
+      title: id,
+      columns: [{ key: 'condition', label: 'condition' }],
+      rows: [],
+      ...(lead === undefined ? {} : { lead }),
+    });
+    await writeFile(join(dir, 'figures.json'), JSON.stringify({ figures: [table('a'), table('b', true)] }));
+    expect((await model(dir)).leads).toEqual(['bench.b']);
+    await writeFile(join(dir, 'figures.json'), JSON.stringify({ figures: [table('a'), table('b')] }));
+    expect((await model(dir)).leads).toEqual(['bench.a']);
+
+    const loaded = await loadRun(dir);
+    const record = loaded.trials[0]!.record;
+    record.status = 'error:sandbox';
+    record.steps[1]!.status = 'error:sandbox';
+    record.steps[2]!.status = 'skipped';
+    const counts = buildRunModel(loaded, 0).counts.find((row) => row.condition === record.condition)!;
+    expect(counts).toEqual({
+      condition: record.condition,
+      trials: 2,
+      erroredTrials: 1,
+      steps: 6,
+      // The step its trial never reached after the fault is lost to it too.
+      scored: 4,
+      errored: 2,
+      cancelled: 0,
+    });
+  });
+
+  it('leaves out per-step time and cost where every step is scored after one turn', async () => {
+    const loaded = await loadRun(await run(4));
+    for (const trial of loaded.trials.filter((t) => t.record.condition === 'oracle/anti-slop/none'))
+      for (const step of trial.record.steps.slice(1)) step.turns = 0;
+    const built = buildRunModel(loaded, 0);
+    expect(built.sharedTurn).toEqual(['oracle/anti-slop/none']);
+    const timed = new Set(built.series.filter((p) => p.key === 'time.seconds').map((p) => p.condition));
+    expect(timed).toEqual(new Set(['oracle/just-solve/none']));
+    expect(
+      built.series.some((p) => p.key === 'tests.strict' && p.condition === 'oracle/anti-slop/none'),
+    ).toBe(true);
   });
 });
