@@ -5,7 +5,9 @@ import { type Command, CommanderError } from 'commander';
 export function register(program: Command): void {
   program
     .command('view')
-    .description('Serve the report of every run in a folder (or of one run) on 127.0.0.1, updated live')
+    .description(
+      "Serve a list of the runs in a folder (status, headline scores, errors) and each run's report on 127.0.0.1, updated live",
+    )
     .argument('[dir]', 'a run directory or a folder of runs', 'runs')
     .option('--port <port>', 'the port to listen on (default: a free one)', '0')
     .action(async (dir: string, options: { port: string }) => {
