@@ -122,9 +122,15 @@ export async function walkWorkspace(root: string, options: WalkOptions, path = '
     const prefix = rel === '' ? '' : `${rel}/`;
     const entries = await entriesOf(dir, prefix);
     if (options.enter && !(await options.enter(rel, entries))) return;
+    // A folder's own entries are all visited before any folder in it is entered, so the entry limit
+    // cuts the deepest and latest parts of a huge tree, never the files beside it (a main.py
+    // beside a folder of a million files is kept).
+    const folders: WalkEntry[] = [];
     for (const entry of entries) {
       const descend = await options.visit(entry);
-      if (entry.type !== 'dir' || descend === false) continue;
+      if (entry.type === 'dir' && descend !== false) folders.push(entry);
+    }
+    for (const entry of folders) {
       if (depth >= maxDepth) {
         options.onSkipped?.({ path: entry.path, size: 0, reason: 'depth' });
         continue;
@@ -212,5 +218,5 @@ export async function regularFiles(root: string): Promise<string[]> {
       return undefined;
     },
   });
-  return files;
+  return files.sort();
 }

@@ -39,13 +39,14 @@ describe('walkWorkspace', () => {
     symlinkSync('.', join(root, 'self'));
     symlinkSync('..', join(root, 'd', 'up'));
     const { paths, entries } = await walk();
+    // A folder's entries come before what is in its folders.
     expect(paths).toEqual([
       'd:dir',
-      'd/f.txt:file',
-      'd/up:symlink',
       'p:symlink',
       'self:symlink',
       'x:symlink',
+      'd/f.txt:file',
+      'd/up:symlink',
     ]);
     expect(entries.find((e) => e.path === 'x')?.target).toBe('/');
   });
@@ -106,6 +107,16 @@ describe('walkWorkspace', () => {
     const { entries, skipped } = await walk({ maxEntries: 20 });
     expect(entries.length).toBeLessThanOrEqual(20);
     expect(skipped).toEqual([{ path: 'many', size: 0, reason: 'count' }]);
+  });
+
+  it('keeps the files beside a folder too large to walk: the limit cuts inside the folder', async () => {
+    // The agent's program sorts after the folder an agent filled, as main.py after a-many/.
+    mkdirSync(join(root, 'a-many', 'sub'), { recursive: true });
+    for (let i = 0; i < 50; i++) writeFileSync(join(root, 'a-many', 'sub', `f${i}`), '');
+    writeFileSync(join(root, 'main.py'), 'print("hello")\n');
+    const { entries, skipped } = await walk({ maxEntries: 20 });
+    expect(entries.map((e) => e.path).slice(0, 3)).toEqual(['a-many', 'main.py', 'a-many/sub']);
+    expect(skipped).toEqual([{ path: 'a-many/sub', size: 0, reason: 'count' }]);
   });
 });
 
