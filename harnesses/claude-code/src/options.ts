@@ -1,3 +1,4 @@
+import { modelOption } from '@longhaul/core';
 import { z } from 'zod';
 import { pinnedVersion } from './binary.js';
 
@@ -23,12 +24,9 @@ export const claudeCodeOptions = z
       .describe(
         'Path of the claude binary as the sandbox sees it (default: the native binary installed with this package)',
       ),
-    model: z
-      .string()
-      .optional()
-      .describe(
-        "The gateway model the agent asks for, passed to --model and as its small/subagent model; the trial's token allows this model only (default: the gateway's default model)",
-      ),
+    model: modelOption(
+      "The gateway model the agent asks for, passed to --model and as its small/subagent model; the trial's token allows this model only (default: the gateway's default model)",
+    ).optional(),
     maxTurns: z
       .number()
       .int()

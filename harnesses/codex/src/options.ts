@@ -1,3 +1,4 @@
+import { modelOption } from '@longhaul/core';
 import { z } from 'zod';
 import { pinnedVersion } from './binary.js';
 
@@ -20,12 +21,9 @@ export const codexOptions = z
       .describe(
         'Path of the codex binary as the sandbox sees it (default: the native binary installed with this package)',
       ),
-    model: z
-      .string()
-      .optional()
-      .describe(
-        "The gateway model the agent asks for, passed to -m; the trial's token allows this model only (default: the gateway's default model)",
-      ),
+    model: modelOption(
+      "The gateway model the agent asks for, passed to -m; the trial's token allows this model only (default: the gateway's default model)",
+    ).optional(),
     reasoningEffort: z
       .enum(['minimal', 'low', 'medium', 'high', 'xhigh'])
       .optional()

@@ -3,7 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { ClassifiedError, type ModelEndpoint } from '@longhaul/core';
 import type { LanguageModel } from 'ai';
-import type { IdeOptions } from './options.js';
+import { directProviders, type IdeOptions } from './options.js';
 
 export interface ResolvedModel {
   model: LanguageModel;
@@ -12,7 +12,6 @@ export interface ResolvedModel {
   viaGateway: boolean;
 }
 
-const directProviders = ['anthropic', 'openai', 'openai-compatible'] as const;
 type Direct = (typeof directProviders)[number];
 
 /** `anthropic:claude-x` → ['anthropic', 'claude-x']; a bare name is a gateway model. */

@@ -1,5 +1,9 @@
+import { modelOption } from '@longhaul/core';
 import { z } from 'zod';
 import { toolNames } from './tools/names.js';
+
+/** Prefixes of a model option that call a provider directly, not through the run's gateway. */
+export const directProviders = ['anthropic', 'openai', 'openai-compatible'] as const;
 
 /** Grading assets IDE-Bench's harness keeps away from the agent (its code-parity list). */
 export const defaultProtected = ['tasks/**', '**/run_tests.sh', '**/run-tests.sh', '**/task_tests.*'];
@@ -16,12 +20,10 @@ export const paperProtected = [
 
 export const ideOptions = z
   .object({
-    model: z
-      .string()
-      .optional()
-      .describe(
-        "Model to drive the loop. A name without a prefix is asked of the run's gateway (default: the trial's gateway model); `anthropic:<id>`, `openai:<id>` or `openai-compatible:<id>` call that provider directly from the runner's process",
-      ),
+    model: modelOption(
+      "Model to drive the loop. A name without a prefix is asked of the run's gateway (default: the trial's gateway model); `anthropic:<id>`, `openai:<id>` or `openai-compatible:<id>` call that provider directly from the runner's process",
+      { directPrefixes: directProviders },
+    ).optional(),
     api: z
       .enum(['chat', 'responses', 'anthropic'])
       .default('chat')

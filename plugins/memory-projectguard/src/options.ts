@@ -1,17 +1,14 @@
+import { modelOption } from '@longhaul/core';
 import { z } from 'zod';
 
 export const projectGuardOptions = z
   .object({
-    extractor: z
-      .string()
-      .min(1)
-      .default('extractor')
-      .describe("Model (under the experiment's models:) that extracts committed facts after each turn"),
-    forecaster: z
-      .string()
-      .min(1)
-      .default('forecaster')
-      .describe('Model that writes the task brief and may ask for a restart before each turn'),
+    extractor: modelOption(
+      "Model (under the experiment's models:) that extracts committed facts after each turn",
+    ).default('extractor'),
+    forecaster: modelOption(
+      "Model (under the experiment's models:) that writes the task brief and may ask for a restart before each turn",
+    ).default('forecaster'),
     injection: z
       .enum(['prefix', 'claude-md', 'agents-md', 'hooks'])
       .default('prefix')

@@ -1,12 +1,11 @@
+import { modelOption } from '@longhaul/core';
 import { z } from 'zod';
 
 export const faithfulnessOptions = z
   .object({
-    model: z
-      .string()
-      .min(1)
-      .default('judge')
-      .describe("The judge: a model name from the experiment's models: (served through the gateway)"),
+    model: modelOption(
+      "The judge: a model name from the experiment's models: (served through the gateway)",
+    ).default('judge'),
     maxToolCalls: z
       .int()
       .min(0)

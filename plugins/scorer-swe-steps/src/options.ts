@@ -1,3 +1,4 @@
+import { modelOption } from '@longhaul/core';
 import { z } from 'zod';
 
 export const sweStepsOptions = z.strictObject({
@@ -64,10 +65,9 @@ export const healthOptions = z.strictObject({
 export type HealthOptions = z.output<typeof healthOptions>;
 
 export const attributionOptions = z.strictObject({
-  model: z
-    .string()
-    .default('judge')
-    .describe("The judge: a model of the experiment's models: (the paper used Gemini 3 Pro)"),
+  model: modelOption("The judge: a model of the experiment's models: (the paper used Gemini 3 Pro)").default(
+    'judge',
+  ),
   scorer: z.string().default('swe-steps').describe('Label of the swe-steps step scorer'),
   traceChars: z
     .int()

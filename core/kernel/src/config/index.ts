@@ -3,6 +3,7 @@ export * from './experiment-schema.js';
 export * from './json-schema.js';
 export * from './load-experiment.js';
 export * from './matrix.js';
+export { type ModelOptionMeta, modelOption, modelOptions, modelReferences } from './model-option.js';
 export { type PathIssue, schemaIssues } from './schema-issues.js';
 export * from './suggest.js';
 export { matchesTaskPattern } from './task-filter.js';

@@ -10,6 +10,7 @@ import { ConfigError, type ConfigIssue, isConfigError } from './config-error.js'
 import { type ExperimentConfig, experimentSchema, type RefField, refFields } from './experiment-schema.js';
 import { interpolateEnv, maskSecrets } from './interpolate.js';
 import { expandConditions, expandTrials } from './matrix.js';
+import { modelReferenceIssues } from './model-references.js';
 import { applyOverrides, overrideFile, overrideFor, parseKeyPath, parseOverrides } from './overrides.js';
 import { type IssueAt, type LocatedRef, resolveRefs } from './plugin-refs.js';
 import { pluginWarnings } from './plugin-warnings.js';
@@ -165,6 +166,14 @@ export async function loadExperiment(
     refs[key] = result.refs;
   }
 
+  issues.push(
+    ...modelReferenceIssues(
+      refFields.map(({ field: key, kind }) => ({ kind, refs: refs[key] ?? [] })),
+      registry,
+      raw,
+      issueAt,
+    ),
+  );
   issues.push(
     ...unmatchedPrices(raw.models, raw.prices).map((key) =>
       issueAt(['prices', key], unmatchedPriceMessage(key, raw.models)),
