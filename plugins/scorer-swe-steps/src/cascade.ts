@@ -25,13 +25,21 @@ export function activeSuite(suites: readonly StepSuite[]): ActiveSuite {
   const ids = new Map<string, number>();
   suites.forEach((suite, j) => {
     const later = suites.slice(j + 1);
-    for (const id of [...suite.f2p, ...suite.p2p]) {
-      const file = id.split('::')[0]!;
-      const superseded = later.some(
-        (next) => next.testFiles.includes(file) && !next.f2p.includes(id) && !next.p2p.includes(id),
-      );
-      if (!superseded) ids.set(id, suite.pr);
-    }
+    for (const id of [...suite.f2p, ...suite.p2p]) if (!isSuperseded(id, later)) ids.set(id, suite.pr);
   });
   return { files, modules, ids };
+}
+
+/**
+ * Whether a later PR rewrote the test file of `id` and no longer lists the test: it removed or
+ * replaced it, so the state after that PR fails it whatever the agent did (the gold trace too).
+ */
+export function isSuperseded(
+  id: string,
+  later: readonly Pick<StepSuite, 'testFiles' | 'f2p' | 'p2p'>[],
+): boolean {
+  const file = id.split('::')[0]!;
+  return later.some(
+    (next) => next.testFiles.includes(file) && !next.f2p.includes(id) && !next.p2p.includes(id),
+  );
 }

@@ -16,7 +16,7 @@ export {
   traceText,
 } from './attribution.js';
 export { SweStepsAttributionScorer } from './attribution-scorer.js';
-export { type ActiveSuite, activeSuite } from './cascade.js';
+export { type ActiveSuite, activeSuite, isSuperseded } from './cascade.js';
 export { binned, healthScores, progressBin } from './health-bins.js';
 export { type Health, healthOf, SweStepsHealthScorer } from './health-scorer.js';
 export { attributionOptions, healthOptions, ratesOptions, sweStepsOptions, taskOptions } from './options.js';

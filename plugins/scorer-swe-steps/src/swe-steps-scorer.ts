@@ -1,5 +1,5 @@
 import type { Score, Scorer, StepScoreContext } from '@longhaul/core';
-import { activeSuite } from './cascade.js';
+import { activeSuite, isSuperseded } from './cascade.js';
 import type { SweStepsOptions } from './options.js';
 import { runSuite, type SuiteRun } from './run-suite.js';
 import { readSuite, type StepSuite } from './suite.js';
@@ -26,6 +26,9 @@ function environmentDetail(own: StepSuite, run: SuiteRun) {
 /** Scripts whose workspace carries the agent's own work from PR to PR: their suite cascades. */
 const carryingScripts = ['conversation', 'checkpoints'];
 
+/** Scripts that score every PR on the final state (PRD): after every later PR of the chain. */
+const finalStateScripts = ['single-shot'];
+
 /**
  * Step scorer `swe-steps`: runs the PR's gold tests (and, cascading, every earlier PR's) in a
  * sandbox of its own over the step's snapshot and scores F2P, P2P and PR success (every F2P and
@@ -43,7 +46,15 @@ export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
   }
 
   async score(ctx: StepScoreContext): Promise<Score[]> {
-    const own = await readSuite(ctx.step);
+    const read = await readSuite(ctx.step);
+    // On the final state, a test a later PR removed or rewrote (and no longer lists) cannot pass
+    // for anyone, the gold trace included: it is left out, as the cascade leaves it out.
+    const later = finalStateScripts.includes(ctx.trial.condition.script.id)
+      ? await Promise.all(ctx.task.steps.slice(ctx.step.index + 1).map((step) => readSuite(step)))
+      : [];
+    const current = (id: string) => !isSuperseded(id, later);
+    const own = { ...read, f2p: read.f2p.filter(current), p2p: read.p2p.filter(current) };
+    const superseded = [...read.f2p, ...read.p2p].filter((id) => !current(id));
     const cascading = this.cascades(ctx) && ctx.step.index > 0;
     const chain = cascading
       ? await Promise.all(ctx.task.steps.slice(0, ctx.step.index + 1).map((step) => readSuite(step)))
@@ -91,6 +102,7 @@ export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
             ),
           }
         : {}),
+      ...(superseded.length > 0 ? { superseded } : {}),
       exitCode: run.exitCode,
       timedOut: run.timedOut,
       collectErrors: run.collectErrors,

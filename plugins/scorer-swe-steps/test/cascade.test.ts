@@ -1,6 +1,6 @@
 import type { Step } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
-import { activeSuite, feedbackText } from '../src/index.js';
+import { activeSuite, feedbackText, isSuperseded } from '../src/index.js';
 import type { StepSuite } from '../src/suite.js';
 
 const suite = (pr: number, testFiles: string[], f2p: string[], p2p: string[]): StepSuite => ({
@@ -33,6 +33,19 @@ describe('the cascading suite', () => {
       't/b.py::new2': 2,
       't/c.py::new3': 3,
     });
+  });
+
+  it('on the final state (PRD) a test is left out once a later PR rewrote its file without it, even if one after lists it again', () => {
+    const later = [
+      suite(2, ['t/a.py'], [], ['t/a.py::kept']),
+      suite(3, ['t/a.py'], [], ['t/a.py::kept', 't/a.py::changed']),
+    ];
+    // PR 2 rewrote t/a.py and dropped `changed` (its expectation changed with the code): PR 1's
+    // version of it fails after PR 2 whatever PR 3 lists.
+    expect(isSuperseded('t/a.py::changed', later)).toBe(true);
+    expect(isSuperseded('t/a.py::kept', later)).toBe(false);
+    expect(isSuperseded('t/b.py::other', later)).toBe(false);
+    expect(isSuperseded('t/a.py::changed', [])).toBe(false);
   });
 
   it('writes support files and what other steps hid, but runs only the test modules', () => {
