@@ -20,6 +20,11 @@ export const suiteSchema = z.strictObject({
    * whichever setting the agent worked in.
    */
   restore: z.array(z.string().min(1)).default([]),
+  /**
+   * The PR's test modules a later commit of the chain changes or removes: on the final state (PRD)
+   * their tests stand as that commit left them, so the PR's version of them is not judged there.
+   */
+  changedLater: z.array(z.string().min(1)).default([]),
   /** pytest node ids that the PR makes pass. */
   f2p: z.array(z.string().min(1)),
   /** pytest node ids that pass before and after the PR. */

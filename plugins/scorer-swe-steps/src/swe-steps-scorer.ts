@@ -2,7 +2,7 @@ import type { Score, Scorer, StepScoreContext } from '@longhaul/core';
 import { activeSuite, isSuperseded } from './cascade.js';
 import type { SweStepsOptions } from './options.js';
 import { runSuite, type SuiteRun } from './run-suite.js';
-import { readSuite, type StepSuite } from './suite.js';
+import { fileOf, readSuite, type StepSuite } from './suite.js';
 import { failing, feedbackText, percent, tally } from './verdict.js';
 
 export const version = '1';
@@ -47,12 +47,16 @@ export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
 
   async score(ctx: StepScoreContext): Promise<Score[]> {
     const read = await readSuite(ctx.step);
-    // On the final state, a test a later PR removed or rewrote (and no longer lists) cannot pass
-    // for anyone, the gold trace included: it is left out, as the cascade leaves it out.
-    const later = finalStateScripts.includes(ctx.trial.condition.script.id)
+    // On the final state, a test whose module a later commit of the chain rewrote or removed (a
+    // later PR that no longer lists it, a folded commit moving the suite to a new API) stands as
+    // that commit left it: PR j's version cannot pass there for anyone, the gold trace included.
+    // It is left out, as the cascade leaves out what a later PR removed.
+    const finalState = finalStateScripts.includes(ctx.trial.condition.script.id);
+    const later = finalState
       ? await Promise.all(ctx.task.steps.slice(ctx.step.index + 1).map((step) => readSuite(step)))
       : [];
-    const current = (id: string) => !isSuperseded(id, later);
+    const changed = new Set(finalState ? read.changedLater : []);
+    const current = (id: string) => !changed.has(fileOf(id)) && !isSuperseded(id, later);
     const own = { ...read, f2p: read.f2p.filter(current), p2p: read.p2p.filter(current) };
     const superseded = [...read.f2p, ...read.p2p].filter((id) => !current(id));
     const cascading = this.cascades(ctx) && ctx.step.index > 0;

@@ -8,6 +8,7 @@ const suite = (pr: number, testFiles: string[], f2p: string[], p2p: string[]): S
   testFiles,
   supportFiles: [],
   restore: [],
+  changedLater: [],
   f2p,
   p2p,
   command: ['pytest'],

@@ -31,6 +31,8 @@ export interface Suite {
    * find what they import and read, as the PR left it.
    */
   restore: string[];
+  /** The PR's test modules a later commit of the chain changes or removes (PRD leaves their tests out). */
+  changedLater: string[];
   f2p: string[];
   p2p: string[];
   command: string[];
@@ -39,7 +41,7 @@ export interface Suite {
 }
 
 /** The version of what load writes (trees, cases, suite.json): a new one never reuses an older cache. */
-const layout = 'swe-steps-cases/3';
+const layout = 'swe-steps-cases/4';
 
 /** The test-path rules the dataset was mined with (older manifests: the defaults). */
 function testRulesOf(data: Manifest): (path: string) => boolean {
@@ -189,11 +191,16 @@ export class SweStepsSource implements Source {
       const own = new Set([...testFiles, ...supportFiles]);
       const gold = blobs.get(pr.commit_id)!;
       const restore = [...varying].filter((path) => !own.has(path) && gold.has(path)).sort();
+      const after = prs.slice(index + 1).map((next) => blobs.get(next.commit_id)!);
+      const changedLater = testFiles.filter((path) =>
+        after.some((tree) => tree.get(path) !== gold.get(path)),
+      );
       const suite: Suite = {
         pr: pr.pr_number,
         testFiles,
         supportFiles,
         restore,
+        changedLater,
         f2p: pr.fail_to_pass,
         p2p: pr.pass_to_pass,
         command: data.tests.command,

@@ -206,6 +206,7 @@ describe('source swe-steps on the mined demo (Docker)', () => {
       supportFiles: [],
       // What the chain's other PRs hide, as PR #8 leaves it.
       restore: ['tests/test_book.py'],
+      changedLater: [],
       f2p: pr(8).fail_to_pass,
       p2p: pr(8).pass_to_pass,
       command: ['python3', '-m', 'pytest'],

@@ -83,6 +83,7 @@ async function dataset(): Promise<string> {
     'tests/utils.py': null,
     'tests/conftest.py': 'import pytest\n',
     'tests/files/one.sql': 'select 1 from t;\n',
+    'tests/test_one.py': 'def test_x(load):\n    pass\n',
   });
   const two = await commit('Two (#2)', {
     'lib/two.py': 'X = 2\n',
@@ -153,5 +154,10 @@ describe('source swe-steps: what each PR is scored with', () => {
     ]);
     expect(await third.file('tests/files/one.sql')).toBe('select 1 from t;\n');
     expect(first.suite.restore).not.toContain('tests/test_two.py');
+    // PR #1's module is rewritten by the folded commit: on the final state (PRD) its version of
+    // those tests cannot stand. PR #2's and PR #3's are not touched after them.
+    expect(first.suite.changedLater).toEqual(['tests/test_one.py']);
+    expect((await suiteOf(1)).suite.changedLater).toEqual([]);
+    expect(third.suite.changedLater).toEqual([]);
   });
 });
