@@ -3,6 +3,7 @@ import { sweStepsOptions } from './options.js';
 import { SweStepsSource } from './swe-steps-source.js';
 
 export { buildChains, type ChainInput, type ChainOptions, type FoldPolicy, foldPolicies } from './chains.js';
+export { checkAgents, checkExperiment, runCheck } from './check.js';
 export { classifierPrompt, classifyPr } from './classify.js';
 export * from './dataset.js';
 export { type Definition, type DefinitionChanges, definitionsIn, diffDefinitions } from './definitions.js';
@@ -19,6 +20,18 @@ export {
   parsePytestMessages,
   parsePytestSummary,
 } from './pytest-results.js';
+export {
+  type CheckResults,
+  type CheckTotals,
+  checkSettings,
+  checkTotals,
+  droppedByReason,
+  isSound,
+  type PrOutcome,
+  type PrSupport,
+  reasonKind,
+  supportOf,
+} from './report.js';
 export { renderPrd, renderRequest, summarySentence } from './request.js';
 export { type Suite, SweStepsSource } from './swe-steps-source.js';
 export { classifyTests, defaultImage, runContainer } from './validate.js';

@@ -1,4 +1,5 @@
-import { dirname, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import {
   type CommandContext,
   type CommandGateway,
@@ -10,10 +11,19 @@ import {
 } from '@longhaul/core';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { type FoldPolicy, foldPolicies } from '../chains.js';
-import type { Manifest } from '../dataset.js';
+import { checkAgents, runCheck } from '../check.js';
+import { type Manifest, manifestFile, manifest as manifestSchema } from '../dataset.js';
 import { type MineProgress, mine, mineDefaults } from '../mine.js';
 import { defaultPathRules } from '../path-rules.js';
 import { isEnvironmentReason } from '../pytest-results.js';
+import {
+  type CheckResults,
+  checkSettings,
+  checkTotals,
+  droppedByReason,
+  isSound,
+  supportOf,
+} from '../report.js';
 
 const description = 'SWE-STEPS: chains of pull requests from git history';
 
@@ -121,6 +131,88 @@ function printSummary(manifest: Manifest, context: CommandContext): void {
   for (const line of environmentWarnings(manifest)) context.stdout.write(`${line}\n`);
 }
 
+const counted = (entries: [string, number][]) =>
+  entries.length === 0 ? '–' : entries.map(([what, count]) => `${what} ${count}`).join(', ');
+
+/** Per PR: its chain, its runnable test modules, its support files, its dropped tests by reason. */
+function printSupport(manifest: Manifest, context: CommandContext): void {
+  const support = supportOf(manifest);
+  context.stdout.write(`tests dropped by reason: ${counted(droppedByReason(manifest.prs))}\n\n`);
+  const rows = support.map((pr) => [
+    `#${pr.pr}`,
+    pr.chain ?? '–',
+    pr.excluded ?? pr.status,
+    String(pr.testModules.length),
+    String(pr.supportFiles.length),
+    String(pr.f2p),
+    String(pr.p2p),
+    counted(droppedByReason([{ dropped_tests: pr.dropped }])),
+  ]);
+  context.stdout.write(
+    `${formatColumns([['PR', 'CHAIN', 'STATUS', 'MODULES', 'SUPPORT', 'F2P', 'P2P', 'DROPPED'], ...rows])}\n`,
+  );
+  for (const pr of support) {
+    if (pr.testModules.length === 0 && pr.supportFiles.length === 0 && pr.dropped.length === 0) continue;
+    context.stdout.write(`\nPR #${pr.pr}${pr.chain ? ` (${pr.chain})` : ''}\n`);
+    context.stdout.write(`  test modules: ${pr.testModules.join(', ') || '–'}\n`);
+    context.stdout.write(`  support files: ${pr.supportFiles.join(', ') || '–'}\n`);
+    for (const test of pr.dropped) context.stdout.write(`  dropped ${test.id}: ${test.reason}\n`);
+  }
+}
+
+const mark = (outcome: { success: boolean; error?: string } | undefined) =>
+  outcome === undefined ? '–' : outcome.error ? 'error' : outcome.success ? 'ok' : 'FAIL';
+const share = (value: number | null | undefined) =>
+  value === null || value === undefined ? '–' : `${value}%`;
+
+/** Per PR in a chain: whether the oracle solved it and the F2P of the agent that changes nothing, per setting. */
+function printCheck(manifest: Manifest, results: CheckResults, context: CommandContext): boolean {
+  const settings = checkSettings.map(({ setting }) => setting);
+  const rows = manifest.chains.flatMap((chain) =>
+    chain.prs.map((pr) => {
+      const of = (agent: string) => results.get(pr)?.get(agent);
+      return [
+        `#${pr}`,
+        chain.id,
+        ...settings.map((setting) => mark(of('oracle')?.get(setting))),
+        ...settings.map((setting) => share(of('nochange')?.get(setting)?.f2p)),
+      ];
+    }),
+  );
+  const header = [
+    'PR',
+    'CHAIN',
+    ...settings.map((setting) => `ORACLE ${setting.toUpperCase()}`),
+    ...settings.map((setting) => `NOCHANGE F2P ${setting.toUpperCase()}`),
+  ];
+  context.stdout.write(`\n${formatColumns([header, ...rows])}\n\n`);
+  const totals = checkTotals(manifest, results);
+  for (const total of totals)
+    context.stdout.write(
+      `${total.agent} ${total.setting}: ${total.solved}/${total.prs} PRs, ${total.tasksCompleted}/${total.tasks} tasks, F2P ${share(total.f2p)}\n`,
+    );
+  const sound = isSound(totals);
+  context.stdout.write(
+    sound
+      ? 'sound: the oracle solves every PR in every setting and the agent that changes nothing passes no F2P test\n'
+      : 'NOT sound: the oracle misses a PR or a test passes without the change (see the run for why)\n',
+  );
+  return sound;
+}
+
+async function readManifest(dir: string): Promise<Manifest> {
+  const file = join(dir, manifestFile);
+  const text = await readFile(file, 'utf8').catch(() => {
+    throw new ConfigError([{ file: dir, message: `is not a SWE-STEPS dataset: it has no ${manifestFile}` }]);
+  });
+  const parsed = manifestSchema.safeParse(JSON.parse(text));
+  if (!parsed.success)
+    throw new ConfigError([
+      { file, message: `not a dataset of this version: ${parsed.error.issues[0]?.message ?? ''}` },
+    ]);
+  return parsed.data;
+}
+
 /** The share of a PR's tests above which drops the environment caused are worth a warning. */
 const environmentShare = 0.05;
 
@@ -150,6 +242,78 @@ async function modelsOf(file: string, name: string): Promise<unknown> {
 }
 
 function define(sweSteps: Command, context: CommandContext): void {
+  sweSteps
+    .command('report')
+    .description(
+      "What a mined dataset supports, per PR: runnable test modules, support files, dropped tests by reason; with --check, the oracle's and a do-nothing agent's outcome in each setting",
+    )
+    .argument('<dataset>', 'a dataset directory `swe-steps mine` wrote')
+    .option(
+      '--check',
+      'run the oracle and an agent that changes nothing on every chain in the individual, global and PRD settings (one turn per PR), and report each PR',
+    )
+    .option('--environment <id>', 'where the check runs its trials', 'docker')
+    .option('--run-dir <dir>', "the check's experiment and run (default: <dataset>/check-<time>)")
+    .option('--concurrency <n>', 'trials of the check at once', integer, 2)
+    .option('--json', 'print the report as JSON')
+    .action(
+      async (
+        dataset: string,
+        flags: { check?: boolean; environment: string; runDir?: string; concurrency: number; json?: boolean },
+      ) => {
+        const dir = resolve(context.cwd, dataset);
+        const manifest = await readManifest(dir);
+        let results: CheckResults | undefined;
+        if (flags.check) {
+          const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+          const runDir = resolve(context.cwd, flags.runDir ?? join(dataset, `check-${stamp}`));
+          context.stderr.write(
+            `checking ${manifest.chains.length} chains × ${checkAgents.join(', ')} × 3 settings in ${runDir}\n`,
+          );
+          results = await runCheck(
+            {
+              dataset: dir,
+              runDir,
+              environment: flags.environment,
+              concurrency: Math.max(1, flags.concurrency),
+            },
+            context,
+          );
+        }
+        if (flags.json) {
+          const check = results
+            ? {
+                prs: Object.fromEntries(
+                  [...results].map(([pr, byAgent]) => [
+                    pr,
+                    Object.fromEntries(
+                      [...byAgent].map(([agent, bySetting]) => [agent, Object.fromEntries(bySetting)]),
+                    ),
+                  ]),
+                ),
+                totals: checkTotals(manifest, results),
+              }
+            : undefined;
+          context.stdout.write(
+            `${JSON.stringify(
+              {
+                stats: manifest.stats,
+                droppedByReason: Object.fromEntries(droppedByReason(manifest.prs)),
+                prs: supportOf(manifest),
+                ...(check ? { check } : {}),
+              },
+              null,
+              1,
+            )}\n`,
+          );
+          if (check && !isSound(check.totals)) process.exitCode = 1;
+          return;
+        }
+        printSummary(manifest, context);
+        printSupport(manifest, context);
+        if (results && !printCheck(manifest, results, context)) process.exitCode = 1;
+      },
+    );
   sweSteps
     .command('mine')
     .description(
