@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import {
@@ -9,6 +9,7 @@ import {
   cp,
   mkdir,
   mkdtemp,
+  readFile,
   rename,
   rm,
   symlink,
@@ -16,6 +17,7 @@ import {
 } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { agentUser } from './archive.js';
 
@@ -45,7 +47,22 @@ export const baseRecipe = {
  */
 export const trixieRecipe = { ...baseRecipe, suite: 'trixie' } as const;
 
-export type BaseRecipe = typeof baseRecipe | typeof trixieRecipe;
+/**
+ * A recipe debootstrap builds: a Debian release and the packages it adds to minbase. A `profile`
+ * names an image made for one benchmark (`longhaul images build --profile NAME`), kept in its own
+ * repository (`longhaul/NAME`) beside the base images.
+ */
+export interface BaseRecipe {
+  readonly version: number;
+  readonly suite: 'bookworm' | 'trixie';
+  readonly packages: readonly string[];
+  /**
+   * Installed by apt inside the new root after debootstrap: debootstrap's own resolver follows
+   * neither virtual packages nor alternatives (rustc's `libc-dev`), apt does.
+   */
+  readonly aptPackages?: readonly string[];
+  readonly profile?: string;
+}
 
 /** The base images there are, each with the python3 its Debian release ships, oldest first. */
 export const baseVariants: readonly { recipe: BaseRecipe; python: string }[] = [
@@ -54,6 +71,11 @@ export const baseVariants: readonly { recipe: BaseRecipe; python: string }[] = [
 ];
 
 export type BaseSuite = BaseRecipe['suite'];
+
+/** Where a recipe's image lives: `longhaul/base`, or `longhaul/<profile>` for a profile's. */
+export function repositoryOf(recipe: BaseRecipe): string {
+  return recipe.profile === undefined ? baseRepository : `longhaul/${recipe.profile}`;
+}
 
 export function recipeOf(suite: BaseSuite = 'bookworm'): BaseRecipe {
   const variant = baseVariants.find((item) => item.recipe.suite === suite);
@@ -90,12 +112,14 @@ export function baseImageHash(recipe: BaseRecipe = baseRecipe): string {
 }
 
 export function baseImageRef(recipe: BaseRecipe = baseRecipe): string {
-  return `${baseRepository}:${baseImageHash(recipe)}`;
+  return `${repositoryOf(recipe)}:${baseImageHash(recipe)}`;
 }
 
 export interface BaseImageBuild {
   /** The Debian release: bookworm (12, Python 3.11; the default) or trixie (13, Python 3.13). */
   suite?: BaseSuite;
+  /** Another recipe than the suite's base one (a profile's); wins over `suite`. */
+  recipe?: BaseRecipe;
   mirror?: string;
   /** Keeps downloaded packages and the finished root filesystem between builds. */
   cacheDir?: string;
@@ -112,6 +136,106 @@ export interface BuiltImage {
 
 export function defaultCacheDir(): string {
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'longhaul', 'images');
+}
+
+/** What an image holds, as its labels record it: python3's version, its distributions, the programs on PATH. */
+export interface ImageContents {
+  python?: string;
+  /** `name==version` of every Python distribution python3 sees, names as their metadata spells them. */
+  pythonPackages: string[];
+  /** Those of `probedCommands` that are on PATH. */
+  commands: string[];
+}
+
+/** The programs a contents label looks for: interpreters, toolchains and runners tasks call. */
+export const probedCommands = [
+  'python3',
+  'pip',
+  'git',
+  'node',
+  'npm',
+  'npx',
+  'bash',
+  'go',
+  'cargo',
+  'rustc',
+  'gcc',
+  'g++',
+  'make',
+  'uv',
+  'uvx',
+  'sqlite3',
+  'java',
+  'ruby',
+] as const;
+
+export const contentLabels = {
+  python: 'longhaul.python',
+  pythonPackages: 'longhaul.python-packages',
+  commands: 'longhaul.commands',
+} as const;
+
+/** Reads an image's contents labels back; undefined for an image made without them. */
+export function contentsOf(labels: Record<string, string> | undefined): ImageContents | undefined {
+  const packages = labels?.[contentLabels.pythonPackages];
+  if (labels === undefined || packages === undefined) return undefined;
+  const words = (value: string | undefined) => (value ?? '').split(/\s+/).filter(Boolean);
+  return {
+    ...(labels[contentLabels.python] ? { python: labels[contentLabels.python] } : {}),
+    pythonPackages: words(packages),
+    commands: words(labels[contentLabels.commands]),
+  };
+}
+
+/** The labels recording `contents`. */
+export function contentsLabels(contents: ImageContents): Record<string, string> {
+  return {
+    ...(contents.python ? { [contentLabels.python]: contents.python } : {}),
+    [contentLabels.pythonPackages]: contents.pythonPackages.join(' '),
+    [contentLabels.commands]: contents.commands.join(' '),
+  };
+}
+
+/** `LABEL` instructions recording `contents`; values are quoted, since they hold spaces. */
+export function contentsLabelChanges(contents: ImageContents): string[] {
+  return Object.entries(contentsLabels(contents)).map(
+    ([key, value]) => `LABEL ${key}=${JSON.stringify(value)}`,
+  );
+}
+
+const listDistributions = [
+  'import importlib.metadata as m, platform',
+  'print(platform.python_version())',
+  'print(" ".join(sorted({f"{d.metadata[\'Name\']}=={d.version}" for d in m.distributions()}, key=str.lower)))',
+].join('\n');
+
+/** What the finished root filesystem holds, asked of its own python3 and shell through chroot. */
+async function readContents(root: string): Promise<ImageContents> {
+  const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
+  const commands = (
+    await captureTool(
+      'chroot',
+      [
+        root,
+        '/bin/sh',
+        '-c',
+        `for c in ${probedCommands.join(' ')}; do command -v "$c" >/dev/null 2>&1 && echo "$c"; done; true`,
+      ],
+      env,
+    )
+  )
+    .split('\n')
+    .filter(Boolean);
+  if (!commands.includes('python3')) return { pythonPackages: [], commands };
+  const [python, packages] = (
+    await captureTool('chroot', [root, 'python3', '-c', listDistributions], env)
+  ).split('\n');
+  return { python, pythonPackages: (packages ?? '').split(' ').filter(Boolean), commands };
+}
+
+/** A tool's standard output; its error names the command and carries its standard error. */
+async function captureTool(command: string, args: string[], env: Record<string, string>): Promise<string> {
+  return (await promisify(execFile)(command, args, { env, maxBuffer: 64 << 20, encoding: 'utf8' })).stdout;
 }
 
 function runTool(command: string, args: string[], log: (line: string) => void): Promise<void> {
@@ -170,6 +294,31 @@ async function finishRoot(root: string): Promise<void> {
   await mkdir(join(root, 'var/cache/apt/archives/partial'), { recursive: true });
 }
 
+/**
+ * `apt-get install` in the root through chroot, from the mirror debootstrap wrote into its
+ * sources.list, with the shared package cache bind-mounted as apt's archive directory.
+ */
+async function aptInstall(
+  root: string,
+  debs: string,
+  packages: readonly string[],
+  log: (line: string) => void,
+): Promise<void> {
+  log(`apt-get install (in the new root): ${packages.join(', ')}`);
+  const archives = join(root, 'var/cache/apt/archives');
+  await runTool('mount', ['--bind', debs, archives], log);
+  await runTool('mount', ['-t', 'proc', 'proc', join(root, 'proc')], log);
+  const apt = ['/usr/bin/env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', '-q', '-y'];
+  try {
+    await runTool('chroot', [root, ...apt, 'update'], log);
+    await runTool('chroot', [root, ...apt, 'install', '--no-install-recommends', ...packages], log);
+  } finally {
+    // Lazily: detached at once even when busy, so removing the root afterwards never reaches the cache.
+    await runTool('umount', ['--lazy', join(root, 'proc')], log).catch(() => undefined);
+    await runTool('umount', ['--lazy', archives], log).catch(() => undefined);
+  }
+}
+
 async function makeRootTarball(
   tarball: string,
   recipe: BaseRecipe,
@@ -196,12 +345,30 @@ async function makeRootTarball(
       ],
       log,
     );
+    if (recipe.aptPackages !== undefined && recipe.aptPackages.length > 0)
+      await aptInstall(root, debs, recipe.aptPackages, log);
     await finishRoot(root);
+    const contents = await readContents(root);
+    log(
+      `contents: python3 ${contents.python ?? '-'}, ${contents.pythonPackages.length} Python distributions, programs: ${contents.commands.join(' ')}`,
+    );
+    await writeFile(contentsFile(tarball), `${JSON.stringify(contents, null, 2)}\n`);
     const partial = `${tarball}.partial`;
     await runTool('tar', ['--numeric-owner', '-C', root, '-cf', partial, '.'], log);
     await rename(partial, tarball);
   } finally {
     await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** The contents of a cached root filesystem tarball, kept beside it (a tarball from before they were kept has none). */
+const contentsFile = (tarball: string) => `${tarball}.contents.json`;
+
+async function cachedContents(tarball: string): Promise<ImageContents | undefined> {
+  try {
+    return JSON.parse(await readFile(contentsFile(tarball), 'utf8')) as ImageContents;
+  } catch {
+    return undefined;
   }
 }
 
@@ -218,7 +385,7 @@ export async function followProgress(docker: Docker, stream: NodeJS.ReadableStre
 /** Builds longhaul/base:<hash> unless it exists; a cached root filesystem tarball skips debootstrap. */
 export async function buildBaseImage(docker: Docker, options: BaseImageBuild = {}): Promise<BuiltImage> {
   const log = options.log ?? (() => {});
-  const recipe = recipeOf(options.suite);
+  const recipe = options.recipe ?? recipeOf(options.suite);
   const hash = baseImageHash(recipe);
   const ref = baseImageRef(recipe);
   if (!options.force) {
@@ -231,17 +398,21 @@ export async function buildBaseImage(docker: Docker, options: BaseImageBuild = {
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   await mkdir(cacheDir, { recursive: true });
   const tarball = join(cacheDir, `base-${hash}.tar`);
-  if (options.force || !existsSync(tarball)) await makeRootTarball(tarball, recipe, options, log);
+  if (options.force || !existsSync(tarball) || !existsSync(contentsFile(tarball)))
+    await makeRootTarball(tarball, recipe, options, log);
   else log(`using the cached root filesystem ${tarball}`);
+  const contents = await cachedContents(tarball);
   log(`docker import → ${ref}`);
   const stream = await docker.importImage(createReadStream(tarball), {
-    repo: baseRepository,
+    repo: repositoryOf(recipe),
     tag: hash,
     changes: [
       'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
       'ENV LANG=C.UTF-8',
       'WORKDIR /workspace',
       `LABEL longhaul.image=base longhaul.recipe=${hash} longhaul.suite=${recipe.suite}`,
+      ...(recipe.profile === undefined ? [] : [`LABEL longhaul.profile=${recipe.profile}`]),
+      ...(contents === undefined ? [] : contentsLabelChanges(contents)),
       'CMD ["/bin/bash"]',
     ],
   });

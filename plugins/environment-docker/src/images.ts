@@ -6,6 +6,7 @@ import type Docker from 'dockerode';
 import { packFiles } from './archive.js';
 import { type BaseRecipe, baseImageRef, baseToolchains, baseVariants, followProgress } from './base-image.js';
 import { dockerName } from './labels.js';
+import { chooseImage, declaredContents, normalName, profiles } from './profiles.js';
 
 export interface ResolvedImage {
   ref: string;
@@ -78,7 +79,10 @@ async function buildDockerfile(docker: Docker, request: ImageRequest, path: stri
   return built;
 }
 
-type ImageSource = { dockerfile: string } | { named: string } | { base: string; suite: string };
+type ImageSource =
+  | { dockerfile: string }
+  | { named: string }
+  | { base: string; suite: string; profile?: string; needs?: string[]; pip?: boolean };
 
 /**
  * The base image for a task: Debian 12's unless the task needs a newer python3 than 3.11, then the
@@ -111,23 +115,52 @@ function imageSource(request: ImageRequest): ImageSource {
       `task ${request.taskId} needs toolchains the base image lacks (${missing.join(', ')}); give the task an environment.dockerfile or image`,
     );
   }
-  const recipe = baseFor(request.taskId, needs);
-  return { base: baseImageRef(recipe), suite: recipe.suite };
+  const choice = chooseImage(needs.requires, baseFor(request.taskId, needs));
+  if (choice.kind === 'base') return { base: baseImageRef(choice.recipe), suite: choice.recipe.suite };
+  const base = choice.kind === 'pip' ? choice.ref : baseImageRef(choice.recipe);
+  const { recipe } = profiles[choice.profile];
+  const needed = choice.kind === 'pip' ? choice.needs : beyondBase(needs.requires);
+  return { base, suite: recipe.suite, profile: choice.profile, needs: needed, pip: choice.kind === 'pip' };
 }
 
-const missingImage = (source: { named: string } | { base: string; suite: string }, taskId: string) =>
+/** What a task requires that the base images lack, each with the file that asks for it. */
+function beyondBase(requires: EnvironmentNeeds['requires']): string[] {
+  if (requires === undefined) return [];
+  const held = new Set(declaredContents.base.pythonPackages.map(normalName));
+  return [
+    ...(requires.pythonPackages ?? []).filter((name) => !held.has(normalName(name))),
+    ...(requires.commands ?? []).filter((name) => !declaredContents.base.commands.includes(name)),
+  ];
+}
+
+const named = (names: readonly string[], origins: Record<string, string> | undefined) =>
+  names.map((name) => (origins?.[name] ? `${name} (${origins[name]})` : name)).join(', ');
+
+const missingImage = (
+  source: Exclude<ImageSource, { dockerfile: string }>,
+  taskId: string,
+  origins: Record<string, string> | undefined,
+) =>
   'named' in source
     ? `image ${source.named} (task ${taskId}) is not on this Docker host and no registry is used: build or load it first`
-    : source.suite === 'bookworm'
-      ? `the base image ${source.base} is missing: run \`longhaul images build\` once on this Docker host`
-      : `the Debian ${source.suite} base image ${source.base} (task ${taskId} needs its Python) is missing: run \`longhaul images build --suite ${source.suite}\` once on this Docker host`;
+    : source.pip
+      ? `task ${taskId} needs ${named(source.needs ?? [], origins)}, which Debian does not package: the ${source.profile} image with a pip layer for them (${source.base}) is not on this Docker host; it is built only with network to PyPI: \`longhaul images build --profile ${source.profile} --build-network\``
+      : source.profile !== undefined
+        ? `the ${source.profile} image ${source.base} (task ${taskId} needs ${named(source.needs ?? [], origins)}, which the base image lacks) is missing: run \`longhaul images build --profile ${source.profile}\` once on this Docker host`
+        : source.suite === 'bookworm'
+          ? `the base image ${source.base} is missing: run \`longhaul images build\` once on this Docker host`
+          : `the Debian ${source.suite} base image ${source.base} (task ${taskId} needs its Python) is missing: run \`longhaul images build --suite ${source.suite}\` once on this Docker host`;
 
 /** The image a task runs in: its own (named or built), else the environment's, else the base image. */
 export async function resolveImage(docker: Docker, request: ImageRequest): Promise<ResolvedImage> {
   const source = imageSource(request);
   if ('dockerfile' in source) return buildDockerfile(docker, request, source.dockerfile);
   const found = await inspect(docker, 'named' in source ? source.named : source.base);
-  if (found === undefined) throw new ClassifiedError('sandbox', missingImage(source, request.taskId));
+  if (found === undefined)
+    throw new ClassifiedError(
+      'sandbox',
+      missingImage(source, request.taskId, request.needs.requires?.origins),
+    );
   return found;
 }
 
@@ -151,5 +184,7 @@ export async function imageProblem(docker: Docker, request: ImageRequest): Promi
   if ('dockerfile' in source)
     return existsSync(source.dockerfile) ? undefined : dockerfileMissing(request.taskId, source.dockerfile);
   const found = await inspect(docker, 'named' in source ? source.named : source.base);
-  return found === undefined ? missingImage(source, request.taskId) : undefined;
+  return found === undefined
+    ? missingImage(source, request.taskId, request.needs.requires?.origins)
+    : undefined;
 }

@@ -11,7 +11,9 @@ export {
   baseRecipe,
   baseVariants,
   buildBaseImage,
+  contentsOf,
   defaultCacheDir,
+  type ImageContents,
   recipeOf,
   trixieRecipe,
 } from './base-image.js';
@@ -19,6 +21,18 @@ export { connectDocker, DockerEnvironment } from './environment.js';
 export type { DockerExecResult } from './exec.js';
 export { labels } from './labels.js';
 export { type DockerOptions, dockerOptions, parseSize } from './options.js';
+export { type BuiltProfile, buildProfileImage, type ProfileImageBuild } from './profile-image.js';
+export {
+  chooseImage,
+  declaredContents,
+  type ImageChoice,
+  type ProfileName,
+  pipLayerDockerfile,
+  pipLayerRef,
+  profiles,
+  scbenchPipLayer,
+  scbenchRecipe,
+} from './profiles.js';
 export { type PruneOptions, type PruneReport, prune, removedNames } from './prune.js';
 export { DockerSandbox } from './sandbox.js';
 

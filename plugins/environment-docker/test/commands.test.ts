@@ -7,7 +7,7 @@ import { runIdOf } from '@longhaul/core';
 import { describeCommandsConformance, runCommandCapturing } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 import commands from '../src/commands/index.js';
-import { baseImageRef } from '../src/index.js';
+import { baseImageRef, pipLayerRef, scbenchRecipe } from '../src/index.js';
 import { skipWithoutDocker } from './docker-ready.js';
 import { openAndHang } from './helpers.js';
 
@@ -20,6 +20,22 @@ describe('longhaul images', () => {
       stdout: `${baseImageRef()}\n`,
       stderr: '',
     });
+  });
+
+  it('ref --profile prints the profile image, and with --build-network its pip layer', async () => {
+    const ref = await runCommandCapturing(commands, ['images', 'ref', '--profile', 'scbench']);
+    expect(ref.stdout).toBe(`${baseImageRef(scbenchRecipe)}\n`);
+    const pip = await runCommandCapturing(commands, [
+      'images',
+      'ref',
+      '--profile',
+      'scbench',
+      '--build-network',
+    ]);
+    expect(pip.stdout).toBe(`${pipLayerRef()}\n`);
+    const unknown = await runCommandCapturing(commands, ['images', 'ref', '--profile', 'swebench']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('no image profile swebench (there are: scbench)');
   });
 
   it('an unknown subcommand is a usage error', async () => {

@@ -33,10 +33,11 @@ if (!skipWithoutDocker()) {
     });
 
     it('probes with the env option, as sandbox commands get it', async () => {
-      const requires = { commands: ['uv'] };
+      // ruby: a program no image is made to hold, so the task keeps the base image and the probe runs.
+      const requires = { commands: ['ruby'] };
       const env = environment({ env: { PATH: '/nowhere:/usr/bin:/bin' } });
       expect(await env.check([task('t', requires)])).toEqual([
-        `task t cannot run in image ${baseImageRef()}: missing programs on PATH: uv`,
+        `task t cannot run in image ${baseImageRef()}: missing programs on PATH: ruby`,
       ]);
       expect(await environment().check([task('t', { commands: ['sh'] })])).toEqual([]);
     });
