@@ -1,10 +1,11 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bin, build, repoRoot } from './cli-build.js';
+import { missingImage as missingFrom, oracleExperiment, imageRef as ref } from './docker-experiment.js';
 
 // A problem whose reference solution needs Python 3.12 (pep701), in the docker environment: the
 // task's Python requirement picks the Debian 13 base image (Python 3.13), where it scores strict 1;
@@ -12,18 +13,8 @@ import { bin, build, repoRoot } from './cli-build.js';
 const run = promisify(execFile);
 const problems = join(import.meta.dirname, 'fixtures/requirements');
 
-function imageRef(suite: string): string {
-  return execFileSync('node', [bin, 'images', 'ref', '--suite', suite], { encoding: 'utf8' }).trim();
-}
-
-function missingImage(ref: string): string | undefined {
-  try {
-    execFileSync('docker', ['image', 'inspect', ref], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return `${ref} is not on this Docker host (longhaul images build --suite trixie)`;
-  }
-}
+const imageRef = (suite: string) => ref('--suite', suite);
+const missingImage = (image: string) => missingFrom(image, 'longhaul images build --suite trixie');
 
 let work: string;
 let missing: string | undefined;
@@ -40,23 +31,8 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-async function experiment(name: string, environment: string): Promise<string> {
-  const file = join(work, `${name}.yaml`);
-  await writeFile(
-    file,
-    [
-      `name: ${name}`,
-      `source: { id: scbench, options: { path: ${problems}, problems: [pep701] } }`,
-      'harness: oracle',
-      `environment: ${environment}`,
-      'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
-      'scorers: [tests, solve-rates]',
-      'reporters: [solve-rates]',
-      '',
-    ].join('\n'),
-  );
-  return file;
-}
+const experiment = (name: string, environment: string) =>
+  oracleExperiment(join(work, `${name}.yaml`), { name, path: problems, problem: 'pep701', environment });
 
 describe('scbench in docker: the base image chosen by the Python a problem needs', () => {
   it('scores a 3.12-syntax reference solution strict 1 in the Debian 13 image', async (context) => {
