@@ -55,7 +55,7 @@ describe('report in Chromium', () => {
     expect(await page.locator('table.conditions td[data-key=iso]').nth(1).textContent()).toBe('–');
     // summary.json without outcome counts: the records' counts stand in.
     expect(await columnValues(page.locator('table.conditions'), 'scored')).toEqual([12, 12]);
-    expect(await page.locator('p.legend').first().textContent()).toContain("'missing': no trial");
+    expect(await page.locator('p.legend').first().textContent()).toContain("'missing': the run has no trial");
     const stat = await page.locator('table.stats td[data-key="oracle/anti-slop/none"]').first().textContent();
     expect(stat).toMatch(/^\S+ \[\S+, \S+\] n=3$/);
 

@@ -144,7 +144,7 @@ describe('reporter solve-rates', () => {
     // A phase where every checkpoint was lost still shows, with no rate rather than 0.0.
     expect(text).toMatch(/^agent\s+Final\s+0\s+1\s+1\s+–\s+–\s+–/m);
     expect(text).toMatch(/^agent\s+2\s+0\s+2\s+6\s+–/m);
-    expect(text).toContain("'missing': no trial of that condition in the run");
+    expect(text).toContain("'missing': the run has no trial of that condition");
     expect(figures[0]).toMatchObject({
       note: expect.stringContaining('rates and means are over scored steps only'),
     });

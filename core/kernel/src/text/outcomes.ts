@@ -8,7 +8,7 @@ export const missingCell = 'missing';
 
 /** The legend printed under every table that uses these cells, so a reader need not guess. */
 export const outcomeLegend =
-  "n scored / errored / cancelled: steps whose work was scored, lost to a fault (error:<class>), stopped by the user or the runner; rates and means are over scored steps only. '–': nothing scored, so no value; 'missing': no trial of that condition in the run; 'n=1': one value, too few for an interval.";
+  "n scored / errored / cancelled: steps whose work was scored, lost to a fault (error:<class>), stopped by the user or the runner; rates and means are over scored steps only. '–': nothing scored, so no value; 'missing': the run has no trial of that condition (or of that task or repository under it); 'n=1': one value, too few for an interval.";
 
 /**
  * The counts behind a cell: `3 scored`, `2 scored, 1 errored (model), 1 cancelled`. Errored and
