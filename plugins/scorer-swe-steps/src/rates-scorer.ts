@@ -66,7 +66,7 @@ export class SweStepsRatesScorer implements Extract<Scorer, { scope: 'experiment
         const counts = repositories.get(repository) ?? emptyCounts();
         addTrial(counts, prs, record.usage.costUsd);
         repositories.set(repository, counts);
-        for (const pr of prs) {
+        for (const pr of prs.filter((item) => item.outcome === 'scored')) {
           bump(chainLength, String(prs.length), pr.passed);
           if (typeof pr.suiteSize === 'number')
             bump(suiteSize, sizeBin(pr.suiteSize, this.options.suiteBins), pr.passed);

@@ -1,4 +1,4 @@
-import type { ScoreValue, TrialRecord, TrialSpec } from '@longhaul/core';
+import { type Outcome, type ScoreValue, stepOutcome, type TrialRecord, type TrialSpec } from '@longhaul/core';
 
 /** The paper's name of the setting a script runs. */
 export const settingOfScript: Record<string, string> = {
@@ -9,9 +9,15 @@ export const settingOfScript: Record<string, string> = {
 };
 
 export interface Counts {
+  /** Scored PRs: what PR success is over. */
   prs: number;
   prsPassed: number;
+  /** PRs lost to a fault, or never reached after one; and PRs the user or the runner stopped. */
+  prsErrored: number;
+  prsCancelled: number;
   tasks: number;
+  /** Tasks whose every PR was scored: what tasks completed is out of. */
+  tasksWhole: number;
   tasksCompleted: number;
   f2pPassed: number;
   f2pTotal: number;
@@ -23,7 +29,10 @@ export interface Counts {
 export const emptyCounts = (): Counts => ({
   prs: 0,
   prsPassed: 0,
+  prsErrored: 0,
+  prsCancelled: 0,
   tasks: 0,
+  tasksWhole: 0,
   tasksCompleted: 0,
   f2pPassed: 0,
   f2pTotal: 0,
@@ -42,11 +51,17 @@ export function repositoryOf(spec: TrialSpec): string {
 
 const num = (value: ScoreValue | undefined) => (typeof value === 'number' ? value : 0);
 
-/** One trial's PRs: success and test counts per PR, in chain order. */
+/**
+ * One trial's PRs: outcome, success and test counts per PR, in chain order. The outcome is the
+ * kernel's stepOutcome: an errored or cancelled PR is counted apart, never as a failed one.
+ */
 export function prsOf(record: TrialRecord, spec: TrialSpec, label: string) {
   return spec.task.steps.map((step) => {
-    const scores = record.steps.find((s) => s.index === step.index)?.scores ?? {};
+    const done = record.steps.find((s) => s.index === step.index);
+    const scores = done?.scores ?? {};
+    const outcome: Outcome = stepOutcome(done, record.status).outcome;
     return {
+      outcome,
       passed: scores[`${label}.success`] === 1,
       f2pPassed: num(scores[`${label}.f2p_passed`]),
       f2pTotal: num(scores[`${label}.f2p_total`]),
@@ -57,12 +72,22 @@ export function prsOf(record: TrialRecord, spec: TrialSpec, label: string) {
   });
 }
 
-/** Adds one trial to counts. Per-test figures are pooled: Σ passed / Σ total over each PR's own lists. */
+/**
+ * Adds one trial to counts. Per-test figures are pooled: Σ passed / Σ total over each PR's own
+ * lists, of scored PRs only. A task is completed when every PR was scored and passed; a task a
+ * fault or a cancel cut short is not in the count it is out of (`tasksWhole`).
+ */
 export function addTrial(counts: Counts, prs: ReturnType<typeof prsOf>, usd: number): void {
   counts.tasks += 1;
   counts.usd += usd;
-  if (prs.length > 0 && prs.every((pr) => pr.passed)) counts.tasksCompleted += 1;
+  if (prs.every((pr) => pr.outcome === 'scored')) {
+    counts.tasksWhole += 1;
+    if (prs.length > 0 && prs.every((pr) => pr.passed)) counts.tasksCompleted += 1;
+  }
   for (const pr of prs) {
+    if (pr.outcome === 'errored') counts.prsErrored += 1;
+    if (pr.outcome === 'cancelled') counts.prsCancelled += 1;
+    if (pr.outcome !== 'scored') continue;
     counts.prs += 1;
     if (pr.passed) counts.prsPassed += 1;
     counts.f2pPassed += pr.f2pPassed;
@@ -77,8 +102,11 @@ export function rowOf(counts: Counts) {
   return {
     prs: counts.prs,
     prs_passed: counts.prsPassed,
+    prs_errored: counts.prsErrored,
+    prs_cancelled: counts.prsCancelled,
     pr_success: ratio(counts.prsPassed, counts.prs),
     tasks: counts.tasks,
+    tasks_whole: counts.tasksWhole,
     tasks_completed: counts.tasksCompleted,
     f2p: ratio(counts.f2pPassed, counts.f2pTotal),
     f2p_passed: counts.f2pPassed,

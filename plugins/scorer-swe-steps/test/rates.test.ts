@@ -146,3 +146,39 @@ describeScorer(
     metrics: ['pr_success', 'prs_passed', 'tasks_completed', 'f2p', 'p2p', 'usd_per_task'],
   },
 );
+
+describe('swe-steps-rates: faults and cancels', () => {
+  it('counts errored and cancelled PRs beside PR success over the scored ones, never as failed', async () => {
+    const passed = { passed: true, f2p: [1, 1] as [number, number] };
+    const whole = trialOf('conan', 'conan-1', [passed, passed], individual);
+    // A model fault on the second PR: the third is never reached.
+    const faulted = trialOf('conan', 'conan-2', [passed, passed, passed], individual);
+    faulted.record.status = 'error:model';
+    faulted.record.steps = [
+      faulted.record.steps[0]!,
+      { ...faulted.record.steps[1]!, status: 'error:model', scores: {} },
+    ];
+    const stopped = trialOf('dvc', 'dvc-1', [passed, passed], individual);
+    stopped.record.status = 'cancelled';
+    stopped.record.steps = [];
+    const scores = await scorer.score({ trials: [whole, faulted, stopped] });
+    expect(value(scores, individual.key, 'prs')).toBe(3);
+    expect(value(scores, individual.key, 'prs_passed')).toBe(3);
+    expect(value(scores, individual.key, 'pr_success')).toBe(100);
+    expect(value(scores, individual.key, 'prs_errored')).toBe(2);
+    expect(value(scores, individual.key, 'prs_cancelled')).toBe(2);
+    expect(value(scores, individual.key, 'tasks')).toBe(3);
+    expect(value(scores, individual.key, 'tasks_whole')).toBe(1);
+    expect(value(scores, individual.key, 'tasks_completed')).toBe(1);
+    const detail = scores.find((s) => s.condition === individual.key && s.metric === 'pr_success')!
+      .detail as {
+      repositories: Record<string, { prs: number; prs_cancelled: number; pr_success: number | null }>;
+      chainLength: Record<string, { prs: number }>;
+    };
+    expect(detail.repositories.dvc).toMatchObject({ prs: 0, prs_cancelled: 2, pr_success: null });
+    expect(detail.chainLength).toEqual({
+      '2': { prs: 2, passed: 2, pr_success: 100 },
+      '3': { prs: 1, passed: 1, pr_success: 100 },
+    });
+  });
+});
