@@ -3,8 +3,12 @@ import type { ConditionScore, ScoreValue } from '@longhaul/core';
 export interface Counts {
   prs: number;
   prs_passed: number;
+  /** Absent in scores written before PRs' outcomes were counted. */
+  prs_errored?: number;
+  prs_cancelled?: number;
   pr_success: number | null;
   tasks: number;
+  tasks_whole?: number;
   tasks_completed: number;
   f2p: number | null;
   p2p: number | null;

@@ -2,6 +2,7 @@ import { isAbsolute, join } from 'node:path';
 import {
   type Figure,
   formatTable,
+  outcomeLegend,
   type ReportContext,
   type Reporter,
   type TextGrid,
@@ -68,6 +69,7 @@ export class SweStepsReporter implements Reporter {
     ctx.print(
       [
         ...this.tables(rows).flatMap(({ title, grid }) => [title, formatTable(grid.header, grid.cells), '']),
+        outcomeLegend,
         `swe-steps: ${file}`,
       ].join('\n'),
     );
@@ -79,6 +81,7 @@ export class SweStepsReporter implements Reporter {
     const figures: Figure[] = this.tables(rows).map(({ id, title, grid }) => ({
       ...textTable(id, title, grid.header, grid.cells),
       lead: id === 'success',
+      note: outcomeLegend,
     }));
     for (const measure of ['cognitive', 'debt'] as const) {
       const data = rows.flatMap((row) =>

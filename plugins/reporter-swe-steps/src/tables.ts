@@ -1,31 +1,51 @@
-import type { ScoreValue, TextGrid } from '@longhaul/core';
+import { missingCell, noValue, type ScoreValue, type TextGrid } from '@longhaul/core';
 import type { ConditionRow, Curves } from './rows.js';
 
 const grid = (header: string[], cells: string[][]): TextGrid => ({ header, cells });
 
+// '–': no value, nothing scored stands behind it (not 0); 'missing': no task of the condition there.
 const fixed = (value: ScoreValue | undefined, digits = 2) =>
-  typeof value === 'number' ? value.toFixed(digits) : '-';
+  typeof value === 'number' ? value.toFixed(digits) : noValue;
 const signed = (value: ScoreValue | undefined) =>
-  typeof value === 'number' ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : '-';
+  typeof value === 'number' ? `${value >= 0 ? '+' : ''}${value.toFixed(2)}` : noValue;
+const count = (value: ScoreValue | undefined) => (typeof value === 'number' ? String(value) : noValue);
 
 const repositoriesOf = (rows: ConditionRow[]) =>
   [...new Set(rows.flatMap((row) => Object.keys(row.repositories)))].sort();
 
-/** Table 3: PRs passed, PR success %, tasks completed and $ per task, then the per-repository cells. */
+/**
+ * Table 3: PRs passed of the scored ones, errored and cancelled PRs beside them, PR success %
+ * (over scored PRs), tasks completed of the whole tasks and $ per task, then the per-repository
+ * cells. Scores written before outcomes were counted have no errored or cancelled counts: `–`.
+ */
 export function successTable(rows: ConditionRow[]): TextGrid {
   const repositories = repositoriesOf(rows);
   return grid(
-    ['condition', 'setting', ...repositories, 'PRs passed', 'PR success %', 'tasks completed', '$/task'],
+    [
+      'condition',
+      'setting',
+      ...repositories,
+      'PRs passed',
+      'PRs errored',
+      'PRs cancelled',
+      'PR success %',
+      'tasks completed',
+      '$/task',
+    ],
     rows.map((row) => [
       row.condition,
       row.setting,
       ...repositories.map((repo) => {
         const cell = row.repositories[repo];
-        return cell ? `${cell.prs_passed}/${cell.prs},${cell.tasks_completed}/${cell.tasks}` : '-';
+        return cell
+          ? `${cell.prs_passed}/${cell.prs},${cell.tasks_completed}/${cell.tasks_whole ?? cell.tasks}`
+          : missingCell;
       }),
       `${row.values.prs_passed ?? 0}/${row.values.prs ?? 0}`,
+      count(row.values.prs_errored),
+      count(row.values.prs_cancelled),
       fixed(row.values.pr_success),
-      `${row.values.tasks_completed ?? 0}/${row.values.tasks ?? 0}`,
+      `${row.values.tasks_completed ?? 0}/${row.values.tasks_whole ?? row.values.tasks ?? 0}`,
       fixed(row.values.usd_per_task),
     ]),
   );
@@ -40,7 +60,7 @@ export function testsTable(rows: ConditionRow[]): TextGrid {
       row.condition,
       ...repositories.map((repo) => {
         const cell = row.repositories[repo];
-        return cell ? `${fixed(cell.p2p)}/${fixed(cell.f2p)}` : '-';
+        return cell ? `${fixed(cell.p2p)}/${fixed(cell.f2p)}` : missingCell;
       }),
       fixed(row.values.p2p),
       fixed(row.values.f2p),
@@ -75,7 +95,7 @@ export function binTable(rows: ConditionRow[], key: 'chainLength' | 'suiteSize')
       row.condition,
       ...bins.map((bin) => {
         const cell = row[key][bin];
-        return cell ? `${fixed(cell.pr_success, 1)} (${cell.passed}/${cell.prs})` : '-';
+        return cell ? `${fixed(cell.pr_success, 1)} (${cell.passed}/${cell.prs})` : noValue;
       }),
     ]),
   );

@@ -121,13 +121,13 @@ describe('reporter swe-steps', () => {
   it("prints Table 3's and Table 8's shape, the inflation and the health bins with the gold trace", async () => {
     const { text, runDir } = await report(scores);
     expect(text).toMatch(
-      /condition\s+setting\s+conan\s+haystack\s+PRs passed\s+PR success %\s+tasks completed\s+\$\/task/,
+      /condition\s+setting\s+conan\s+haystack\s+PRs passed\s+PRs errored\s+PRs cancelled\s+PR success %\s+tasks completed\s+\$\/task/,
     );
     expect(text).toMatch(
-      /claude\/individual\/none\s+individual\s+8\/10,0\/2\s+7\/7,2\/2\s+53\/80\s+66\.25\s+2\/15\s+14\.27/,
+      /claude\/individual\/none\s+individual\s+8\/10,0\/2\s+7\/7,2\/2\s+53\/80\s+–\s+–\s+66\.25\s+2\/15\s+14\.27/,
     );
     expect(text).toMatch(
-      /claude\/global\/none\s+global\s+10\/10,2\/2\s+6\/7,1\/2\s+35\/80\s+43\.75\s+3\/15\s+21\.46/,
+      /claude\/global\/none\s+global\s+10\/10,2\/2\s+6\/7,1\/2\s+35\/80\s+–\s+–\s+43\.75\s+3\/15\s+21\.46/,
     );
     expect(text).toMatch(/claude\/individual\/none\s+92\.47\/87\.50\s+100\.00\/100\.00\s+91\.86\s+75\.93/);
     expect(text).toMatch(/claude\/individual\/none\s+\+22\.50\s+\+21\.25/);
@@ -145,6 +145,43 @@ describe('reporter swe-steps', () => {
       'claude/global/none',
       'claude/individual/none',
     ]);
+  });
+
+  it('shows errored and cancelled PRs beside success over the scored ones, and a repository without tasks as missing', async () => {
+    const detail = {
+      setting: 'global',
+      repositories: {
+        conan: { ...repo(3, 3, 3, 1, 100, 100), prs_errored: 2, prs_cancelled: 2, tasks_whole: 1 },
+      },
+      chainLength: {},
+      suiteSize: {},
+    };
+    const values = {
+      prs: 3,
+      prs_passed: 3,
+      prs_errored: 2,
+      prs_cancelled: 2,
+      pr_success: 100,
+      tasks: 3,
+      tasks_whole: 1,
+      tasks_completed: 1,
+      usd_per_task: 0.5,
+    };
+    const { text } = await report([
+      ...scores,
+      ...Object.entries(values).map(([metric, value]) => ({
+        condition: 'agent/global/none',
+        metric,
+        value,
+        scorer: 'swe-steps-rates',
+        ...(metric === 'pr_success' ? { detail } : {}),
+      })),
+    ]);
+    expect(text).toMatch(
+      /^agent\/global\/none\s+global\s+3\/3,1\/1\s+missing\s+3\/3\s+2\s+2\s+100\.00\s+1\/1\s+0\.50$/m,
+    );
+    expect(text).toMatch(/^agent\/global\/none\s+100\.00\/100\.00\s+missing\s+–\s+–$/m);
+    expect(text).toContain("'missing': the run has no trial of that condition");
   });
 
   it('says what to add when the experiment has no swe-steps-rates scores', async () => {
