@@ -51,6 +51,16 @@ async function problemsOf(file: string): Promise<string[]> {
 }
 
 describe('longhaul validate checks what run checks before it starts', () => {
+  it('refuses a misspelt provider at its line and column, suggesting the real one', async () => {
+    const file = await experiment(
+      'bad-provider',
+      'models:\n  sonnet:\n    backend: passthrough\n    provider: antropic\n    model: claude-sonnet-4-5\n    apiKeyEnv: ANTHROPIC_API_KEY',
+    );
+    expect(await problemsOf(file)).toEqual([
+      `${file}:13:5: models.sonnet.provider: unknown provider 'antropic' (providers: anthropic, openai) (did you mean 'anthropic'?)`,
+    ]);
+  });
+
   it('refuses a misspelt backend at its line and column, suggesting the real one', async () => {
     const file = await experiment('bad-backend', 'models:\n  oracle:\n    backend: oracel');
     expect(await problemsOf(file)).toEqual([

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { closest, isConfigError, type PathIssue, schemaIssues } from '@longhaul/core';
 import { loadReplies } from './backends/index.js';
-import { gatewayConfigSchema, type ModelConfig, modelSchema } from './config.js';
+import { gatewayConfigSchema, type ModelConfig, modelSchema, passthroughModelSchema } from './config.js';
 
 export interface CheckGatewayOptions {
   /** Where provider keys are read from (default: process.env). Only their presence is checked. */
@@ -65,12 +65,24 @@ export async function checkGatewayConfig(
 }
 
 const backends = modelSchema.options.map((option) => option.shape.backend.value);
+const providers = passthroughModelSchema.shape.provider.options;
 
-/** A `backend:` that names none of the gateway's, said plainly (zod's union message lists no names). */
+/**
+ * A `backend:` or `provider:` that names none of the gateway's, said plainly with the likely one
+ * (zod's union and enum messages suggest nothing).
+ */
 function unknownBackends(models: unknown): PathIssue[] {
   if (models === null || typeof models !== 'object' || Array.isArray(models)) return [];
   return Object.entries(models).flatMap(([name, model]) => {
-    const backend = (model as { backend?: unknown } | null)?.backend;
+    const { backend, provider } = (model ?? {}) as { backend?: unknown; provider?: unknown };
+    if (typeof provider === 'string' && !(providers as string[]).includes(provider))
+      return [
+        {
+          path: ['models', name, 'provider'],
+          message: `unknown provider '${provider}' (providers: ${providers.join(', ')})`,
+          suggestion: closest(provider, providers),
+        },
+      ];
     if (typeof backend !== 'string' || (backends as string[]).includes(backend)) return [];
     return [
       {
