@@ -47,7 +47,10 @@ describe('longhaul retry', () => {
     const none = await spawnCli(['retry', runDir, '--status', 'timeout'], work()).done;
     // The run still holds the errored trial, so it still exits 3.
     expect(none.code).toBe(3);
-    expect(none.stderr).toContain('retry: 0 trials ended with timeout\n');
+    expect(none.stderr).toContain('retry: no trial ended with timeout; nothing to run again\n');
+    expect(none.stderr).toContain(
+      `resuming ${runDir}: all 2 trials complete, nothing to run; the summary and reports are written anew\n`,
+    );
     expect(await readdir(join(runDir, 'trials', failed.id))).not.toContain('attempts');
 
     const retried = await spawnCli(['retry', runDir], work()).done;

@@ -56,6 +56,12 @@ export function register(program: Command): void {
                 force: options.force,
                 statuses: options.status,
                 onRetry: (retried) => {
+                  if (retried.length === 0) {
+                    process.stderr.write(
+                      `retry: no trial ended with ${options.status.join(', ')}; nothing to run again\n`,
+                    );
+                    return;
+                  }
                   const which = retried.map(({ id, attempt }) => `${id} (attempt ${attempt} kept)`);
                   process.stderr.write(
                     `retry: ${retried.length} trial${retried.length === 1 ? '' : 's'} ended with ${options.status.join(', ')}${which.length > 0 ? `: ${which.join(', ')}` : ''}\n`,

@@ -59,8 +59,15 @@ export class PlainView implements ProgressView {
 
   private line(event: StampedRunEvent): string | undefined {
     switch (event.type) {
-      case 'run.start':
-        return `${event.resumed ? 'resuming' : 'run'} ${event.runDir}: ${event.trials} trial${event.trials === 1 ? '' : 's'}`;
+      case 'run.start': {
+        const trials = `${event.trials} trial${event.trials === 1 ? '' : 's'}`;
+        if (!event.resumed || event.complete === undefined)
+          return `${event.resumed ? 'resuming' : 'run'} ${event.runDir}: ${trials}`;
+        const left = event.trials - event.complete;
+        return left === 0
+          ? `resuming ${event.runDir}: all ${trials} complete, nothing to run; the summary and reports are written anew`
+          : `resuming ${event.runDir}: ${trials}, ${event.complete} complete, ${left} to run`;
+      }
       case 'trial.start':
         return `trial ${event.trialId}: start (${event.task}, ${event.condition}, ${event.steps} steps)`;
       case 'step.end': {
