@@ -41,6 +41,13 @@ describe('recording keys', () => {
     expect(requestKey(request('/w', 'main.py'))).not.toBe(requestKey(request('/w', 'util.py')));
   });
 
+  it('match across runs whose JSON tool results differ only in a duration', () => {
+    const result = (ms: number, exit: number) =>
+      request('/w', `{"success":true,"exit_code":${exit},"duration_ms":${ms}}\nstdout:\nok`);
+    expect(requestKey(result(734, 0))).toBe(requestKey(result(1299, 0)));
+    expect(requestKey(result(734, 0))).not.toBe(requestKey(result(734, 1)));
+  });
+
   it("replays an answer with the recording agent's working directory replaced by the replaying agent's", async () => {
     const recorded = request('/tmp/run-a1/ws', 'ok');
     const exchange: RecordedExchange = {

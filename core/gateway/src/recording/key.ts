@@ -18,6 +18,8 @@ const volatile: [RegExp, string][] = [
   [/\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?/g, '<date>'],
   [/\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AP]M)?\b/g, '<time>'],
   [/\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|secs)\b/g, '<duration>'],
+  // Tool results in JSON (the ide harness's) give durations as numbers under a key naming the unit.
+  [/("\w*(?:duration|elapsed)\w*"\s*:\s*)\d+(?:\.\d+)?/gi, '$1<duration>'],
   [
     new RegExp(
       `(${[...new Set([tmpdir(), '/tmp', '/var/folders'])].map(escapeRegExp).join('|')})/[^/\\s'"\`]+`,
