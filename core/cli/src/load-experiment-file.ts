@@ -18,12 +18,16 @@ import { installDirOption } from './plugin-search.js';
 export async function loadExperimentFile(
   file: string,
   set: string[],
-  selection: Pick<LoadExperimentOptions, 'tasks' | 'trialLimit'> = {},
+  selection: Pick<LoadExperimentOptions, 'tasks' | 'trialLimit'> & { model?: string } = {},
 ): Promise<LoadedExperiment> {
+  const { model, ...rest } = selection;
   try {
     return await loadExperiment(file, {
       set,
-      ...selection,
+      ...rest,
+      ...(model === undefined
+        ? {}
+        : { model: await (await import('@longhaul/gateway')).modelFromFlag(model, process.cwd()) }),
       checkModels: async (section, context) =>
         (await import('@longhaul/gateway')).checkGatewayConfig(section, context),
       ...installDirOption(),

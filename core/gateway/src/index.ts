@@ -17,6 +17,7 @@ export { GatewayError } from './errors.js';
 export { createGateway, type Gateway, type GatewayOptions } from './gateway.js';
 export { costUsd, defaultPrices, estimateTokens, findPrice } from './metering.js';
 export type { ModelMessage, ModelReply, ModelRequest, Part, TokenCounts, ToolSpec } from './model.js';
+export { modelFromFlag, providerKeyVariables } from './model-flag.js';
 export { requestKey } from './recording/key.js';
 export { type RecordedExchange, recordingFile } from './recording/recording.js';
 export type { RequestEntry } from './server.js';

@@ -65,6 +65,16 @@ Exit codes:
   130  stopped with Ctrl-C or SIGTERM; continue with longhaul resume <run-dir>
 `;
 
+/**
+ * `--model PROVIDER/NAME`, as Inspect writes it; shared by `run` and `validate`. Its help names
+ * each provider's key variable, which a user must export.
+ */
+export const modelOption = [
+  '--model <provider/name>',
+  'the model of every harness that takes one and names none: anthropic/NAME (key in ANTHROPIC_API_KEY), ' +
+    "openai/NAME (OPENAI_API_KEY), oracle (the gateway's oracle, offline) or replay/RUN_DIR (a recording, offline)",
+] as const;
+
 /** `longhaul run <experiment>`: runs every trial of an experiment into a new run directory. */
 export function register(program: Command): void {
   program
@@ -73,6 +83,7 @@ export function register(program: Command): void {
     .argument('<experiment>', 'experiment YAML file')
     .option('--run-dir <dir>', 'write the run into exactly this directory (default: runs/<name>-<time>)')
     .option(...concurrencyOption)
+    .option(...modelOption)
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
     .option(
       '--tasks <patterns>',
@@ -94,6 +105,7 @@ export function register(program: Command): void {
           tasks?: string[];
           limit?: number;
           executor?: string;
+          model?: string;
           grace: number;
           force: boolean;
         },
@@ -105,7 +117,11 @@ export function register(program: Command): void {
         const set =
           options.executor === undefined ? options.set : [`executor=${options.executor}`, ...options.set];
         const experiment = await reportingConfigErrors(() =>
-          loadExperimentFile(file, set, { tasks: options.tasks, trialLimit: options.limit }),
+          loadExperimentFile(file, set, {
+            tasks: options.tasks,
+            trialLimit: options.limit,
+            ...(options.model === undefined ? {} : { model: options.model }),
+          }),
         );
         printWarnings(experiment.warnings);
         process.exitCode = await reportingConfigErrors(() =>

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
+import { modelOption } from './run.js';
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -13,14 +14,17 @@ export function register(program: Command): void {
     .command('validate')
     .description('Check an experiment file and its tasks without running anything')
     .argument('<experiment>', 'experiment YAML file')
+    .option(...modelOption)
     .option('--set <key=value>', 'override a key before validation (value is YAML; repeatable)', collect, [])
     .option('--resolved', 'print the experiment as a run would store it (defaults filled in)', false)
-    .action(async (file: string, options: { set: string[]; resolved: boolean }) => {
+    .action(async (file: string, options: { set: string[]; resolved: boolean; model?: string }) => {
       const [{ checkExperiment }, { loadExperimentFile }] = await Promise.all([
         import('@longhaul/core'),
         import('../load-experiment-file.js'),
       ]);
-      const experiment = await reportingConfigErrors(() => loadExperimentFile(file, options.set));
+      const experiment = await reportingConfigErrors(() =>
+        loadExperimentFile(file, options.set, options.model === undefined ? {} : { model: options.model }),
+      );
       printWarnings(experiment.warnings);
       await reportingConfigErrors(() => checkExperiment(experiment));
       if (options.resolved) {

@@ -35,6 +35,12 @@ export interface LoadExperimentOptions {
   tasks?: string[];
   /** Only the first this many trials of the plan run, instead of the experiment's `trialLimit` (`run --limit`). */
   trialLimit?: number;
+  /**
+   * A model for every harness that takes one (`longhaul run --model`): added to `models:` first,
+   * so it is the gateway's default, unless `models:` already names it; given as `model` to each
+   * harness whose options take a `model` and set none. Problems with it are issues of `--model`.
+   */
+  model?: { name: string; config: Record<string, unknown> };
   /** Where longhaul is installed, for discovery (see `DiscoverOptions.installDir`). */
   installDir?: string | null;
   /** Most trials the experiment may expand to (default: `defaultMaxTrials`). */
@@ -157,6 +163,7 @@ export async function loadExperiment(
       ),
     ),
   );
+  const modelWarnings = opts.model ? bindModel(raw, opts.model, registry) : [];
   const refs = {} as Record<RefField, LocatedRef[] | undefined>;
   for (const { field: key, kind } of refFields) {
     const value = field(key);
@@ -186,7 +193,16 @@ export async function loadExperiment(
       const suggestion =
         issue.suggestion ??
         (issue.known && typeof last === 'string' ? closest(last, issue.known) : undefined);
-      issues.push(issueAt(issue.path, issue.message, suggestion));
+      const fromFlag =
+        opts.model !== undefined &&
+        issue.path[0] === 'models' &&
+        issue.path[1] === opts.model.name &&
+        valueAt(yaml.value, ['models', opts.model.name]) === undefined;
+      issues.push(
+        fromFlag
+          ? { file: '--model', message: issue.message, ...(suggestion ? { suggestion } : {}) }
+          : issueAt(issue.path, issue.message, suggestion),
+      );
     }
   }
 
@@ -265,7 +281,7 @@ export async function loadExperiment(
     tasks: selected,
     conditions,
     trials,
-    warnings: pluginWarnings(config, registry),
+    warnings: [...modelWarnings, ...pluginWarnings(config, registry)],
     locate: (key) => {
       const at = parseKeyPath(key);
       return at ? yaml.locate(at) : undefined;
@@ -273,6 +289,45 @@ export async function loadExperiment(
   };
   if (issues.length > 0) throw new ConfigError(inFileOrder(issues), { experiment });
   return experiment;
+}
+
+/**
+ * Puts `--model`'s model into `raw` (see `LoadExperimentOptions.model`) before refs are resolved,
+ * so the run, its resolved YAML and every check see it as if the file said so. Returns a warning
+ * when no harness takes a model, since the flag then changes nothing a user would see.
+ */
+function bindModel(
+  raw: Record<string, unknown>,
+  model: { name: string; config: Record<string, unknown> },
+  registry: PluginRegistry,
+): string[] {
+  const models = isMapping(raw.models) ? raw.models : {};
+  if (!Object.hasOwn(models, model.name)) raw.models = { [model.name]: model.config, ...models };
+  const entries = Array.isArray(raw.harness) ? raw.harness : [raw.harness];
+  const bound: unknown[] = [];
+  const without: string[] = [];
+  for (const entry of entries) {
+    const ref = typeof entry === 'string' ? { id: entry } : entry;
+    if (!isMapping(ref) || typeof ref.id !== 'string') {
+      bound.push(entry);
+      continue;
+    }
+    const shape = (registry.get('harness', ref.id)?.definition.options as { shape?: object } | undefined)
+      ?.shape;
+    const options = isMapping(ref.options) ? ref.options : {};
+    if (!shape || !Object.hasOwn(shape, 'model')) without.push(ref.id);
+    bound.push(
+      shape && Object.hasOwn(shape, 'model') && options.model === undefined
+        ? { ...ref, options: { ...options, model: model.name } }
+        : entry,
+    );
+  }
+  if (raw.harness !== undefined) raw.harness = Array.isArray(raw.harness) ? bound : bound[0];
+  return without.length === entries.length
+    ? [
+        `--model ${model.name}: no harness of this experiment takes a model (${without.join(', ')}); the model is added to models: but nothing asks for it`,
+      ]
+    : [];
 }
 
 /**
