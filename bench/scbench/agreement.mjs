@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Agreement of longhaul's `scbench` source (oracle harness, local environment, `tests` scorer) with
+// Agreement of longhaul's `scbench` source (oracle harness, `tests` scorer, local or docker environment) with
 // SlopCodeBench's own runner on a directory of upstream-format problems. For every checkpoint that
 // has a reference solution, it runs upstream's pytest invocation directly on that solution (tests
 // copied as upstream copies them, pytest.ini with the markers, --entrypoint, --checkpoint,
@@ -7,8 +7,12 @@
 // runs `longhaul run` on the same problem and reads each step's scores. It prints one row per
 // checkpoint (strict, iso, core, passed/total, both ways) and every difference with its cause.
 //
+// With `--environment docker` both sides run in the same image: longhaul picks it per problem
+// (lock.json records which), and upstream's pytest runs in a container of that image.
+//
 // Build first: `npx turbo run build --filter=@longhaul/cli...` (the CLI runs dist). Then
 //   node bench/scbench/agreement.mjs PROBLEMS_DIR [--problems a,b] [--python /usr/bin/python3]
+//     [--environment local|docker] [--image REF] [--keep]
 // Exit status 1 when any checkpoint disagrees.
 import { execFile, spawnSync } from 'node:child_process';
 import {
@@ -34,10 +38,20 @@ const { values, positionals } = parseArgs({
     problems: { type: 'string' },
     python: { type: 'string', default: '/usr/bin/python3' },
     'entry-command': { type: 'string', default: 'python3 {entry_file}' },
+    environment: { type: 'string', default: 'local' },
+    image: { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
+if (!['local', 'docker'].includes(values.environment)) {
+  console.error(`--environment ${values.environment}: local or docker`);
+  process.exit(2);
+}
+const docker = values.environment === 'docker';
 if (positionals.length !== 1) {
-  console.error('usage: node bench/scbench/agreement.mjs PROBLEMS_DIR [--problems a,b] [--python PY]');
+  console.error(
+    'usage: node bench/scbench/agreement.mjs PROBLEMS_DIR [--problems a,b] [--python PY] [--environment local|docker] [--image REF] [--keep]',
+  );
   process.exit(2);
 }
 const root = resolve(positionals[0]);
@@ -70,7 +84,33 @@ function category(test, checkpoint, customMarkers) {
   return 'core';
 }
 
-function upstreamCheckpoint(dir, config, names, index) {
+/** Runs upstream's pytest command on the host, or in a container of `image` (the same paths mounted). */
+function runPytest(args, { cwd, env }, image) {
+  if (image === undefined)
+    return spawnSync(values.python, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
+  return spawnSync(
+    'docker',
+    [
+      'run',
+      '--rm',
+      '--network',
+      'none',
+      '-v',
+      `${cwd}:${cwd}`,
+      '-v',
+      `${here}:${here}:ro`,
+      '-w',
+      cwd,
+      ...Object.entries(env).flatMap(([key, value]) => ['-e', `${key}=${value}`]),
+      image,
+      'python3',
+      ...args,
+    ],
+    { encoding: 'utf8' },
+  );
+}
+
+function upstreamCheckpoint(dir, config, names, index, image) {
   const name = names[index];
   const checkpoint = config.checkpoints[name];
   const entryFile = /\.[A-Za-z0-9]+$/.test(config.entry_file) ? config.entry_file : `${config.entry_file}.py`;
@@ -109,8 +149,7 @@ function upstreamCheckpoint(dir, config, names, index) {
   const files = [...included].map((item) => `tests/test_${item}.py`);
   const timeout = checkpoint.timeout ?? config.timeout ?? 30;
   const assetsDir = join(workspace, 'tests', 'assets');
-  const result = spawnSync(
-    values.python,
+  const result = runPytest(
     [
       '-m',
       'pytest',
@@ -124,9 +163,7 @@ function upstreamCheckpoint(dir, config, names, index) {
     ],
     {
       cwd: workspace,
-      encoding: 'utf8',
       env: {
-        ...process.env,
         PYTHONPATH: here,
         PYTHONDONTWRITEBYTECODE: '1',
         AGREEMENT_REPORT: report,
@@ -140,6 +177,7 @@ function upstreamCheckpoint(dir, config, names, index) {
         ),
       },
     },
+    image,
   );
   const lines = existsSync(report)
     ? readFileSync(report, 'utf8')
@@ -154,7 +192,8 @@ function upstreamCheckpoint(dir, config, names, index) {
       id: `${line.file}::${line.nodeid.split('::').slice(1).join('::')}`,
       category: category(line, name, custom),
       passed: line.outcome === 'passed',
-      reason: line.outcome,
+      // Collected but never run (pytest stopped at a collection error): an error, as upstream counts it.
+      reason: line.outcome === 'not-run' ? 'error (collected, never run)' : line.outcome,
     }));
   // Upstream: a collection error (exit 2) or no report is a failed checkpoint.
   const broken = exit === 2 || exit === 3 || exit === 4 || (tests.length === 0 && exit !== 5);
@@ -176,7 +215,7 @@ async function longhaulProblem(dir) {
       `name: agreement-${name}`,
       `source: { id: scbench, options: { path: ${JSON.stringify(dirname(dir))}, problems: [${JSON.stringify(name)}], python: ${JSON.stringify(values.python)}, entryCommand: ${JSON.stringify(values['entry-command'])} } }`,
       'harness: oracle',
-      'environment: local',
+      `environment: ${docker && values.image ? `{ id: docker, options: { image: ${JSON.stringify(values.image)} } }` : values.environment}`,
       'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
       'scorers: [tests]',
       '',
@@ -192,6 +231,7 @@ async function longhaulProblem(dir) {
   const trial = join(runDir, 'trials', `${name}.oracle.just-solve.none.r1`, 'steps');
   if (!existsSync(trial))
     return {
+      image: imageOf(runDir),
       refused: `${done?.stderr ?? done?.message ?? 'no trial'}`
         .trim()
         .split('\n')
@@ -215,7 +255,15 @@ async function longhaulProblem(dir) {
       })),
     };
   }
-  return { steps };
+  return { steps, image: imageOf(runDir) };
+}
+
+/** The image the run's docker environment used for the problem, as lock.json records it. */
+function imageOf(runDir) {
+  const file = join(runDir, 'lock.json');
+  if (!existsSync(file)) return undefined;
+  const lock = JSON.parse(readFileSync(file, 'utf8'));
+  return Object.keys(Object.values(lock.environments ?? {})[0]?.images ?? {})[0];
 }
 
 function dirname(path) {
@@ -237,6 +285,40 @@ function summary(tests) {
   };
 }
 
+function scbenchImage() {
+  return spawnSync('node', [bin, 'images', 'ref', '--profile', 'scbench'], {
+    encoding: 'utf8',
+  }).stdout.trim();
+}
+
+const images = new Map();
+const tallies = [];
+
+/**
+ * A refusal in a few words: what is missing (packages and programs without the file that asks for
+ * them), a data file, or the message's first line.
+ */
+function refusalCause(message) {
+  const text = message.replace(/\s\([^()]*:\d+(:\d+)?\)/g, '');
+  const debian = /needs (.+?), which Debian does not package/.exec(text);
+  if (debian) return `not in Debian: ${debian[1]}`;
+  const lacks = /\(task \S+ needs (.+?), which the base image lacks\) is missing/.exec(text);
+  if (lacks) return `image not built (needs ${lacks[1]})`;
+  const missing = /cannot run [^:]+: missing (.+)/.exec(text);
+  if (missing) return `missing ${missing[1].split('\n')[0]}`;
+  if (/which is not there|data file/.test(text)) return 'a data file missing';
+  return text
+    .split('\n')[0]
+    .replace(/^.*?: /, '')
+    .slice(0, 80);
+}
+
+/** counts by key, as `key: n, key: n` in the order first seen. */
+function byCause(keys) {
+  const counts = new Map();
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return [...counts].map(([key, n]) => `${n} ${key}`).join('; ');
+}
 const show = (value) => (value === null || value === undefined ? '-' : String(value));
 const rows = [];
 const differences = [];
@@ -247,9 +329,13 @@ for (const dir of problemDirs) {
     .sort(([, a], [, b]) => a.order - b.order)
     .map(([name]) => name);
   const ours = await longhaulProblem(dir);
+  // Upstream runs where longhaul ran; for a problem longhaul refused, in the image given, else the
+  // scbench profile's, where every Debian-packaged dependency is.
+  const image = docker ? (values.image ?? ours.image ?? scbenchImage()) : undefined;
+  if (docker) images.set(problem, ours.image ?? `${image} (refused by longhaul; upstream only)`);
   for (const [index, name] of names.entries()) {
     if (!existsSync(join(dir, 'solutions', name))) continue;
-    const upstream = upstreamCheckpoint(dir, config, names, index);
+    const upstream = upstreamCheckpoint(dir, config, names, index, image);
     const theirs = summary(upstream.tests);
     if (upstream.broken) Object.assign(theirs, { strict: 0, iso: 0, core: 0 });
     const step = ours.steps?.[name];
@@ -267,14 +353,28 @@ for (const dir of problemDirs) {
       mine?.categories ?? '-',
       same ? 'yes' : 'NO',
     ]);
+    const tally = {
+      problem,
+      name,
+      refused: ours.refused ? refusalCause(ours.refused) : undefined,
+      kinds: [],
+    };
+    tallies.push(tally);
     if (same) continue;
     const causes = [];
+    const kind = (name) => tally.kinds.includes(name) || tally.kinds.push(name);
     if (ours.refused)
       causes.push(
         `longhaul refused the problem before the run:\n      ${ours.refused.replaceAll('\n', '\n      ')}`,
       );
-    else if (!step) causes.push('longhaul has no scores for this step (the trial stopped earlier)');
-    else if (step.status !== 'ok') causes.push(`longhaul's step ended ${step.status}`);
+    else if (!step) {
+      kind('longhaul stopped earlier');
+      causes.push('longhaul has no scores for this step (the trial stopped earlier)');
+    } else if (step.status !== 'ok') {
+      kind(`longhaul's step ${step.status}`);
+      causes.push(`longhaul's step ended ${step.status}`);
+    }
+    if (upstream.broken && !ours.refused) kind('upstream failed as a whole');
     if (upstream.broken)
       causes.push(
         `upstream's pytest run failed as a whole:\n      ${upstream.output.replaceAll('\n', '\n      ')}`,
@@ -284,15 +384,24 @@ for (const dir of problemDirs) {
       for (const test of upstream.tests) {
         const other = byId.get(test.id);
         byId.delete(test.id);
-        if (!other) causes.push(`${test.id}: only upstream ran it (${test.category}, ${test.reason})`);
-        else if (other.category !== test.category)
+        if (!other) {
+          kind('a test only upstream ran');
+          causes.push(`${test.id}: only upstream ran it (${test.category}, ${test.reason})`);
+        } else if (other.category !== test.category) {
+          kind('a category');
           causes.push(`${test.id}: upstream's category ${test.category}, longhaul's ${other.category}`);
-        else if (other.passed !== test.passed)
+        } else if (other.passed !== test.passed) {
+          kind('an outcome');
           causes.push(
             `${test.id}: upstream ${test.reason}, longhaul ${other.passed ? 'passed' : `failed (${other.reason ?? 'failed'})`}`,
           );
+        }
       }
-      for (const [id, test] of byId) causes.push(`${id}: only longhaul ran it (${test.category})`);
+      for (const [id, test] of byId) {
+        kind('a test only longhaul ran');
+        causes.push(`${id}: only longhaul ran it (${test.category})`);
+      }
+      if (tally.kinds.length === 0) kind('scores (strict, iso, core or counts)');
     }
     differences.push({ problem, name, causes });
   }
@@ -347,5 +456,16 @@ for (const { problem, name, causes } of differences) {
   console.log(`\n${problem} ${name}:`);
   for (const cause of causes) console.log(`  - ${cause}`);
 }
-rmSync(work, { recursive: true, force: true });
+if (docker) {
+  console.log('\nimages (docker environment):');
+  for (const [problem, image] of images) console.log(`  ${problem}: ${image}`);
+}
+const ran = tallies.filter((tally) => tally.refused === undefined);
+const differ = ran.filter((tally) => tally.kinds.length > 0);
+const refused = tallies.filter((tally) => tally.refused !== undefined);
+console.log(
+  `\nsummary (${values.environment}): ${tallies.length} checkpoints; both ran ${ran.length}, agree ${ran.length - differ.length}, differ ${differ.length}${differ.length ? ` (${byCause(differ.flatMap((tally) => tally.kinds))})` : ''}; refused ${refused.length}${refused.length ? ` (${byCause(refused.map((tally) => tally.refused))})` : ''}`,
+);
+if (values.keep) console.log(`work directory kept: ${work}`);
+else rmSync(work, { recursive: true, force: true });
 process.exit(differences.length > 0 ? 1 : 0);
