@@ -1,6 +1,9 @@
 import {
   type Figure,
   formatTable,
+  missingCell,
+  noValue,
+  outcomeLegend,
   type ReportContext,
   type Reporter,
   type TextGrid,
@@ -23,7 +26,7 @@ export const slumpReporterOptions = z
 export type SlumpReporterOptions = z.output<typeof slumpReporterOptions>;
 
 function format(value: number | boolean | null | undefined, percent = false): string {
-  if (typeof value !== 'number') return '–';
+  if (typeof value !== 'number') return noValue;
   return percent ? `${Math.round(value * 100)}%` : value.toFixed(3);
 }
 
@@ -36,15 +39,28 @@ export class SlumpReporter implements Reporter {
   private grid(ctx: ReportContext): TextGrid | undefined {
     const scores = ctx.experimentScores.filter((score) => score.scorer === this.options.scorer);
     if (scores.length === 0) return undefined;
-    const conditions = [...new Set(scores.map((score) => score.condition ?? ''))].sort();
+    const scoredConditions = new Set(scores.map((score) => score.condition ?? ''));
+    const conditions = [
+      ...new Set([...scoredConditions, ...ctx.trials.map(({ spec }) => spec.condition.key)]),
+    ].sort();
     const value = (condition: string, metric: string) =>
       scores.find((score) => (score.condition ?? '') === condition && score.metric === metric)?.value;
-    const header = ['condition'];
+    const header = ['condition', 'scored', 'errored', 'cancelled'];
     for (const metric of this.options.metrics) header.push(metric, `loss ${metric}`, `rec ${metric}`);
     const main = this.options.metrics.at(-1)!;
     header.push(`W/T/L ${main}`);
+    const count = (condition: string, outcome: string) => {
+      const n = value(condition, `trials.${outcome}`);
+      return typeof n === 'number' ? String(n) : noValue;
+    };
     const cells = conditions.map((condition) => {
-      const row = [condition];
+      if (!scoredConditions.has(condition)) return [condition, ...Array(header.length - 1).fill(missingCell)];
+      const row = [
+        condition,
+        count(condition, 'scored'),
+        count(condition, 'errored'),
+        count(condition, 'cancelled'),
+      ];
       for (const metric of this.options.metrics)
         row.push(
           format(value(condition, metric)),
@@ -55,7 +71,7 @@ export class SlumpReporter implements Reporter {
       row.push(
         typeof wins === 'number'
           ? `${wins}/${value(condition, `ties.${main}`)}/${value(condition, `losses.${main}`)}`
-          : '–',
+          : noValue,
       );
       return row;
     });
@@ -64,12 +80,14 @@ export class SlumpReporter implements Reporter {
 
   async finish(ctx: ReportContext): Promise<void> {
     const grid = this.grid(ctx);
-    if (grid) ctx.print(['', title, formatTable(grid.header, grid.cells)].join('\n'));
+    if (grid) ctx.print(['', title, formatTable(grid.header, grid.cells), outcomeLegend].join('\n'));
   }
 
   figures(ctx: ReportContext): Figure[] {
     const grid = this.grid(ctx);
     // SLUMP's one table is its headline: the report opens with it.
-    return grid ? [{ ...textTable('table', title, grid.header, grid.cells), lead: true }] : [];
+    return grid
+      ? [{ ...textTable('table', title, grid.header, grid.cells), lead: true, note: outcomeLegend }]
+      : [];
   }
 }

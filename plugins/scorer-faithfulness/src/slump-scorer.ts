@@ -1,4 +1,11 @@
-import type { ConditionScore, ExperimentScoreContext, Scorer, TrialRecord, TrialSpec } from '@longhaul/core';
+import {
+  type ConditionScore,
+  type ExperimentScoreContext,
+  type Scorer,
+  stepOutcome,
+  type TrialRecord,
+  type TrialSpec,
+} from '@longhaul/core';
 import { gapRecovery, mean, relativeImprovement, slumpLoss, summarize } from './formulas.js';
 import type { SlumpOptions } from './options.js';
 
@@ -26,8 +33,10 @@ interface Cell {
   arm: string;
   script: string;
   memory: string;
-  /** Per task: the mean over repeats of each metric. */
+  /** Per task: the mean over repeats of each metric, over the trials that ended scored. */
   tasks: Map<string, Record<string, number | null>>;
+  /** Trials by outcome: an errored or cancelled trial's last scores are not its final state. */
+  outcomes: { scored: number; errored: number; cancelled: number };
 }
 
 function meanOrNull(values: (number | null)[]): number | null {
@@ -51,6 +60,8 @@ export class SlumpScorer implements Extract<Scorer, { scope: 'experiment' }> {
     const cells = this.cells(ctx.trials);
     const scores: ConditionScore[] = [];
     for (const cell of cells.values()) {
+      for (const [outcome, count] of Object.entries(cell.outcomes))
+        scores.push({ condition: cell.condition, metric: `trials.${outcome}`, value: count });
       const control = this.find(cells, cell.arm, this.options.controlScript, this.options.baselineMemory);
       const emergent = this.find(cells, cell.arm, this.options.emergentScript, this.options.baselineMemory);
       for (const metric of this.options.metrics) {
@@ -125,11 +136,18 @@ export class SlumpScorer implements Extract<Scorer, { scope: 'experiment' }> {
             script: spec.condition.script.label,
             memory: spec.condition.memory.label,
             tasks: new Map(),
+            outcomes: { scored: 0, errored: 0, cancelled: 0 },
           },
           repeats: new Map(),
         };
         grouped.set(key, entry);
       }
+      const { outcome } = stepOutcome(undefined, record.status);
+      if (outcome !== 'scored') {
+        if (outcome !== 'missing') entry.cell.outcomes[outcome] += 1;
+        continue;
+      }
+      entry.cell.outcomes.scored += 1;
       const values = Object.fromEntries(
         this.options.metrics.map((metric) => [
           metric,

@@ -14,8 +14,12 @@ describe('reporter slump', () => {
     const context = {
       runDir: '/tmp',
       experiment: { name: 'x', file: 'x.yaml' },
-      trials: [],
+      // single-shot has trials but no slump scores: missing, not zero.
+      trials: [{ spec: { condition: { key: 'ide/single-shot/none' } } }] as never[],
       experimentScores: [
+        score('ide/conversation/none', 'trials.scored', 2),
+        score('ide/conversation/none', 'trials.errored', 1),
+        score('ide/conversation/none', 'trials.cancelled', 1),
         score('ide/conversation/none', 'if50', 0.414),
         score('ide/conversation/none', 'loss.if50', 0.116),
         score('ide/conversation/projectguard', 'if50', 0.5),
@@ -30,27 +34,39 @@ describe('reporter slump', () => {
     await reporter.finish(context);
     const lines = printed.join('\n').split('\n');
     expect(lines).toContainEqual(
-      expect.stringMatching(/^condition\s+if50\s+loss if50\s+rec if50\s+W\/T\/L if50$/),
+      expect.stringMatching(
+        /^condition\s+scored\s+errored\s+cancelled\s+if50\s+loss if50\s+rec if50\s+W\/T\/L if50$/,
+      ),
     );
     expect(lines).toContainEqual(
-      expect.stringMatching(/^ide\/conversation\/none\s+0\.414\s+0\.116\s+–\s+–$/),
+      expect.stringMatching(/^ide\/conversation\/none\s+2\s+1\s+1\s+0\.414\s+0\.116\s+–\s+–$/),
     );
     expect(lines).toContainEqual(
-      expect.stringMatching(/^ide\/conversation\/projectguard\s+0\.500\s+–\s+74%\s+13\/4\/3$/),
+      expect.stringMatching(/^ide\/conversation\/projectguard\s+–\s+–\s+–\s+0\.500\s+–\s+74%\s+13\/4\/3$/),
     );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^ide\/single-shot\/none\s+missing\s+missing\s+missing\s+missing\s+missing\s+missing\s+missing$/,
+      ),
+    );
+    expect(printed.join('\n')).toContain('rates and means are over scored steps only');
     const [table] = reporter.figures(context);
     expect(table?.kind).toBe('table');
     if (table?.kind !== 'table') return;
     expect(table.columns.map((column) => column.label)).toEqual([
       'condition',
+      'scored',
+      'errored',
+      'cancelled',
       'if50',
       'loss if50',
       'rec if50',
       'W/T/L if50',
     ]);
     expect(table.rows.map((row) => Object.values(row))).toEqual([
-      ['ide/conversation/none', '0.414', '0.116', '–', '–'],
-      ['ide/conversation/projectguard', '0.500', '–', '74%', '13/4/3'],
+      ['ide/conversation/none', '2', '1', '1', '0.414', '0.116', '–', '–'],
+      ['ide/conversation/projectguard', '–', '–', '–', '0.500', '–', '74%', '13/4/3'],
+      ['ide/single-shot/none', ...Array(7).fill('missing')],
     ]);
   });
 });

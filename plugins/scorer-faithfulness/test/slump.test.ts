@@ -6,7 +6,13 @@ import { SlumpScorer } from '../src/slump-scorer.js';
 
 const ref = (label: string): PluginRef => ({ id: label, label, options: {} });
 
-function trial(task: string, script: string, memory: string, scores: Record<string, number | null>) {
+function trial(
+  task: string,
+  script: string,
+  memory: string,
+  scores: Record<string, number | null>,
+  status: TrialRecord['status'] = 'ok',
+) {
   const key = `ide/${script}/${memory}`;
   const spec = {
     id: `${task}-${key}`,
@@ -22,7 +28,11 @@ function trial(task: string, script: string, memory: string, scores: Record<stri
   const prefixed = Object.fromEntries(
     Object.entries(scores).map(([metric, value]) => [`faithfulness.${metric}`, value]),
   );
-  const record = { scores: {}, steps: [{ scores: {} }, { scores: prefixed }] } as unknown as TrialRecord;
+  const record = {
+    status,
+    scores: {},
+    steps: [{ scores: {} }, { scores: prefixed }],
+  } as unknown as TrialRecord;
   return { spec, record };
 }
 
@@ -34,6 +44,9 @@ const trials = [
   trial('b', 'single-shot', 'none', { mcf: 3.062, if50: 0.56 }),
   trial('a', 'conversation', 'projectguard', { mcf: 3.0, if50: 0.45 }),
   trial('b', 'conversation', 'projectguard', { mcf: 3.0, if50: null }),
+  // A fault and a cancel: their last scores are not a final state and count only beside the rest.
+  trial('a', 'conversation', 'projectguard', { mcf: 0, if50: 0 }, 'error:model'),
+  trial('b', 'conversation', 'projectguard', { mcf: 0, if50: 0 }, 'cancelled'),
 ];
 
 async function scores() {
@@ -52,6 +65,14 @@ describe('slump across conditions', () => {
     expect(value('ide/conversation/none', 'loss.mcf')).toBeCloseTo(0.313, 6);
     expect(value('ide/conversation/projectguard', 'loss.mcf')).toBeCloseTo(0.031, 6);
     expect(value('ide/single-shot/none', 'loss.mcf')).toBeUndefined();
+  });
+
+  it('counts errored and cancelled trials beside the scored ones and leaves their scores out', async () => {
+    const value = await scores();
+    expect(value('ide/conversation/projectguard', 'trials.scored')).toBe(2);
+    expect(value('ide/conversation/projectguard', 'trials.errored')).toBe(1);
+    expect(value('ide/conversation/projectguard', 'trials.cancelled')).toBe(1);
+    expect(value('ide/conversation/projectguard', 'mcf')).toBe(3);
   });
 
   it('reports gap recovery for memories under the emergent script (90% for 2.718 → 3.000 of 3.031)', async () => {
