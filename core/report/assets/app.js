@@ -360,7 +360,7 @@
 
   const countColumns = [
     { key: 'n', label: 'n trials', format: 'number', digits: 0 },
-    { key: 'scored', label: 'steps scored', format: 'number', digits: 0 },
+    { key: 'scored', label: 'scored', format: 'number', digits: 0 },
     { key: 'errored', label: 'errored', format: 'number', digits: 0 },
     { key: 'cancelled', label: 'cancelled', format: 'number', digits: 0 },
   ];
@@ -385,13 +385,16 @@
     const section = el('section', { class: 'run headline', 'data-run': run.name });
     const counts = new Map(run.counts.map((row) => [row.condition, row]));
     let keyed = false;
+    let counted = false;
     for (const figure of run.figures.filter((figure) => isLead(run, figure))) {
       const first = figure.kind === 'table' ? figure.columns[0]?.key : undefined;
       // A table that counts its errors already (the summary's) is shown as it is.
-      const counted = figure.kind === 'table' && figure.columns.some((column) => column.label === 'errored');
+      const ownCounts =
+        figure.kind === 'table' && figure.columns.some((column) => column.label === 'errored');
+      counted ||= ownCounts;
       const byCondition =
-        first !== undefined && !counted && figure.rows.some((row) => counts.has(row[first]));
-      keyed ||= byCondition || counted;
+        first !== undefined && !ownCounts && figure.rows.some((row) => counts.has(row[first]));
+      keyed ||= byCondition || ownCounts;
       section.append(
         ...figureView(
           figure,
@@ -411,7 +414,8 @@
         ),
       );
     }
-    section.append(el('p', { class: 'legend' }, run.legend));
+    // A table that counts its own errors carries this legend as its note already.
+    if (!counted) section.append(el('p', { class: 'legend' }, run.legend));
     return section;
   }
 

@@ -80,7 +80,7 @@ async function checkExample(name: string, lead: string, set: string[]): Promise<
   const headline = page.locator(`section.headline table[data-figure="${lead}"]`);
   expect(await headline.isVisible()).toBe(true);
   expect(await page.locator('section.headline th').allTextContents()).toEqual(
-    expect.arrayContaining(['n trials', 'steps scored', 'errored', 'cancelled']),
+    expect.arrayContaining(['scored', 'errored', 'cancelled']),
   );
   expect(await page.locator('details.per-score').getAttribute('open')).toBeNull();
 
