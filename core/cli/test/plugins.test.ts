@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeProject } from '../../kernel/test/fixtures/config/project.js';
 import { runCli } from './run-cli.js';
 
@@ -29,6 +29,23 @@ describe('longhaul plugins', () => {
       ].join('\n'),
       stderr: '',
     });
+  });
+
+  it('fits a narrow terminal: where the row is too wide, where it came from and what it does go below', async () => {
+    const cwd = await project(['harness-echo']);
+    vi.stubEnv('COLUMNS', '60');
+    const result = await runCli(['plugins'], cwd);
+    vi.unstubAllEnvs();
+    const dir = await realpath(join(cwd, 'node_modules/@fixture/harness-echo'));
+    expect(result.stdout).toBe(
+      [
+        'KIND     ID    PACKAGE',
+        'harness  echo  @fixture/harness-echo@2.0.0',
+        `    cwd ${dir}`,
+        '    Repeats the prompt back',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('filters by kind and refuses a kind that does not exist', async () => {

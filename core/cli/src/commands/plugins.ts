@@ -1,13 +1,13 @@
 import {
   ConfigError,
   type DeclaredPlugin,
-  formatColumns,
   formatIssue,
   type PluginKind,
   type PluginOrigin,
   pluginKinds,
 } from '@longhaul/core/light';
 import { type Command, InvalidArgumentError } from 'commander';
+import { fitColumns, terminalWidth } from '../fit-columns.js';
 import { discoverManifests, discoverPlugins } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
 
@@ -47,7 +47,7 @@ export function register(program: Command): void {
           plugin.description,
         ]);
         process.stdout.write(
-          `${formatColumns([['KIND', 'ID', 'PACKAGE', 'FROM', 'DESCRIPTION'], ...rows])}\n`,
+          `${fitColumns([['KIND', 'ID', 'PACKAGE', 'FROM', 'DESCRIPTION'], ...rows], terminalWidth(), 3)}\n`,
         );
       }
       // Packages whose manifest is invalid, or that declare the same plugin, come after, as bad input.
@@ -100,6 +100,8 @@ export function register(program: Command): void {
         row.required ? '(required)' : row.default,
         row.description,
       ]);
-      process.stdout.write(`${formatColumns([['OPTION', 'TYPE', 'DEFAULT', 'DESCRIPTION'], ...table])}\n`);
+      process.stdout.write(
+        `${fitColumns([['OPTION', 'TYPE', 'DEFAULT', 'DESCRIPTION'], ...table], terminalWidth(), 1)}\n`,
+      );
     });
 }
