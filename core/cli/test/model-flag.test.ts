@@ -116,5 +116,6 @@ describe('longhaul run examples/quickstart.yaml --model', () => {
     const resolved = await readFile(join(replayed, 'experiment.yaml'), 'utf8');
     expect(resolved).toContain(`\nmodels:\n  rec:\n    backend: replay\n    from: ${recorded}\n`);
     expect(resolved).toMatch(/\n {6}model: rec\n/);
-  });
+    // Two runs of the quickstart's four steps through the ide tool loop: minutes on a busy machine.
+  }, 1_200_000);
 });
