@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import { type Figure, type ReportContext, type Reporter, writeFileAtomic } from '@longhaul/core';
+import { differingTasksNote } from './condition-tasks.js';
 import type { SummaryOptions } from './options.js';
 import { summarizeRun } from './summary.js';
 import { conditionTable, formatPassAtK, formatTable, formatTimes } from './table.js';
@@ -20,7 +21,12 @@ export class SummaryReporter implements Reporter {
     await writeFileAtomic(file, `${JSON.stringify(summary, null, 2)}\n`);
     if (this.options.table && summary.conditions.length > 0) {
       const passAtK = formatPassAtK(summary.experimentScores);
-      const tables = [formatTable(summary.conditions), ...(passAtK ? [passAtK] : [])].join('\n\n');
+      const differing = differingTasksNote(summary.conditions);
+      const tables = [
+        formatTable(summary.conditions),
+        ...(differing ? [differing] : []),
+        ...(passAtK ? [passAtK] : []),
+      ].join('\n\n');
       ctx.print(`${tables}\n\n${formatTimes(summary)}\nsummary: ${file}`);
     }
   }

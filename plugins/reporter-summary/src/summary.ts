@@ -44,6 +44,8 @@ export interface SolveRates {
 export interface ConditionSummary {
   condition: string;
   trials: number;
+  /** The tasks of the condition's trials, in order: they differ between conditions under `--limit`. */
+  tasks: string[];
   /** Steps planned over all the condition's trials. */
   steps: number;
   /** Steps scored from the agent's work: the denominator of the solve rates. */
@@ -208,6 +210,7 @@ export function summarizeCondition(
   return {
     condition,
     trials: trials.length,
+    tasks: [...new Set(trials.map((trial) => trial.task))],
     steps: steps.length,
     scored: scored.length,
     errored: counts.errored,

@@ -79,6 +79,7 @@ describe('reporter summary', () => {
       {
         condition: 'agent',
         trials: 2,
+        tasks: ['worklog'],
         steps: 6,
         scored: 4,
         errored: 2,
@@ -99,6 +100,7 @@ describe('reporter summary', () => {
       {
         condition: 'oracle',
         trials: 1,
+        tasks: ['worklog'],
         steps: 3,
         scored: 3,
         errored: 0,
@@ -167,6 +169,7 @@ describe('reporter summary', () => {
     expect(Object.keys(first.summary.conditions[0]!)).toEqual([
       'condition',
       'trials',
+      'tasks',
       'steps',
       'scored',
       'errored',

@@ -90,7 +90,11 @@ export function register(program: Command): void {
       "run these tasks instead of the experiment's tasks: ids or globs, comma-separated ('word*,quire')",
       taskPatterns,
     )
-    .option('--limit <n>', 'run only the first n trials of the plan', positive('limit', true))
+    .option(
+      '--limit <n>',
+      'run only n trials of the plan, taken in turn from each condition',
+      positive('limit', true),
+    )
     .option('--executor <id>', 'where trials run: an executor plugin (same as --set executor=<id>)')
     .option(...graceOption)
     .option(...forceOption)

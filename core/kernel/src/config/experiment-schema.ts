@@ -113,7 +113,9 @@ export const experimentSchema = z
       .int()
       .min(1)
       .optional()
-      .describe('Run only the first N trials of the plan (default: all); `longhaul run --limit N` sets it'),
+      .describe(
+        'Run only N trials of the plan, taken in turn from each condition in the order of tasks (default: all); `longhaul run --limit N` sets it',
+      ),
     executor: pluginRefSchema
       .optional()
       .describe('Where trials run: an executor plugin (default: an in-process pool of `concurrency` trials)'),
@@ -155,7 +157,7 @@ export interface ExperimentConfig {
   concurrency: number;
   /** Hidden-test cases at once across the run's trials; absent means the cores available. */
   caseWorkers?: number;
-  /** Only the first this many trials of the plan run. */
+  /** Only this many trials of the plan run, taken in turn from each condition. */
   trialLimit?: number;
   /** The executor plugin, when one is chosen (at most one). */
   executor: PluginRef[];

@@ -9,7 +9,7 @@ import { PluginRegistry } from '../plugins/registry.js';
 import { ConfigError, type ConfigIssue, isConfigError } from './config-error.js';
 import { type ExperimentConfig, experimentSchema, type RefField, refFields } from './experiment-schema.js';
 import { interpolateEnv, maskSecrets } from './interpolate.js';
-import { expandConditions, expandTrials } from './matrix.js';
+import { expandConditions, expandTrials, limitTrials } from './matrix.js';
 import { modelReferenceIssues } from './model-references.js';
 import { applyOverrides, overrideFile, overrideFor, parseKeyPath, parseOverrides } from './overrides.js';
 import { type IssueAt, type LocatedRef, resolveRefs } from './plugin-refs.js';
@@ -33,7 +33,7 @@ export interface LoadExperimentOptions {
    * that matches no task is an issue of the file `--tasks`.
    */
   tasks?: string[];
-  /** Only the first this many trials of the plan run, instead of the experiment's `trialLimit` (`run --limit`). */
+  /** Only this many trials of the plan run (in turn from each condition), instead of the experiment's `trialLimit` (`run --limit`). */
   trialLimit?: number;
   /**
    * A model for every harness that takes one (`longhaul run --model`): added to `models:` first,
@@ -260,7 +260,7 @@ export async function loadExperiment(
   const tooMany = trialCountIssue(config, selected.length, opts.maxTrials ?? defaultMaxTrials);
   if (tooMany) throw new ConfigError([issueAt(['repeats'], tooMany)]);
   const conditions = expandConditions(config);
-  const trials = expandTrials(config, selected, conditions).slice(0, config.trialLimit);
+  const trials = limitTrials(expandTrials(config, selected, conditions), config.trialLimit);
   const ids = new Set<string>();
   const duplicate = trials.find((trial) => ids.size === ids.add(trial.id).size);
   if (duplicate) {

@@ -69,3 +69,23 @@ export function expandTrials(config: ExperimentConfig, tasks: Task[], conditions
   }
   return trials;
 }
+
+/**
+ * The first `limit` trials of the plan taken in turn from each condition (`--limit N`), so every
+ * condition gets ⌊N/k⌋ or ⌈N/k⌉ of them, each in the plan's order of tasks and repeats; a plain
+ * prefix of the task-major plan would give the first conditions every repeat of a task first.
+ * The trials keep their plan order.
+ */
+export function limitTrials(trials: TrialSpec[], limit: number | undefined): TrialSpec[] {
+  if (limit === undefined || limit >= trials.length) return trials;
+  const queues = new Map<string, TrialSpec[]>();
+  for (const trial of trials)
+    queues.set(trial.condition.key, [...(queues.get(trial.condition.key) ?? []), trial]);
+  const taken = new Set<TrialSpec>();
+  for (let round = 0; taken.size < limit; round++)
+    for (const queue of queues.values()) {
+      const trial = queue[round];
+      if (trial && taken.size < limit) taken.add(trial);
+    }
+  return trials.filter((trial) => taken.has(trial));
+}
