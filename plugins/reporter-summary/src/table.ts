@@ -80,6 +80,9 @@ export function formatPassAtK(scores: ExperimentScoreSummary[]): string | undefi
     const at = (suffix: string) => value.get(`${condition}\u0000${key}${suffix}`);
     const rate = at('');
     if (typeof rate !== 'number') return '–';
+    // An interval over one task says nothing: its n is printed instead.
+    const tasks = value.get(`${condition}\u0000${passAtKey.exec(key)!.groups!.scorer}.tasks`);
+    if (typeof tasks === 'number' && tasks < 2) return `${percent(rate)} n=${tasks}`;
     const low = at('.wilson_low');
     const high = at('.wilson_high');
     const interval =
@@ -91,7 +94,7 @@ export function formatPassAtK(scores: ExperimentScoreSummary[]): string | undefi
     ...keys.map(([key, k]) => (keys.filter(([, other]) => other === k).length > 1 ? key : `pass@${k}`)),
   ];
   const rows = conditions.map((condition) => [condition, ...keys.map(([key]) => cell(condition, key))]);
-  return `${layOut(header, rows)}\n(pass@k with Wilson 95% intervals)`;
+  return `${layOut(header, rows)}\n(pass@k with Wilson 95% intervals; n=1 where one task stands behind it)`;
 }
 
 /** The same table as data for the HTML report: raw values, formatted by the report. */

@@ -22,7 +22,11 @@ async function report(
       { scorer: 'passk', metric: 'pass_at_1.wilson_low', value: 0.237, condition: 'agent' },
       { scorer: 'passk', metric: 'pass_at_1.wilson_high', value: 0.763, condition: 'agent' },
       { scorer: 'gap', metric: 'control', value: 0.25 },
+      { scorer: 'passk', metric: 'tasks', value: 2, condition: 'agent' },
       { scorer: 'passk', metric: 'pass_at_1', value: 1, condition: 'oracle' },
+      { scorer: 'passk', metric: 'pass_at_1.wilson_low', value: 0.207, condition: 'oracle' },
+      { scorer: 'passk', metric: 'pass_at_1.wilson_high', value: 1, condition: 'oracle' },
+      { scorer: 'passk', metric: 'tasks', value: 1, condition: 'oracle' },
     ],
     print: (text) => printed.push(text),
   };
@@ -125,7 +129,11 @@ describe('reporter summary', () => {
       { key: 'passk.pass_at_1', condition: 'agent', value: 0.5 },
       { key: 'passk.pass_at_1.wilson_high', condition: 'agent', value: 0.763 },
       { key: 'passk.pass_at_1.wilson_low', condition: 'agent', value: 0.237 },
+      { key: 'passk.tasks', condition: 'agent', value: 2 },
       { key: 'passk.pass_at_1', condition: 'oracle', value: 1 },
+      { key: 'passk.pass_at_1.wilson_high', condition: 'oracle', value: 1 },
+      { key: 'passk.pass_at_1.wilson_low', condition: 'oracle', value: 0.207 },
+      { key: 'passk.tasks', condition: 'oracle', value: 1 },
     ]);
   });
 
@@ -188,7 +196,7 @@ describe('reporter summary', () => {
     expect(await readdir(runDir)).toEqual(['summary.json']);
   });
 
-  it("prints solve rates, cost and time per condition, pass@k with its interval, and the run's times labelled", async () => {
+  it("prints solve rates, cost and time per condition, pass@k with its interval (n=1 instead of one over a single task), and the run's times labelled", async () => {
     const { printed, runDir } = await report();
     expect(printed).toEqual([
       [
@@ -198,8 +206,8 @@ describe('reporter summary', () => {
         '',
         'condition                pass@1',
         'agent      50.0% [23.7%, 76.3%]',
-        'oracle                   100.0%',
-        '(pass@k with Wilson 95% intervals)',
+        'oracle               100.0% n=1',
+        '(pass@k with Wilson 95% intervals; n=1 where one task stands behind it)',
         '',
         "wall time 2m 00s; trial time 3m 00s (the trials' durations summed)",
         `summary: ${join(runDir, 'summary.json')}`,
