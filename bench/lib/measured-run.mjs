@@ -1,7 +1,8 @@
-// What the runner benches under bench/ share: a one-step "print hello" task, and a `longhaul`
-// run of the CLI whose peak RSS is measured.
+// What the runner benches under bench/ share: a one-step "print hello" task, an experiment that
+// runs it with the `ide` harness driven by a scripted model, and a `longhaul` run of the CLI whose
+// peak RSS is measured.
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -64,3 +65,48 @@ export function runMeasured(cli, args, timeoutMs = Number.POSITIVE_INFINITY) {
     });
   });
 }
+
+/** An environment of the benches' `--environments` list: `local-bubblewrap` is local, hardened. */
+function environmentOf(name) {
+  if (name === 'local-bubblewrap') return { id: 'local', options: { isolation: 'bubblewrap' } };
+  return { id: name };
+}
+
+/**
+ * Writes `dir/<name>.yaml`: task `task` of `dir/problems`, one turn of the `ide` harness whose
+ * scripted model sends `replies`, in `environment`, scored by `tests` and `quality`.
+ */
+export async function writeScriptedExperiment(dir, { name, task, environment, replies, turnSeconds = 600 }) {
+  const file = join(dir, `${name}.yaml`);
+  const experiment = {
+    name,
+    source: { id: 'longhaul', options: { path: join(dir, 'problems') } },
+    tasks: [task],
+    models: { scripted: { backend: 'scripted', replies } },
+    harness: { id: 'ide', options: { model: 'scripted', explanation: 'optional' } },
+    environment: environmentOf(environment),
+    script: 'checkpoints',
+    memory: 'none',
+    scorers: ['tests', 'quality'],
+    reporters: ['summary'],
+    repeats: 1,
+    concurrency: 1,
+    limits: { turnSeconds, stepSeconds: turnSeconds, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
+  };
+  // JSON is YAML.
+  await writeFile(file, `${JSON.stringify(experiment, null, 2)}\n`);
+  return file;
+}
+
+/** The hello step's scores.json and trajectory of the run in `runDir`, if it got that far. */
+export async function stepFacts(runDir) {
+  const trials = join(runDir, 'trials');
+  const [trial] = await readdir(trials).catch(() => []);
+  if (!trial) return undefined;
+  const stepDir = join(trials, trial, 'steps', '01-hello');
+  const scores = JSON.parse(await readFile(join(stepDir, 'scores.json'), 'utf8').catch(() => 'null'));
+  const trajectory = await readFile(join(stepDir, 'trajectory.jsonl'), 'utf8').catch(() => '');
+  return { scores, trajectory };
+}
+
+export const formatMiB = (kb) => `${(kb / 1024).toFixed(1)} MiB`;

@@ -11,12 +11,18 @@
 //   node bench/workspace/links.mjs [--environments local,local-bubblewrap,docker] [--cli PATH] [--timeout 600]
 //
 // `--cli` runs another checkout's CLI (core/cli/bin/longhaul.js) on the same task, to compare.
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runMeasured, writeHelloProblem } from '../lib/measured-run.mjs';
+import {
+  formatMiB,
+  runMeasured,
+  stepFacts,
+  writeHelloProblem,
+  writeScriptedExperiment,
+} from '../lib/measured-run.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -28,7 +34,6 @@ const { values } = parseArgs({
 });
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = values.cli ?? join(repo, 'core', 'cli', 'bin', 'longhaul.js');
-const formatMiB = (kb) => `${(kb / 1024).toFixed(1)} MiB`;
 
 /** A one-step task: print "hello". Its hidden case and task file are what the agent must never see. */
 function writeProblem(dir) {
@@ -56,49 +61,17 @@ function replies(problems) {
   ];
 }
 
-function environmentOf(name) {
-  if (name === 'local-bubblewrap') return { id: 'local', options: { isolation: 'bubblewrap' } };
-  return { id: name };
-}
-
-async function writeExperiment(dir, environment) {
-  const file = join(dir, `${environment}.yaml`);
-  const experiment = {
-    name: `links-${environment}`,
-    source: { id: 'longhaul', options: { path: join(dir, 'problems') } },
-    tasks: ['links'],
-    models: { scripted: { backend: 'scripted', replies: replies(join(dir, 'problems')) } },
-    harness: { id: 'ide', options: { model: 'scripted', explanation: 'optional' } },
-    environment: environmentOf(environment),
-    script: 'checkpoints',
-    memory: 'none',
-    scorers: ['tests', 'quality'],
-    reporters: ['summary'],
-    repeats: 1,
-    concurrency: 1,
-    limits: { turnSeconds: 600, stepSeconds: 600, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
-  };
-  // JSON is YAML.
-  await writeFile(file, `${JSON.stringify(experiment, null, 2)}\n`);
-  return file;
-}
-
-async function stepFacts(runDir) {
-  const trials = join(runDir, 'trials');
-  const [trial] = await readdir(trials).catch(() => []);
-  if (!trial) return undefined;
-  const stepDir = join(trials, trial, 'steps', '01-hello');
-  const scores = JSON.parse(await readFile(join(stepDir, 'scores.json'), 'utf8').catch(() => 'null'));
-  const trajectory = await readFile(join(stepDir, 'trajectory.jsonl'), 'utf8').catch(() => '');
-  return { scores, trajectory };
-}
-
 const dir = await mkdtemp(join(tmpdir(), 'longhaul-bench-links-'));
 await writeProblem(dir);
 const rows = [];
 try {
   for (const environment of values.environments.split(',')) {
-    const experiment = await writeExperiment(dir, environment);
+    const experiment = await writeScriptedExperiment(dir, {
+      name: `links-${environment}`,
+      task: 'links',
+      environment,
+      replies: replies(join(dir, 'problems')),
+    });
     const runDir = join(dir, `run-${environment}`);
     const result = await runMeasured(
       cli,
