@@ -3,7 +3,8 @@
 // peak RSS is measured.
 import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Writes the task `id` under `dir/problems`: one step whose hidden case runs `python3 main.py`
@@ -66,17 +67,33 @@ export function runMeasured(cli, args, timeoutMs = Number.POSITIVE_INFINITY) {
   });
 }
 
+/** This checkout's CLI, as users run it (from dist). */
+export const repoCli = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'core',
+  'cli',
+  'bin',
+  'longhaul.js',
+);
+
 /** An environment of the benches' `--environments` list: `local-bubblewrap` is local, hardened. */
-function environmentOf(name) {
-  if (name === 'local-bubblewrap') return { id: 'local', options: { isolation: 'bubblewrap' } };
-  return { id: name };
+function environmentOf(name, options) {
+  const hardened = name === 'local-bubblewrap';
+  const all = { ...(hardened ? { isolation: 'bubblewrap' } : {}), ...options };
+  return { id: hardened ? 'local' : name, ...(Object.keys(all).length > 0 ? { options: all } : {}) };
 }
 
 /**
  * Writes `dir/<name>.yaml`: task `task` of `dir/problems`, one turn of the `ide` harness whose
- * scripted model sends `replies`, in `environment`, scored by `tests` and `quality`.
+ * scripted model sends `replies`, in `environment` (with `environmentOptions`), scored by `tests`
+ * and `quality`.
  */
-export async function writeScriptedExperiment(dir, { name, task, environment, replies, turnSeconds = 600 }) {
+export async function writeScriptedExperiment(
+  dir,
+  { name, task, environment, environmentOptions = {}, replies, turnSeconds = 600 },
+) {
   const file = join(dir, `${name}.yaml`);
   const experiment = {
     name,
@@ -84,7 +101,7 @@ export async function writeScriptedExperiment(dir, { name, task, environment, re
     tasks: [task],
     models: { scripted: { backend: 'scripted', replies } },
     harness: { id: 'ide', options: { model: 'scripted', explanation: 'optional' } },
-    environment: environmentOf(environment),
+    environment: environmentOf(environment, environmentOptions),
     script: 'checkpoints',
     memory: 'none',
     scorers: ['tests', 'quality'],

@@ -8,13 +8,17 @@
 //   npx turbo run build          # the CLI runs dist
 //   longhaul images build        # for docker, once per host
 //   node bench/memory/large-file.mjs [--size 1g] [--environments local,docker] [--max-file-size 32m]
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatSize, parseSize } from '@longhaul/core';
-import { runMeasured, writeHelloProblem } from '../lib/measured-run.mjs';
+import {
+  repoCli as cli,
+  runMeasured,
+  writeHelloProblem,
+  writeScriptedExperiment,
+} from '../lib/measured-run.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -25,8 +29,6 @@ const { values } = parseArgs({
   },
 });
 const size = parseSize(values.size);
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cli = join(repo, 'core', 'cli', 'bin', 'longhaul.js');
 
 /** A one-step task: print "hello". Its hidden test runs the program in the scorer's sandbox. */
 function writeProblem(dir) {
@@ -46,28 +48,6 @@ function replies() {
   ];
 }
 
-async function writeExperiment(dir, environment) {
-  const file = join(dir, `${environment}.yaml`);
-  const experiment = {
-    name: `large-file-${environment}`,
-    source: { id: 'longhaul', options: { path: join(dir, 'problems') } },
-    tasks: ['bigfile'],
-    models: { scripted: { backend: 'scripted', replies: replies() } },
-    harness: { id: 'ide', options: { model: 'scripted', explanation: 'optional' } },
-    environment: { id: environment, options: { maxFileSize: values['max-file-size'] } },
-    script: 'checkpoints',
-    memory: 'none',
-    scorers: ['tests', 'quality'],
-    reporters: ['summary'],
-    repeats: 1,
-    concurrency: 1,
-    limits: { turnSeconds: 3600, stepSeconds: 3600, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
-  };
-  // JSON is YAML.
-  await writeFile(file, `${JSON.stringify(experiment, null, 2)}\n`);
-  return file;
-}
-
 async function stepFacts(runDir) {
   const trials = join(runDir, 'trials');
   const { readdir } = await import('node:fs/promises');
@@ -82,7 +62,14 @@ await writeProblem(dir);
 const rows = [];
 try {
   for (const environment of values.environments.split(',')) {
-    const experiment = await writeExperiment(dir, environment);
+    const experiment = await writeScriptedExperiment(dir, {
+      name: `large-file-${environment}`,
+      task: 'bigfile',
+      environment,
+      environmentOptions: { maxFileSize: values['max-file-size'] },
+      replies: replies(),
+      turnSeconds: 3600,
+    });
     const runDir = join(dir, `run-${environment}`);
     const result = await runMeasured(cli, ['run', experiment, '--run-dir', runDir]);
     if (result.code !== 0) {

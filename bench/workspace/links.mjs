@@ -13,11 +13,11 @@
 // `--cli` runs another checkout's CLI (core/cli/bin/longhaul.js) on the same task, to compare.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   formatMiB,
+  repoCli,
   runMeasured,
   stepFacts,
   writeHelloProblem,
@@ -32,8 +32,7 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
   },
 });
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cli = values.cli ?? join(repo, 'core', 'cli', 'bin', 'longhaul.js');
+const cli = values.cli ?? repoCli;
 
 /** A one-step task: print "hello". Its hidden case and task file are what the agent must never see. */
 function writeProblem(dir) {

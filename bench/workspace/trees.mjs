@@ -11,11 +11,11 @@
 //        [--environments local,local-bubblewrap,docker] [--files 1000000] [--depth 10000] [--timeout 900]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   formatMiB,
+  repoCli,
   runMeasured,
   stepFacts,
   writeHelloProblem,
@@ -33,8 +33,7 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
   },
 });
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cli = values.cli ?? join(repo, 'core', 'cli', 'bin', 'longhaul.js');
+const cli = values.cli ?? repoCli;
 
 /** Each attack is one Python program the agent runs in its workspace. */
 const attacks = {
