@@ -35,7 +35,7 @@ const rates = (table: Map<string, { prs: number; passed: number }>) =>
 
 /**
  * Experiment scorer `swe-steps-rates`: per condition, SWE-STEPS's Table 3 (PRs passed, PR success
- * %, tasks completed, $ per task) and Table 8 (P2P % and F2P % per repository and pooled over
+ * %, tasks completed, $ per task; PRs and tasks not judged counted apart) and Table 8 (P2P % and F2P % per repository and pooled over
  * tests), success against chain length and active suite size, and the inflation of the
  * individual setting over global and PRD for the same agent, in points.
  */
@@ -66,7 +66,7 @@ export class SweStepsRatesScorer implements Extract<Scorer, { scope: 'experiment
         const counts = repositories.get(repository) ?? emptyCounts();
         addTrial(counts, prs, record.usage.costUsd);
         repositories.set(repository, counts);
-        for (const pr of prs.filter((item) => item.outcome === 'scored')) {
+        for (const pr of prs.filter((item) => item.outcome === 'scored' && item.judged)) {
           bump(chainLength, String(prs.length), pr.passed);
           if (typeof pr.suiteSize === 'number')
             bump(suiteSize, sizeBin(pr.suiteSize, this.options.suiteBins), pr.passed);

@@ -73,7 +73,10 @@ export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
     });
     const f2p = tally(own.f2p, run.outcomes);
     const p2p = tally(own.p2p, run.outcomes);
-    const success = f2p.passed === f2p.total && p2p.passed === p2p.total;
+    // A PR is judged on its F2P tests: with none left (every one superseded on the final state),
+    // P2P alone would pass it for an agent that did nothing, so its success is no value, not a pass.
+    const judged = own.f2p.length > 0;
+    const success = judged ? f2p.passed === f2p.total && p2p.passed === p2p.total : null;
     const allIds = [...active.ids.keys()];
     const cascaded = tally(allIds, run.outcomes);
     const decisive = cascading ? allIds : [...own.f2p, ...own.p2p];
@@ -95,6 +98,9 @@ export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
     const ownIds = new Set([...own.f2p, ...own.p2p]);
     const detail = {
       pr: own.pr,
+      judged,
+      // Why not: later commits of the chain rewrote the module of every F2P test, or it lists none.
+      ...(judged ? {} : { reason: read.f2p.length > 0 ? 'superseded' : 'no-f2p' }),
       f2p: Object.fromEntries(own.f2p.map((id) => [id, run.outcomes[id]])),
       p2p: Object.fromEntries(own.p2p.map((id) => [id, run.outcomes[id]])),
       ...(cascading
@@ -113,7 +119,12 @@ export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
       ...environmentDetail(own, run),
     };
     return [
-      { metric: 'success', value: success ? 1 : 0, detail, ...(feedback ? { feedback } : {}) },
+      {
+        metric: 'success',
+        value: success === null ? null : success ? 1 : 0,
+        detail,
+        ...(feedback ? { feedback } : {}),
+      },
       { metric: 'f2p_passed', value: f2p.passed },
       { metric: 'f2p_total', value: f2p.total },
       { metric: 'p2p_passed', value: p2p.passed },

@@ -1,7 +1,7 @@
 import type { ConditionScore } from '@longhaul/core';
 import { describeScorer } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
-import { ratesOptions, SweStepsRatesScorer, sizeBin } from '../src/index.js';
+import { ratesOptions, SweStepsRatesScorer, SweStepsTaskScorer, sizeBin, taskOptions } from '../src/index.js';
 import { chain, condition, type PrScores, trialOf } from './trials.js';
 
 const scorer = new SweStepsRatesScorer(ratesOptions.parse({}));
@@ -180,5 +180,74 @@ describe('swe-steps-rates: faults and cancels', () => {
       '2': { prs: 2, passed: 2, pr_success: 100 },
       '3': { prs: 1, passed: 1, pr_success: 100 },
     });
+  });
+});
+
+describe('swe-steps-rates: PRs not judged', () => {
+  // PRD, where later commits rewrote the modules of every F2P test of some PRs: their success is
+  // no value (null), their F2P lists empty, their P2P still run.
+  const notJudged: PrScores = {
+    passed: false,
+    f2p: [0, 0],
+    p2p: [2, 2],
+    extra: { 'swe-steps.success': null },
+  };
+  const failed: PrScores = { passed: false, f2p: [0, 3], p2p: [1, 1] };
+  const solved: PrScores = { passed: true, f2p: [3, 3], p2p: [1, 1] };
+
+  it('counts them apart: PR success and tasks completed are over judged PRs only', async () => {
+    const nochange = condition('single-shot', 'prd', 'nochange');
+    const oracle = condition('single-shot', 'prd', 'oracle');
+    const scores = await scorer.score({
+      trials: [
+        trialOf('sqlparse', 'chain-1', [notJudged, notJudged, failed], nochange),
+        trialOf('sqlparse', 'chain-2', [notJudged, notJudged], nochange),
+        trialOf('sqlparse', 'chain-1', [notJudged, notJudged, solved], oracle),
+        trialOf('sqlparse', 'chain-2', [notJudged, notJudged], oracle),
+      ],
+    });
+    // Before, the do-nothing agent passed the four PRs with nothing to judge: 4/5 = 80 %.
+    expect(value(scores, nochange.key, 'prs')).toBe(1);
+    expect(value(scores, nochange.key, 'prs_passed')).toBe(0);
+    expect(value(scores, nochange.key, 'pr_success')).toBe(0);
+    expect(value(scores, nochange.key, 'prs_not_judged')).toBe(4);
+    expect(value(scores, nochange.key, 'tasks_whole')).toBe(1);
+    expect(value(scores, nochange.key, 'tasks_completed')).toBe(0);
+    expect(value(scores, nochange.key, 'tasks_not_judged')).toBe(1);
+    expect(value(scores, nochange.key, 'f2p')).toBe(0);
+    expect(value(scores, nochange.key, 'p2p_total')).toBe(9);
+    expect(value(scores, oracle.key, 'pr_success')).toBe(100);
+    expect(value(scores, oracle.key, 'tasks_completed')).toBe(1);
+    expect(value(scores, oracle.key, 'tasks_whole')).toBe(1);
+    const detail = scores.find((s) => s.condition === nochange.key && s.metric === 'pr_success')!.detail as {
+      repositories: Record<string, { prs: number; prs_not_judged: number; tasks_not_judged: number }>;
+      chainLength: Record<string, { prs: number }>;
+    };
+    expect(detail.repositories.sqlparse).toMatchObject({ prs: 1, prs_not_judged: 4, tasks_not_judged: 1 });
+    expect(detail.chainLength).toEqual({ '3': { prs: 1, passed: 0, pr_success: 0 } });
+  });
+
+  it('a task succeeds when its judged PRs do; with none judged it has no success', async () => {
+    const task = new SweStepsTaskScorer(taskOptions.parse({}));
+    const prd = condition('single-shot', 'prd');
+    const score = async (prs: PrScores[]) => {
+      const { spec, record } = trialOf('sqlparse', 'chain', prs, prd);
+      const scores = await task.score({
+        trial: spec,
+        record,
+        events: [],
+        snapshots: undefined!,
+        trialDir: '',
+      });
+      return Object.fromEntries(scores.map((s) => [s.metric, s.value]));
+    };
+    expect(await score([notJudged, solved])).toEqual({
+      success: 1,
+      prs_passed: 1,
+      prs: 2,
+      prs_not_judged: 1,
+    });
+    expect(await score([notJudged, failed])).toMatchObject({ success: 0, prs_not_judged: 1 });
+    expect(await score([notJudged, notJudged])).toMatchObject({ success: null, prs_passed: 0 });
   });
 });

@@ -170,11 +170,12 @@ describe('SWE-STEPS settings end to end', () => {
     expect(score('nochange/individual/none', 'swe-steps-rates.p2p')).toBe(100);
     expect(score('oracle/global/none', 'swe-steps-rates.tasks_completed')).toBe(2);
     // The swe-steps reporter's Table 3 and Table 8 shapes.
-    // PRs passed, errored and cancelled, then PR success over the scored PRs.
+    // PRs passed, not judged, errored and cancelled, then PR success over the judged PRs, tasks
+    // completed and tasks not judged.
     expect(stdout).toMatch(
-      /oracle\/individual\/none\s+individual\s+6\/6,2\/2\s+6\/6\s+0\s+0\s+100\.00\s+2\/2/,
+      /oracle\/individual\/none\s+individual\s+6\/6,2\/2\s+6\/6\s+0\s+0\s+0\s+100\.00\s+2\/2\s+0\s/,
     );
-    expect(stdout).toMatch(/oracle\/prd\/none\s+prd\s+4\/6,1\/2\s+4\/6\s+0\s+0\s+66\.67\s+1\/2/);
+    expect(stdout).toMatch(/oracle\/prd\/none\s+prd\s+4\/6,1\/2\s+4\/6\s+0\s+0\s+0\s+66\.67\s+1\/2\s+0\s/);
     expect(stdout).toMatch(/nochange\/individual\/none\s+100\.00\/0\.00\s+100\.00\s+0\.00/);
     expect(stdout).toMatch(/oracle\/individual\/none\s+\+0\.00\s+\+33\.33/);
   });
