@@ -6,10 +6,13 @@ export interface Counts {
   /** Absent in scores written before PRs' outcomes were counted. */
   prs_errored?: number;
   prs_cancelled?: number;
+  /** Absent in scores written before PRs with no F2P test left were told apart. */
+  prs_not_judged?: number;
   pr_success: number | null;
   tasks: number;
   tasks_whole?: number;
   tasks_completed: number;
+  tasks_not_judged?: number;
   f2p: number | null;
   p2p: number | null;
   usd_per_task: number | null;

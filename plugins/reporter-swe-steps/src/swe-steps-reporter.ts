@@ -11,7 +11,19 @@ import {
 } from '@longhaul/core';
 import type { ReporterOptions } from './options.js';
 import { type ConditionRow, rowsOf } from './rows.js';
-import { binTable, healthTable, inflationTable, successTable, testsTable } from './tables.js';
+import {
+  anyNotJudged,
+  binTable,
+  healthTable,
+  inflationTable,
+  notJudgedLegend,
+  successTable,
+  testsTable,
+} from './tables.js';
+
+/** The legend under the tables: the outcomes, and what PRs not judged are when there are some. */
+const legendOf = (rows: ConditionRow[]) =>
+  anyNotJudged(rows) ? `${outcomeLegend}\n${notJudgedLegend}` : outcomeLegend;
 
 /** Prints SWE-STEPS's tables per condition from the experiment scorer `swe-steps-rates`. */
 export class SweStepsReporter implements Reporter {
@@ -69,7 +81,7 @@ export class SweStepsReporter implements Reporter {
     ctx.print(
       [
         ...this.tables(rows).flatMap(({ title, grid }) => [title, formatTable(grid.header, grid.cells), '']),
-        outcomeLegend,
+        legendOf(rows),
         `swe-steps: ${file}`,
       ].join('\n'),
     );
@@ -81,7 +93,7 @@ export class SweStepsReporter implements Reporter {
     const figures: Figure[] = this.tables(rows).map(({ id, title, grid }) => ({
       ...textTable(id, title, grid.header, grid.cells),
       lead: id === 'success',
-      note: outcomeLegend,
+      note: legendOf(rows),
     }));
     for (const measure of ['cognitive', 'debt'] as const) {
       const data = rows.flatMap((row) =>

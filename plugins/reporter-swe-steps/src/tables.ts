@@ -14,9 +14,21 @@ const repositoriesOf = (rows: ConditionRow[]) =>
   [...new Set(rows.flatMap((row) => Object.keys(row.repositories)))].sort();
 
 /**
- * Table 3: PRs passed of the scored ones, errored and cancelled PRs beside them, PR success %
- * (over scored PRs), tasks completed of the whole tasks and $ per task, then the per-repository
- * cells. Scores written before outcomes were counted have no errored or cancelled counts: `–`.
+ * What `PRs not judged` means, under Table 3 whenever a condition has some: a researcher reading
+ * PR success must know it leaves them out, and why they exist.
+ */
+export const notJudgedLegend =
+  'PRs not judged: scored PRs with no F2P test left to judge them on (in PRD, later commits of the chain rewrote the module of every one), neither passed nor failed; PR success % and tasks completed are over judged PRs, and a task with no PR judged counts under tasks not judged.';
+
+/** Whether any condition has PRs not judged. */
+export const anyNotJudged = (rows: ConditionRow[]) =>
+  rows.some((row) => typeof row.values.prs_not_judged === 'number' && row.values.prs_not_judged > 0);
+
+/**
+ * Table 3: PRs passed of the scored and judged ones, PRs not judged, errored and cancelled PRs
+ * beside them, PR success % (over judged PRs), tasks completed of the whole tasks, tasks not
+ * judged and $ per task, then the per-repository cells. Scores written before these counts
+ * existed have none: `–`.
  */
 export function successTable(rows: ConditionRow[]): TextGrid {
   const repositories = repositoriesOf(rows);
@@ -26,10 +38,12 @@ export function successTable(rows: ConditionRow[]): TextGrid {
       'setting',
       ...repositories,
       'PRs passed',
+      'PRs not judged',
       'PRs errored',
       'PRs cancelled',
       'PR success %',
       'tasks completed',
+      'tasks not judged',
       '$/task',
     ],
     rows.map((row) => [
@@ -42,10 +56,12 @@ export function successTable(rows: ConditionRow[]): TextGrid {
           : missingCell;
       }),
       `${row.values.prs_passed ?? 0}/${row.values.prs ?? 0}`,
+      count(row.values.prs_not_judged),
       count(row.values.prs_errored),
       count(row.values.prs_cancelled),
       fixed(row.values.pr_success),
       `${row.values.tasks_completed ?? 0}/${row.values.tasks_whole ?? row.values.tasks ?? 0}`,
+      count(row.values.tasks_not_judged),
       fixed(row.values.usd_per_task),
     ]),
   );

@@ -121,13 +121,13 @@ describe('reporter swe-steps', () => {
   it("prints Table 3's and Table 8's shape, the inflation and the health bins with the gold trace", async () => {
     const { text, runDir } = await report(scores);
     expect(text).toMatch(
-      /condition\s+setting\s+conan\s+haystack\s+PRs passed\s+PRs errored\s+PRs cancelled\s+PR success %\s+tasks completed\s+\$\/task/,
+      /condition\s+setting\s+conan\s+haystack\s+PRs passed\s+PRs not judged\s+PRs errored\s+PRs cancelled\s+PR success %\s+tasks completed\s+tasks not judged\s+\$\/task/,
     );
     expect(text).toMatch(
-      /claude\/individual\/none\s+individual\s+8\/10,0\/2\s+7\/7,2\/2\s+53\/80\s+–\s+–\s+66\.25\s+2\/15\s+14\.27/,
+      /claude\/individual\/none\s+individual\s+8\/10,0\/2\s+7\/7,2\/2\s+53\/80\s+–\s+–\s+–\s+66\.25\s+2\/15\s+–\s+14\.27/,
     );
     expect(text).toMatch(
-      /claude\/global\/none\s+global\s+10\/10,2\/2\s+6\/7,1\/2\s+35\/80\s+–\s+–\s+43\.75\s+3\/15\s+21\.46/,
+      /claude\/global\/none\s+global\s+10\/10,2\/2\s+6\/7,1\/2\s+35\/80\s+–\s+–\s+–\s+43\.75\s+3\/15\s+–\s+21\.46/,
     );
     expect(text).toMatch(/claude\/individual\/none\s+92\.47\/87\.50\s+100\.00\/100\.00\s+91\.86\s+75\.93/);
     expect(text).toMatch(/claude\/individual\/none\s+\+22\.50\s+\+21\.25/);
@@ -178,10 +178,47 @@ describe('reporter swe-steps', () => {
       })),
     ]);
     expect(text).toMatch(
-      /^agent\/global\/none\s+global\s+3\/3,1\/1\s+missing\s+3\/3\s+2\s+2\s+100\.00\s+1\/1\s+0\.50$/m,
+      /^agent\/global\/none\s+global\s+3\/3,1\/1\s+missing\s+3\/3\s+–\s+2\s+2\s+100\.00\s+1\/1\s+–\s+0\.50$/m,
     );
     expect(text).toMatch(/^agent\/global\/none\s+100\.00\/100\.00\s+missing\s+–\s+–$/m);
     expect(text).toContain("'missing': the run has no trial of that condition");
+    expect(text).not.toContain('PRs not judged:');
+  });
+
+  it('counts PRs and tasks not judged apart from PR success, and says why in the legend', async () => {
+    const detail = {
+      setting: 'prd',
+      repositories: { sqlparse: { ...repo(5, 0, 3, 0, 100, 0), prs_not_judged: 10, tasks_whole: 3 } },
+      chainLength: {},
+      suiteSize: {},
+    };
+    const values = {
+      prs: 5,
+      prs_passed: 0,
+      prs_not_judged: 10,
+      prs_errored: 0,
+      prs_cancelled: 0,
+      pr_success: 0,
+      tasks: 3,
+      tasks_whole: 3,
+      tasks_completed: 0,
+      tasks_not_judged: 0,
+      usd_per_task: 0,
+    };
+    const { text } = await report(
+      Object.entries(values).map(([metric, value]) => ({
+        condition: 'nochange/prd/none',
+        metric,
+        value,
+        scorer: 'swe-steps-rates',
+        ...(metric === 'pr_success' ? { detail } : {}),
+      })),
+    );
+    expect(text).toMatch(
+      /^nochange\/prd\/none\s+prd\s+0\/5,0\/3\s+0\/5\s+10\s+0\s+0\s+0\.00\s+0\/3\s+0\s+0\.00$/m,
+    );
+    expect(text).toContain('PRs not judged: scored PRs with no F2P test left to judge them on');
+    expect(text).toContain('PR success % and tasks completed are over judged PRs');
   });
 
   it('says what to add when the experiment has no swe-steps-rates scores', async () => {
