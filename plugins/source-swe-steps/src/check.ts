@@ -75,6 +75,8 @@ export async function runCheck(options: CheckOptions, context: CommandContext): 
       byAgent.set(agent, bySetting);
       bySetting.set(setting, {
         success: success === 1 || success === true,
+        // The scorer's success is no value when no F2P test was left to judge the PR on.
+        ...(success === null ? { judged: false } : {}),
         f2p: typeof f2p === 'number' ? f2p : null,
         ...(record.steps[index] ? {} : { error: `trial ${record.status}` }),
       });

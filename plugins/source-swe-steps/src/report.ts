@@ -57,6 +57,11 @@ export type Setting = (typeof checkSettings)[number]['setting'];
 /** One PR's outcome for one agent in one setting: whether it was solved, and its F2P share. */
 export interface PrOutcome {
   success: boolean;
+  /**
+   * False when the PR had no F2P test left to judge it on (PRD: later commits of the chain
+   * rewrote the module of every one): neither solved nor failed. Absent: judged.
+   */
+  judged?: boolean;
   /** Percent of the PR's F2P tests that passed (null: the PR has none scored). */
   f2p: number | null;
   /** Set when the trial failed before scoring this PR. */
@@ -66,14 +71,22 @@ export interface PrOutcome {
 /** Per PR, per agent (`oracle`, `nochange`), per setting. */
 export type CheckResults = Map<number, Map<string, Map<Setting, PrOutcome>>>;
 
-/** What a check concludes per agent and setting: PRs solved, tasks completed, pooled F2P. */
+/**
+ * What a check concludes per agent and setting: PRs solved of the judged ones, PRs not judged,
+ * tasks completed (every judged PR solved) of the tasks with a PR judged, pooled F2P.
+ */
 export interface CheckTotals {
   agent: string;
   setting: Setting;
+  /** Judged PRs: what `solved` is out of. */
   prs: number;
   solved: number;
+  notJudged: number;
+  /** Tasks with at least one PR judged: what `tasksCompleted` is out of. */
   tasks: number;
   tasksCompleted: number;
+  /** Tasks none of whose PRs was judged. */
+  tasksNotJudged: number;
   /** F2P tests passed over all F2P tests, pooled over the PRs, percent. */
   f2p: number | null;
 }
@@ -84,16 +97,32 @@ export function checkTotals(manifest: Manifest, results: CheckResults): CheckTot
   const totals: CheckTotals[] = [];
   for (const agent of agents)
     for (const { setting } of checkSettings) {
-      const row: CheckTotals = { agent, setting, prs: 0, solved: 0, tasks: 0, tasksCompleted: 0, f2p: null };
+      const row: CheckTotals = {
+        agent,
+        setting,
+        prs: 0,
+        solved: 0,
+        notJudged: 0,
+        tasks: 0,
+        tasksCompleted: 0,
+        tasksNotJudged: 0,
+        f2p: null,
+      };
       let passed = 0;
       let all = 0;
       for (const chain of manifest.chains) {
         let complete = true;
         let seen = false;
+        let judged = false;
         for (const pr of chain.prs) {
           const outcome = results.get(pr)?.get(agent)?.get(setting);
           if (!outcome) continue;
           seen = true;
+          if (outcome.judged === false) {
+            row.notJudged++;
+            continue;
+          }
+          judged = true;
           row.prs++;
           if (outcome.success) row.solved++;
           else complete = false;
@@ -103,7 +132,8 @@ export function checkTotals(manifest: Manifest, results: CheckResults): CheckTot
             all += count;
           }
         }
-        if (seen) {
+        if (seen && !judged) row.tasksNotJudged++;
+        else if (seen) {
           row.tasks++;
           if (complete) row.tasksCompleted++;
         }
@@ -114,7 +144,7 @@ export function checkTotals(manifest: Manifest, results: CheckResults): CheckTot
   return totals;
 }
 
-/** Whether a check found the dataset sound: the oracle solves every PR, doing nothing passes no F2P test. */
+/** Whether a check found the dataset sound: the oracle solves every judged PR, doing nothing passes no F2P test. */
 export function isSound(totals: readonly CheckTotals[]): boolean {
   return totals.every((total) =>
     total.agent === 'oracle' ? total.prs > 0 && total.solved === total.prs : (total.f2p ?? 0) === 0,

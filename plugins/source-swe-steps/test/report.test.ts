@@ -150,8 +150,10 @@ describe('what a check concludes', () => {
       setting: 'individual',
       prs: 2,
       solved: 1,
+      notJudged: 0,
       tasks: 1,
       tasksCompleted: 0,
+      tasksNotJudged: 0,
       f2p: 100,
     });
     // PR #1 has 2 F2P tests (one passed), PR #2 one (none): 1 of 3.
@@ -159,5 +161,40 @@ describe('what a check concludes', () => {
     expect(isSound(totals)).toBe(false);
     expect(isSound(checkTotals(manifest, results(true, 0)))).toBe(true);
     expect(isSound(checkTotals(manifest, results(true, 50)))).toBe(false);
+  });
+
+  it('a PR with no F2P test left to judge it on is neither solved nor failed, for either agent', () => {
+    // PRD: later commits rewrote the module of every F2P test of PR #1; only PR #2 is judged.
+    const prd = (success: boolean, pr: number) =>
+      pr === 1 ? { success: false, judged: false, f2p: null } : { success, f2p: success ? 100 : 0 };
+    const checked: CheckResults = new Map(
+      [1, 2].map((pr) => [
+        pr,
+        new Map([
+          ['oracle', new Map([['prd', prd(true, pr)]] as const)],
+          ['nochange', new Map([['prd', prd(false, pr)]] as const)],
+        ]),
+      ]),
+    );
+    const totals = checkTotals(manifest, checked).filter((t) => t.setting === 'prd');
+    const of = (agent: string) => totals.find((t) => t.agent === agent && t.setting === 'prd');
+    expect(of('oracle')).toMatchObject({ prs: 1, solved: 1, notJudged: 1, tasks: 1, tasksCompleted: 1 });
+    // Before, the do-nothing agent solved PR #1 with nothing to judge: 1/2 PRs.
+    expect(of('nochange')).toMatchObject({ prs: 1, solved: 0, notJudged: 1, tasksCompleted: 0, f2p: 0 });
+    expect(isSound(totals)).toBe(true);
+    // A chain none of whose PRs was judged is no task completed, nor one failed.
+    const none: CheckResults = new Map(
+      [1, 2].map((pr) => [pr, new Map([['oracle', new Map([['prd', prd(true, 1)]] as const)]])]),
+    );
+    expect(checkTotals(manifest, none).find((t) => t.setting === 'prd')).toMatchObject({
+      prs: 0,
+      solved: 0,
+      notJudged: 2,
+      tasks: 0,
+      tasksCompleted: 0,
+      tasksNotJudged: 1,
+    });
+    // The oracle with no PR judged at all has shown nothing: not sound.
+    expect(isSound(checkTotals(manifest, none).filter((t) => t.setting === 'prd'))).toBe(false);
   });
 });

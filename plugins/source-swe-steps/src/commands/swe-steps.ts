@@ -22,6 +22,7 @@ import {
   checkTotals,
   droppedByReason,
   isSound,
+  type PrOutcome,
   supportOf,
 } from '../report.js';
 
@@ -160,10 +161,20 @@ function printSupport(manifest: Manifest, context: CommandContext): void {
   }
 }
 
-const mark = (outcome: { success: boolean; error?: string } | undefined) =>
-  outcome === undefined ? '–' : outcome.error ? 'error' : outcome.success ? 'ok' : 'FAIL';
+const mark = (outcome: PrOutcome | undefined) =>
+  outcome === undefined
+    ? '–'
+    : outcome.error
+      ? 'error'
+      : outcome.judged === false
+        ? 'not judged'
+        : outcome.success
+          ? 'ok'
+          : 'FAIL';
 const share = (value: number | null | undefined) =>
   value === null || value === undefined ? '–' : `${value}%`;
+const nochangeShare = (outcome: PrOutcome | undefined) =>
+  outcome?.judged === false ? 'not judged' : share(outcome?.f2p);
 
 /** Per PR in a chain: whether the oracle solved it and the F2P of the agent that changes nothing, per setting. */
 function printCheck(manifest: Manifest, results: CheckResults, context: CommandContext): boolean {
@@ -175,7 +186,7 @@ function printCheck(manifest: Manifest, results: CheckResults, context: CommandC
         `#${pr}`,
         chain.id,
         ...settings.map((setting) => mark(of('oracle')?.get(setting))),
-        ...settings.map((setting) => share(of('nochange')?.get(setting)?.f2p)),
+        ...settings.map((setting) => nochangeShare(of('nochange')?.get(setting))),
       ];
     }),
   );
@@ -189,7 +200,15 @@ function printCheck(manifest: Manifest, results: CheckResults, context: CommandC
   const totals = checkTotals(manifest, results);
   for (const total of totals)
     context.stdout.write(
-      `${total.agent} ${total.setting}: ${total.solved}/${total.prs} PRs, ${total.tasksCompleted}/${total.tasks} tasks, F2P ${share(total.f2p)}\n`,
+      `${total.agent} ${total.setting}: ${total.solved}/${total.prs} PRs, ${total.tasksCompleted}/${total.tasks} tasks, F2P ${share(total.f2p)}${
+        total.notJudged > 0
+          ? `; not judged: ${total.notJudged} PRs${total.tasksNotJudged > 0 ? `, ${total.tasksNotJudged} tasks` : ''}`
+          : ''
+      }\n`,
+    );
+  if (totals.some((total) => total.notJudged > 0))
+    context.stdout.write(
+      'not judged: PRs with no F2P test left to judge them on (in PRD, later commits of the chain rewrote the module of every one), neither solved nor failed; PRs and tasks above are over judged PRs\n',
     );
   const sound = isSound(totals);
   context.stdout.write(
