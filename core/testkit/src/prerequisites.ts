@@ -1,0 +1,190 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
+
+/**
+ * What a group of tests needs from the machine beyond npm's packages (a program, a daemon, an
+ * image), and what a test file does when it is missing: `npm test` on a machine without it skips
+ * those tests with one line naming it, while CI (`CI` set), which installs everything, fails.
+ */
+export interface Prerequisite {
+  /** What the tests need, as the skip line names it: `tmux`, `Docker with the image …`. */
+  name: string;
+  /** How to get it, an imperative: `install the Debian package tmux`. */
+  install: string;
+  /** Why it is missing here (short), or undefined when it is there. Runs once per test process. */
+  probe(): string | undefined;
+}
+
+/** An asynchronous probe, for checks that only a library can make (a daemon's API). */
+export interface AsyncPrerequisite extends Omit<Prerequisite, 'probe'> {
+  probe(): Promise<string | undefined>;
+}
+
+const probed = new Map<string, string | undefined>();
+
+/**
+ * Whether `need` is there. When it is missing, with `CI` set this throws (the test file fails,
+ * naming what is missing and how to get it); otherwise it prints one line, `skipped: tests needing
+ * NAME (WHY; INSTALL)`, once per prerequisite per test run, and returns false for the file to
+ * skip with `describe.skipIf(!…)`. The probe runs once per test process; its answer is cached.
+ */
+export function prerequisite(need: Prerequisite): boolean;
+export function prerequisite(need: AsyncPrerequisite): Promise<boolean>;
+export function prerequisite(need: Prerequisite | AsyncPrerequisite): boolean | Promise<boolean> {
+  if (probed.has(need.name)) return decide(need, probed.get(need.name));
+  const missing = need.probe();
+  if (missing instanceof Promise)
+    return missing.then((reason) => {
+      probed.set(need.name, reason);
+      return decide(need, reason);
+    });
+  probed.set(need.name, missing);
+  return decide(need, missing);
+}
+
+function decide(need: { name: string; install: string }, missing: string | undefined): boolean {
+  if (missing === undefined) return true;
+  if (process.env.CI)
+    throw new Error(
+      `CI is set, so tests needing ${need.name} fail rather than skip: ${missing} (${need.install}, as .ci/run does)`,
+    );
+  if (firstInRun(need.name))
+    process.stderr.write(`skipped: tests needing ${need.name} (${missing}; ${need.install})\n`);
+  return false;
+}
+
+/**
+ * Whether this process is the first of its test run to report `name`. Test files run in worker
+ * processes (or threads) of one vitest process (outside vitest, each process says it); a marker file per vitest process and name in the
+ * temp directory lets only the first say it. Markers of vitest processes that are gone are removed.
+ */
+function firstInRun(name: string): boolean {
+  if (!process.env.VITEST) return true;
+  const runner = isMainThread ? process.ppid : process.pid;
+  const dir = join(tmpdir(), 'longhaul-prerequisites');
+  try {
+    mkdirSync(dir, { recursive: true });
+    for (const entry of readdirSync(dir)) {
+      const pid = Number(entry.split('-')[0]);
+      if (pid !== runner && !alive(pid)) rmSync(join(dir, entry), { force: true });
+    }
+    writeFileSync(join(dir, `${runner}-${name.replace(/[^\w.]+/g, '_')}`), '', { flag: 'wx' });
+    return true;
+  } catch (error) {
+    // EEXIST: another file of this run said it already. Any other failure: say it again.
+    return (error as NodeJS.ErrnoException).code !== 'EEXIST';
+  }
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A probe: `command args…` runs and exits 0; missing says whether it is not on PATH or failing. */
+export function commandProbe(command: string, args: string[] = ['--version']): () => string | undefined {
+  return () => {
+    const result = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
+    if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT')
+      return `${command} is not on PATH`;
+    if (result.error) return `${command} cannot start: ${result.error.message}`;
+    if (result.status === 0) return undefined;
+    const said = String(result.stderr).trim().split('\n')[0];
+    return `\`${[command, ...args].join(' ')}\` exits with ${result.status ?? result.signal}${said ? `: ${said}` : ''}`;
+  };
+}
+
+/** A probe: `python` imports every one of `modules`. */
+export function pythonModulesProbe(python: string, modules: string[]): () => string | undefined {
+  return () => {
+    const result = spawnSync(python, ['-c', `import ${modules.join(', ')}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 60_000,
+    });
+    if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT')
+      return `${python} is not there`;
+    if (result.status === 0) return undefined;
+    const said = String(result.stderr).trim().split('\n').at(-1);
+    return `${python} cannot import ${modules.join(', ')}${said ? ` (${said})` : ''}`;
+  };
+}
+
+/** The `docker` CLI reaches a daemon (DOCKER_HOST is honoured) that holds every one of `images`. */
+export function dockerImagesProbe(images: string[]): () => string | undefined {
+  return () => {
+    const result = spawnSync('docker', ['image', 'inspect', '--format', '{{.Id}}', ...images], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 60_000,
+    });
+    if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT')
+      return 'docker is not on PATH';
+    if (result.status === 0) return undefined;
+    const said = String(result.stderr).trim();
+    const absent = images.filter((image) => said.includes(image));
+    if (/no such image/i.test(said) && absent.length > 0) return `no image ${absent.join(', ')}`;
+    return `no Docker daemon: ${said.split('\n')[0] || `docker exits with ${result.status}`}`;
+  };
+}
+
+/** The Debian package name of each program the catalogue below checks. */
+const install = (debianPackage: string) => `install the Debian package ${debianPackage}`;
+
+/**
+ * The machine's prerequisites of longhaul's own tests, each a `prerequisite` with its probe and
+ * how `.ci/run` gets it. Each returns whether it is there (see `prerequisite`).
+ */
+export const prerequisites = {
+  /** A tmux to drive a real terminal. */
+  tmux: () => prerequisite({ name: 'tmux', install: install('tmux'), probe: commandProbe('tmux', ['-V']) }),
+  /** A redis-server for the queue executor. */
+  redis: () =>
+    prerequisite({
+      name: 'redis-server',
+      install: install('redis-server'),
+      probe: commandProbe('redis-server'),
+    }),
+  /** The headless Chromium that Playwright drives: `CHROMIUM`, or /usr/bin/chromium. */
+  chromium: () =>
+    prerequisite({
+      name: 'chromium',
+      install: `${install('chromium')} (or set CHROMIUM to a Chromium's path)`,
+      probe: () => {
+        const path = process.env.CHROMIUM ?? '/usr/bin/chromium';
+        try {
+          accessSync(path, constants.X_OK);
+          return undefined;
+        } catch {
+          return `${path} is not there`;
+        }
+      },
+    }),
+  /** pytest with pytest-timeout, as SlopCodeBench's hidden tests run, for `python` (Debian's). */
+  pytest: (python = '/usr/bin/python3') =>
+    prerequisite({
+      name: `pytest and pytest-timeout for ${python}`,
+      install: install('python3-pytest python3-pytest-timeout'),
+      probe: pythonModulesProbe(python, ['pytest', 'pytest_timeout']),
+    }),
+  /** bubblewrap, able to create user and network namespaces. */
+  bubblewrap: () =>
+    prerequisite({
+      name: 'bubblewrap with user namespaces',
+      install: `${install('bubblewrap')} and allow unprivileged user namespaces`,
+      probe: commandProbe('bwrap', ['--unshare-user', '--unshare-net', '--dev-bind', '/', '/', 'true']),
+    }),
+  /** A Docker daemon holding `images` (longhaul's base images, built by `longhaul images build …`). */
+  docker: (images: string[], build = 'longhaul images build') =>
+    prerequisite({
+      name: `Docker with the image ${images.join(', ')}`,
+      install: `install the Debian package docker.io, start dockerd and run \`${build}\``,
+      probe: dockerImagesProbe(images),
+    }),
+};
