@@ -4,8 +4,10 @@ import { formatColumns } from '@longhaul/core/light';
  * The terminal's width: the stream's own when it is a terminal, else `COLUMNS` when set, else
  * none (a pipe keeps whole lines, for grep).
  */
-export function terminalWidth(stream: NodeJS.WriteStream = process.stdout): number | undefined {
-  if (stream.isTTY && stream.columns > 0) return stream.columns;
+export function terminalWidth(
+  stream: { isTTY?: boolean; columns?: number } = process.stdout,
+): number | undefined {
+  if (stream.isTTY && stream.columns !== undefined && stream.columns > 0) return stream.columns;
   const columns = Number(process.env.COLUMNS);
   return Number.isInteger(columns) && columns > 0 ? columns : undefined;
 }

@@ -1,4 +1,4 @@
-import { formatTable, textTable } from '@longhaul/core';
+import { formatTable, formatTableWithin, textTable } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 
 describe('formatTable', () => {
@@ -12,6 +12,44 @@ describe('formatTable', () => {
         ],
       ),
     ).toBe(['condition    strict', 'a            100.0%', 'longer-name    5.0%'].join('\n'));
+  });
+});
+
+describe('formatTableWithin', () => {
+  const header = ['condition', 'strict', 'iso', 'tool-use.calls'];
+  const rows = [
+    ['agent', '50.0%', '75.0%', '12.5'],
+    ['oracle', '100.0%', '100.0%', '0'],
+  ];
+
+  it('keeps one table when it fits, or when there is no width (a pipe)', () => {
+    expect(formatTableWithin(header, rows, 80)).toBe(formatTable(header, rows));
+    expect(formatTableWithin(header, rows, undefined)).toBe(formatTable(header, rows));
+  });
+
+  it('splits a wider table into tables that fit, each starting with the row labels', () => {
+    const text = formatTableWithin(header, rows, 30);
+    expect(text).toBe(
+      [
+        'condition  strict     iso',
+        'agent       50.0%   75.0%',
+        'oracle     100.0%  100.0%',
+        '',
+        'condition  tool-use.calls',
+        'agent                12.5',
+        'oracle                  0',
+      ].join('\n'),
+    );
+    expect(text.split('\n').every((line) => line.length <= 30)).toBe(true);
+  });
+
+  it('gives a column wider than the width a table of its own rather than dropping it', () => {
+    const text = formatTableWithin(header, rows, 12);
+    expect(text.split('\n\n').map((table) => table.split('\n')[0])).toEqual([
+      'condition  strict',
+      'condition     iso',
+      'condition  tool-use.calls',
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { RunCancellation, type RunOptions, type RunResult } from '@longhaul/core';
+import { terminalWidth } from '../fit-columns.js';
 import { unfinishedExitCode, unfinishedSummary } from './unfinished-trials.js';
 import { progressView, type ViewStream } from './views.js';
 
@@ -24,7 +25,7 @@ export const cancelledExitCode = 130;
  * `error:<class>` or `cancelled` (with a line saying how many and why), else 0.
  */
 export async function driveRun(
-  start: (hooks: Pick<RunOptions, 'onEvent' | 'print' | 'cancellation'>) => Promise<RunResult>,
+  start: (hooks: Pick<RunOptions, 'onEvent' | 'print' | 'width' | 'cancellation'>) => Promise<RunResult>,
   options: DriveOptions,
 ): Promise<number> {
   const stream = options.stream ?? process.stderr;
@@ -67,6 +68,7 @@ export async function driveRun(
       cancellation,
       onEvent: (event) => view.onEvent(event),
       print: (text) => view.print(text),
+      width: terminalWidth(out),
     });
   } finally {
     process.off('SIGINT', onSigint);

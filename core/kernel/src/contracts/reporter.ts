@@ -11,6 +11,8 @@ export interface ReportContext {
   experimentScores: (ConditionScore & { scorer: string })[];
   /** Where human-readable output goes (the terminal, or nowhere in tests). */
   print(text: string): void;
+  /** The terminal's width in characters when `print` goes to one: a wider table is split to fit. */
+  width?: number;
 }
 
 export interface Reporter {

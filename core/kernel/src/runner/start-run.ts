@@ -52,6 +52,8 @@ export interface RunOptions {
   onEvent?(event: StampedRunEvent): void;
   /** Where reporters print (the terminal); nothing is printed without it. */
   print?(text: string): void;
+  /** The width of the terminal reporters print to (none for a pipe), for tables that must fit. */
+  width?: number;
   gateway?: ModelGateway;
   /**
    * Opens the run's model gateway when the experiment has `models:` (and no `gateway` is given).
@@ -628,6 +630,7 @@ class Run {
       trials,
       experimentScores,
       print: this.options.print ?? (() => {}),
+      width: this.options.width,
     };
     const figures: StoredFigure[] = [];
     for (const { label, reporter } of this.reporters) {

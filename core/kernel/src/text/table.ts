@@ -22,6 +22,44 @@ export function formatTable(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
+/**
+ * `formatTable` within `width` characters: when the table is wider, its columns are split into
+ * tables one under another, each repeating the first column (the row labels), so every figure
+ * keeps its label and no line wraps. Without a width (a pipe), one table: whole rows, for grep.
+ */
+export function formatTableWithin(header: string[], rows: string[][], width: number | undefined): string {
+  const whole = formatTable(header, rows);
+  if (width === undefined || whole.split('\n').every((line) => line.length <= width)) return whole;
+  const widthOf = (column: number) =>
+    Math.max(header[column]!.length, ...rows.map((row) => (row[column] ?? '').length));
+  const blocks: number[][] = [];
+  let block: number[] = [];
+  let used = widthOf(0);
+  for (let column = 1; column < header.length; column++) {
+    const more = 2 + widthOf(column);
+    if (block.length > 0 && used + more > width) {
+      blocks.push(block);
+      block = [];
+      used = widthOf(0);
+    }
+    block.push(column);
+    used += more;
+  }
+  if (block.length > 0) blocks.push(block);
+  const pick = (cells: string[], columns: number[]) => [
+    cells[0] ?? '',
+    ...columns.map((column) => cells[column] ?? ''),
+  ];
+  return blocks
+    .map((columns) =>
+      formatTable(
+        pick(header, columns),
+        rows.map((row) => pick(row, columns)),
+      ),
+    )
+    .join('\n\n');
+}
+
 /** A table of text cells (a terminal table's header and rows) as a figure. */
 export function textTable(id: string, title: string, header: string[], cells: string[][]): TableFigure {
   const keys = header.map((label, column) => `c${column}:${label}`);
