@@ -7,5 +7,11 @@ export const optionsSchema = z.strictObject({
     .default('tests')
     .describe('Label of the scorer whose <label>.strict / .iso / .core scores give the solve rates'),
   table: z.boolean().default(true).describe('Print the per-condition table at the end of the run'),
+  columns: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      'Scores shown in the table after the solve rates, each the mean over scored steps (e.g. todo-count.lines); default: up to 4 scores of scorers other than the solve scorer',
+    ),
 });
 export type SummaryOptions = z.output<typeof optionsSchema>;

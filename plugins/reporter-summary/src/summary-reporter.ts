@@ -1,29 +1,47 @@
 import { isAbsolute, join } from 'node:path';
-import { type Figure, type ReportContext, type Reporter, writeFileAtomic } from '@longhaul/core';
+import { type Figure, noValue, type ReportContext, type Reporter, writeFileAtomic } from '@longhaul/core';
 import { differingTasksNote } from './condition-tasks.js';
+import { tableLegend } from './legend.js';
 import type { SummaryOptions } from './options.js';
-import { summarizeRun } from './summary.js';
+import { columnNotes, scoreColumns } from './score-columns.js';
+import { type RunSummary, summarizeRun } from './summary.js';
 import { conditionTable, formatPassAtK, formatTable, formatTimes } from './table.js';
 
 /** Writes summary.json (per trial, per step and per condition) and prints the solve-rate table. */
 export class SummaryReporter implements Reporter {
   constructor(private readonly options: SummaryOptions) {}
 
-  async finish(ctx: ReportContext): Promise<void> {
-    const summary = summarizeRun(
+  private summarize(ctx: ReportContext): RunSummary {
+    return summarizeRun(
       ctx.experiment,
       ctx.runDir,
       ctx.trials,
       ctx.experimentScores,
       this.options.solveScorer,
     );
+  }
+
+  private columns(summary: RunSummary) {
+    return scoreColumns(summary.conditions, this.options.solveScorer, this.options.columns);
+  }
+
+  async finish(ctx: ReportContext): Promise<void> {
+    const summary = this.summarize(ctx);
     const file = isAbsolute(this.options.file) ? this.options.file : join(ctx.runDir, this.options.file);
     await writeFileAtomic(file, `${JSON.stringify(summary, null, 2)}\n`);
     if (this.options.table && summary.conditions.length > 0) {
+      const columns = this.columns(summary);
+      const table = formatTable(summary.conditions, columns.shown, ctx.width);
+      const legend = tableLegend({
+        solveScorer: this.options.solveScorer,
+        scores: columns.shown,
+        dashes: table.split('\n').some((line) => line.includes(noValue)),
+      });
+      const notes = columnNotes(columns);
       const passAtK = formatPassAtK(summary.experimentScores);
       const differing = differingTasksNote(summary.conditions);
       const tables = [
-        formatTable(summary.conditions),
+        [table, legend, ...notes].join('\n'),
         ...(differing ? [differing] : []),
         ...(passAtK ? [passAtK] : []),
       ].join('\n\n');
@@ -32,13 +50,10 @@ export class SummaryReporter implements Reporter {
   }
 
   figures(ctx: ReportContext): Figure[] {
-    const summary = summarizeRun(
-      ctx.experiment,
-      ctx.runDir,
-      ctx.trials,
-      ctx.experimentScores,
-      this.options.solveScorer,
-    );
-    return summary.conditions.length > 0 ? [conditionTable(summary.conditions)] : [];
+    const summary = this.summarize(ctx);
+    if (summary.conditions.length === 0) return [];
+    const { shown } = this.columns(summary);
+    const note = tableLegend({ solveScorer: this.options.solveScorer, scores: shown, dashes: true });
+    return [{ ...conditionTable(summary.conditions, shown), note }];
   }
 }

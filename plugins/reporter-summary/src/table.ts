@@ -1,4 +1,5 @@
-import { formatTable as layOut, type TableFigure } from '@longhaul/core';
+import { formatTableWithin, formatTable as layOut, type TableFigure } from '@longhaul/core';
+import { scoreCells } from './score-columns.js';
 import type { ConditionSummary, ExperimentScoreSummary, RunSummary } from './summary.js';
 
 function percent(rate: number | null): string {
@@ -21,10 +22,11 @@ function duration(ms: number | null): string {
 }
 
 /**
- * The per-condition table printed at the end of a run. "trial time" sums the trials' durations;
- * "wall" is how long at least one of them ran, which is shorter when trials ran side by side.
+ * The per-condition table printed at the end of a run: counts, solve rates, the means of the
+ * `scores` given, cost and times, split to fit `width` when given. "trial time" sums the trials'
+ * durations; "wall" is how long at least one of them ran, shorter when trials ran side by side.
  */
-export function formatTable(conditions: ConditionSummary[]): string {
+export function formatTable(conditions: ConditionSummary[], scores: string[] = [], width?: number): string {
   const header = [
     'condition',
     'trials',
@@ -35,11 +37,13 @@ export function formatTable(conditions: ConditionSummary[]): string {
     'strict',
     'iso',
     'core',
+    ...scores,
     'cost',
     'trial time',
     'wall',
   ];
-  const rows = conditions.map((condition) => [
+  const means = scores.map((key) => scoreCells(conditions, key));
+  const rows = conditions.map((condition, row) => [
     condition.condition,
     String(condition.trials),
     String(condition.steps),
@@ -49,11 +53,12 @@ export function formatTable(conditions: ConditionSummary[]): string {
     percent(condition.solveRates.strict),
     percent(condition.solveRates.iso),
     percent(condition.solveRates.core),
+    ...means.map((cells) => cells[row]!),
     `$${condition.costUsd.toFixed(2)}`,
     formatDuration(condition.durationMs),
     duration(condition.wallMs),
   ]);
-  return layOut(header, rows);
+  return formatTableWithin(header, rows, width);
 }
 
 /** The run's times under the table: its wall time and its trials' time summed, each labelled. */
@@ -98,7 +103,7 @@ export function formatPassAtK(scores: ExperimentScoreSummary[]): string | undefi
 }
 
 /** The same table as data for the HTML report: raw values, formatted by the report. */
-export function conditionTable(conditions: ConditionSummary[]): TableFigure {
+export function conditionTable(conditions: ConditionSummary[], scores: string[] = []): TableFigure {
   return {
     kind: 'table',
     id: 'conditions',
@@ -113,6 +118,7 @@ export function conditionTable(conditions: ConditionSummary[]): TableFigure {
       { key: 'strict', label: 'strict', format: 'percent', digits: 1 },
       { key: 'iso', label: 'iso', format: 'percent', digits: 1 },
       { key: 'core', label: 'core', format: 'percent', digits: 1 },
+      ...scores.map((key) => ({ key: `score:${key}`, label: key, format: 'number' as const, digits: 3 })),
       { key: 'costUsd', label: 'cost', format: 'usd', digits: 2 },
       { key: 'durationMs', label: 'trial time', format: 'duration' },
       { key: 'wallMs', label: 'wall', format: 'duration' },
@@ -127,6 +133,7 @@ export function conditionTable(conditions: ConditionSummary[]): TableFigure {
       strict: condition.solveRates.strict,
       iso: condition.solveRates.iso,
       core: condition.solveRates.core,
+      ...Object.fromEntries(scores.map((key) => [`score:${key}`, condition.scores[key] ?? null])),
       costUsd: condition.costUsd,
       durationMs: condition.durationMs,
       wallMs: condition.wallMs,

@@ -203,6 +203,10 @@ describe('reporter summary', () => {
         'condition  trials  steps  scored  errored  cancelled  strict     iso    core   cost  trial time    wall',
         'agent           2      6       4        2          0   50.0%   75.0%   75.0%  $2.00      2m 00s  1m 30s',
         'oracle          1      3       3        0          0  100.0%  100.0%  100.0%  $0.00      1m 00s  1m 00s',
+        "strict: share of scored steps whose every test passes, earlier steps' included (tests.strict)",
+        "iso: share of scored steps whose own tests all pass, earlier steps' left out (tests.iso)",
+        'core: share of scored steps whose core tests (what the spec states or shows) pass (tests.core)',
+        'scored / errored / cancelled: steps scored / lost to a fault / stopped; rates and means are over scored steps',
         '',
         'condition                pass@1',
         'agent      50.0% [23.7%, 76.3%]',
@@ -242,12 +246,15 @@ describe('reporter summary', () => {
   });
 
   it('prints a dash, not 0.0%, for solve rates of an experiment without the solve scorer', async () => {
-    const { printed } = await report(undefined, { solveScorer: 'faithfulness' });
-    expect(printed[0]!.split('\n').slice(0, 3)).toEqual([
+    const { printed } = await report(undefined, { solveScorer: 'faithfulness', columns: [] });
+    const lines = printed[0]!.split('\n');
+    expect(lines.slice(0, 3)).toEqual([
       'condition  trials  steps  scored  errored  cancelled  strict  iso  core   cost  trial time    wall',
       'agent           2      6       4        2          0       –    –     –  $2.00      2m 00s  1m 30s',
       'oracle          1      3       3        0          0       –    –     –  $0.00      1m 00s  1m 00s',
     ]);
+    expect(lines[3]).toMatch(/^strict: .*\(faithfulness\.strict\)$/);
+    expect(lines).toContain('–: nothing measured, so no value (not 0)');
   });
 
   it('shows a condition whose trials all errored as 0 scored and its errors, not as 0.0%', async () => {

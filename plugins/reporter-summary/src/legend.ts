@@ -1,0 +1,19 @@
+import { noValue } from '@longhaul/core';
+
+/**
+ * One short line per abbreviation the table shows, printed under it. The solve rates follow
+ * SlopCodeBench's checkpoint rules (strict ≤ iso ≤ core), read from the solve scorer's scores.
+ */
+export function tableLegend(options: { solveScorer: string; scores: string[]; dashes: boolean }): string {
+  const from = (metric: string) => `(${options.solveScorer}.${metric})`;
+  return [
+    `strict: share of scored steps whose every test passes, earlier steps' included ${from('strict')}`,
+    `iso: share of scored steps whose own tests all pass, earlier steps' left out ${from('iso')}`,
+    `core: share of scored steps whose core tests (what the spec states or shows) pass ${from('core')}`,
+    'scored / errored / cancelled: steps scored / lost to a fault / stopped; rates and means are over scored steps',
+    ...(options.scores.length > 0
+      ? [`${options.scores.join(', ')}: mean over the scored steps (and trials) that have the score`]
+      : []),
+    ...(options.dashes ? [`${noValue}: nothing measured, so no value (not 0)`] : []),
+  ].join('\n');
+}
