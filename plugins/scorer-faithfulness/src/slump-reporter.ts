@@ -1,6 +1,6 @@
 import {
   type Figure,
-  formatTable,
+  formatTableWithin,
   missingCell,
   noValue,
   outcomeLegend,
@@ -10,6 +10,7 @@ import {
   textTable,
 } from '@longhaul/core';
 import { z } from 'zod';
+import { slumpLegend } from './slump-legend.js';
 
 export const slumpReporterOptions = z
   .object({
@@ -80,14 +81,29 @@ export class SlumpReporter implements Reporter {
 
   async finish(ctx: ReportContext): Promise<void> {
     const grid = this.grid(ctx);
-    if (grid) ctx.print(['', title, formatTable(grid.header, grid.cells), outcomeLegend].join('\n'));
+    if (grid)
+      ctx.print(
+        ['', title, formatTableWithin(grid.header, grid.cells, ctx.width), this.legend(), outcomeLegend].join(
+          '\n',
+        ),
+      );
+  }
+
+  private legend(): string {
+    return slumpLegend(this.options.metrics);
   }
 
   figures(ctx: ReportContext): Figure[] {
     const grid = this.grid(ctx);
     // SLUMP's one table is its headline: the report opens with it.
     return grid
-      ? [{ ...textTable('table', title, grid.header, grid.cells), lead: true, note: outcomeLegend }]
+      ? [
+          {
+            ...textTable('table', title, grid.header, grid.cells),
+            lead: true,
+            note: `${this.legend()}\n${outcomeLegend}`,
+          },
+        ]
       : [];
   }
 }

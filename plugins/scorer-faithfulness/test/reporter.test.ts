@@ -50,6 +50,12 @@ describe('reporter slump', () => {
       ),
     );
     expect(printed.join('\n')).toContain('rates and means are over scored steps only');
+    // The legend explains the metric shown, and only that one.
+    expect(lines).toContain(
+      "if50: implementation faithfulness, SLUMP's primary endpoint: 0.5·mcf/4 + 0.5·dir (0–1)",
+    );
+    expect(lines.some((line) => line.startsWith('mcf:') || line.startsWith('dir:'))).toBe(false);
+    expect(lines).toContainEqual(expect.stringMatching(/^rec m: gap recovery, \(condition − emergent\)/));
     const [table] = reporter.figures(context);
     expect(table?.kind).toBe('table');
     if (table?.kind !== 'table') return;
@@ -63,10 +69,32 @@ describe('reporter slump', () => {
       'rec if50',
       'W/T/L if50',
     ]);
+    expect(table.note).toMatch(/^if50: implementation faithfulness/);
     expect(table.rows.map((row) => Object.values(row))).toEqual([
       ['ide/conversation/none', '2', '1', '1', '0.414', '0.116', '–', '–'],
       ['ide/conversation/projectguard', '–', '–', '–', '0.500', '–', '74%', '13/4/3'],
       ['ide/single-shot/none', ...Array(7).fill('missing')],
     ]);
+  });
+
+  it('explains mcf, dir and if50 by default, and leaves a metric it does not know unexplained', async () => {
+    const printed: string[] = [];
+    const reporter = new SlumpReporter(
+      slumpReporterOptions.parse({ metrics: ['mcf', 'dir', 'if50', 'mine'] }),
+    );
+    await reporter.finish({
+      runDir: '/tmp',
+      experiment: { name: 'x', file: 'x.yaml' },
+      trials: [],
+      experimentScores: [{ scorer: 'slump', condition: 'a', metric: 'mcf', value: 3 }],
+      print: (text: string) => printed.push(text),
+    });
+    const lines = printed.join('\n').split('\n');
+    expect(
+      lines.filter((line) => /^(mcf|dir|if50|mine):/.test(line)).map((line) => line.split(':')[0]),
+    ).toEqual(['mcf', 'dir', 'if50']);
+    expect(lines).toContain(
+      "mcf: mean component faithfulness: the judge's 0–4 rubric score averaged over the task's components",
+    );
   });
 });
