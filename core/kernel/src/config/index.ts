@@ -1,4 +1,5 @@
 export * from './config-error.js';
+export * from './experiment-plugins.js';
 export * from './experiment-schema.js';
 export * from './json-schema.js';
 export * from './load-experiment.js';
