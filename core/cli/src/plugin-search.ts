@@ -21,8 +21,12 @@ export function discoverManifests(): Promise<PluginManifests> {
   return PluginManifests.discover({ cwd: process.cwd(), ...installDirOption() });
 }
 
-/** Plugins found from the working directory (and longhaul's install), ready to `load`. */
-export async function discoverPlugins(): Promise<PluginRegistry> {
-  const { PluginRegistry } = await import('@longhaul/core');
+/**
+ * Plugins found from the working directory (and longhaul's install), ready to `load`; given an
+ * experiment file, those it would see: its project's too, and the ones its `plugins:` names.
+ */
+export async function discoverPlugins(experiment?: string): Promise<PluginRegistry> {
+  const { PluginRegistry, discoverExperimentPlugins } = await import('@longhaul/core');
+  if (experiment !== undefined) return discoverExperimentPlugins(experiment, installDirOption());
   return PluginRegistry.discover({ cwd: process.cwd(), ...installDirOption() });
 }

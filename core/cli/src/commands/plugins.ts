@@ -7,6 +7,7 @@ import {
   pluginKinds,
 } from '@longhaul/core/light';
 import { type Command, InvalidArgumentError } from 'commander';
+import { experimentsLoading } from '../experiments-nearby.js';
 import { fitColumns, terminalWidth } from '../fit-columns.js';
 import { discoverManifests, discoverPlugins } from '../plugin-search.js';
 import { reportingConfigErrors } from '../print-error.js';
@@ -25,7 +26,15 @@ const origins: Record<PluginOrigin, string> = {
   install: 'longhaul',
 };
 
-/** `longhaul plugins [kind]` and `longhaul plugins show <id>`: what is installed, from manifests. */
+const experimentOption = [
+  '--experiment <file>',
+  "as this experiment sees them: its project's packages too, and the plugins its plugins: names (imported)",
+] as const;
+
+/**
+ * `longhaul plugins [kind]` and `longhaul plugins show <id>`: what is installed, from manifests;
+ * with `--experiment`, what that experiment would load.
+ */
 export function register(program: Command): void {
   const command = program
     .command('plugins')
@@ -33,11 +42,16 @@ export function register(program: Command): void {
       'List the installed plugins: packages with a "longhaul" field in node_modules of the working directory or beside longhaul',
     )
     .argument('[kind]', `only plugins of this kind (${pluginKinds.join(', ')})`, parseKind)
-    .action(async (kind: PluginKind | undefined) => {
-      const manifests = await reportingConfigErrors(() => discoverManifests());
+    .option(...experimentOption)
+    .action(async (kind: PluginKind | undefined, options: { experiment?: string }) => {
+      const manifests = await reportingConfigErrors(() =>
+        options.experiment === undefined ? discoverManifests() : discoverPlugins(options.experiment),
+      );
       const plugins = manifests.declared(kind);
       if (plugins.length === 0) {
-        process.stdout.write(`no ${kind ? `${kind} ` : ''}plugins installed under ${process.cwd()}\n`);
+        const where =
+          options.experiment === undefined ? `under ${process.cwd()}` : `for ${options.experiment}`;
+        process.stdout.write(`no ${kind ? `${kind} ` : ''}plugins installed ${where}\n`);
       } else {
         const rows = plugins.map((plugin) => [
           plugin.kind,
@@ -58,8 +72,11 @@ export function register(program: Command): void {
     .command('show')
     .description("Print a plugin's options (name, type, default, description), importing only its package")
     .argument('<id>', 'plugin id, or kind/id when two kinds share the id')
-    .action(async (name: string) => {
-      const registry = await reportingConfigErrors(() => discoverPlugins());
+    .option(...experimentOption)
+    .action(async function (this: Command, name: string) {
+      // `plugins` takes --experiment too, and takes it wherever it is written.
+      const { experiment } = { ...this.parent?.opts(), ...this.opts() } as { experiment?: string };
+      const registry = await reportingConfigErrors(() => discoverPlugins(experiment));
       const [kind, id] = name.includes('/') ? (name.split('/', 2) as [string, string]) : [undefined, name];
       const matches = registry
         .declared()
@@ -71,6 +88,15 @@ export function register(program: Command): void {
       if (matches.length === 0) {
         const problems = registry.problems().filter((issue) => issue.message.includes(`'${id}'`));
         if (problems.length > 0) return fail(problems.map(formatIssue).join('; '));
+        if (experiment !== undefined)
+          return fail(`no plugin '${name}' is installed or named under plugins: of ${experiment}`);
+        const loading = await experimentsLoading(id as string, kind as PluginKind | undefined);
+        if (loading.length > 0) {
+          const first = loading[0] as string;
+          return fail(
+            `no plugin '${name}' is installed; ${loading.join(', ')} ${loading.length === 1 ? 'loads' : 'load'} it through plugins: (longhaul plugins show ${name} --experiment ${first})`,
+          );
+        }
         return fail(`no plugin '${name}' is installed (see longhaul plugins)`);
       }
       if (matches.length > 1) {
