@@ -1,4 +1,4 @@
-import { definePlugin, tokens } from '@longhaul/core';
+import { definePlugin, imageNotRunWarnings, tokens } from '@longhaul/core';
 import { LocalEnvironment } from './local-environment.js';
 import { localOptions } from './options.js';
 import { cgroupProblem } from './sandbox-cgroup.js';
@@ -27,7 +27,11 @@ export default definePlugin({
   description:
     'A temp-directory workspace on the host; commands run as the current user with no isolation, or under bubblewrap (isolation: bubblewrap)',
   options: localOptions,
-  warnings: (options) => (options.isolation === 'none' ? plainWarnings() : []),
+  // Local runs no image: a task validated in one runs its tests with the host's programs instead.
+  warnings: (options, use) => [
+    ...(options.isolation === 'none' ? plainWarnings() : []),
+    ...imageNotRunWarnings('local', use.tasks),
+  ],
   register(bind, options) {
     bind(tokens.Environment).toDynamicValue((ctx) => {
       const run = ctx.get(tokens.Run, { optional: true });

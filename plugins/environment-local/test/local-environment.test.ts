@@ -297,7 +297,7 @@ describe('local environment', () => {
 
   it('warns that plain mode isolates nothing (and which process escapes it without cgroups), and not in hardened mode', () => {
     const problem = cgroupProblem();
-    expect(local.warnings?.(localOptions.parse({}))).toEqual([
+    expect(local.warnings?.(localOptions.parse({}), { tasks: [] })).toEqual([
       expect.stringMatching(/^environment 'local' has no isolation: the agent can read and write everything/),
       ...(problem === undefined
         ? []
@@ -307,7 +307,27 @@ describe('local environment', () => {
             ),
           ]),
     ]);
-    expect(local.warnings?.(localOptions.parse({ isolation: 'bubblewrap' }))).toEqual([]);
+    expect(local.warnings?.(localOptions.parse({ isolation: 'bubblewrap' }), { tasks: [] })).toEqual([]);
+  });
+
+  it('warns, hardened or not, that tasks validated in an image run with the host’s programs instead', () => {
+    const task = (id: string, image?: string, validatedIn?: string) => ({
+      id,
+      source: 'swe-steps',
+      environment: { ...(image ? { image } : {}), ...(validatedIn ? { validatedIn } : {}) },
+    });
+    const validatedIn = 'dataset /x was validated in image shop:abc (Python 3.11.9, pytest 8.3.2)';
+    const tasks = [task('a', 'shop:abc', validatedIn), task('b', 'shop:abc', validatedIn), task('c')];
+    expect(local.warnings?.(localOptions.parse({ isolation: 'bubblewrap' }), { tasks })).toEqual([
+      `source swe-steps: ${validatedIn}; environment local runs its tests with the host's interpreter and packages instead — use environment: docker for the same interpreter and packages`,
+    ]);
+    expect(
+      local.warnings?.(localOptions.parse({ isolation: 'bubblewrap' }), {
+        tasks: ['a', 'b', 'c', 'd', 'e'].map((id) => task(id, 'python:3.12')),
+      }),
+    ).toEqual([
+      "source swe-steps: tasks a, b, c and 2 more ask for image python:3.12; environment local runs them with the host's interpreter and packages instead — use environment: docker for the same interpreter and packages",
+    ]);
   });
 
   it('rejects unknown options', () => {

@@ -281,7 +281,7 @@ export async function loadExperiment(
     tasks: selected,
     conditions,
     trials,
-    warnings: [...modelWarnings, ...pluginWarnings(config, registry)],
+    warnings: [...modelWarnings, ...pluginWarnings(config, registry, { tasks: selected })],
     locate: (key) => {
       const at = parseKeyPath(key);
       return at ? yaml.locate(at) : undefined;

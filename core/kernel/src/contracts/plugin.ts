@@ -1,5 +1,11 @@
 import type { ContainerModuleLoadOptions } from 'inversify';
 import type { z } from 'zod';
+import type { Task } from './task.js';
+
+/** What a use of a plugin will meet, for its warnings: the experiment's selected tasks. */
+export interface PluginUse {
+  tasks: readonly Pick<Task, 'id' | 'source' | 'environment'>[];
+}
 
 export const pluginKinds = [
   'harness',
@@ -29,10 +35,11 @@ export interface PluginDefinition<Options extends z.ZodType = z.ZodType> {
   options: Options;
   register(bind: Bind, options: z.output<Options>): void;
   /**
-   * What a user must know before running this use of the plugin (e.g. that it isolates nothing),
-   * one line each. `longhaul validate` and `longhaul run` print them as `warning: ...` lines.
+   * What a user must know before running this use of the plugin (e.g. that it isolates nothing,
+   * or that it ignores the image the tasks were validated in), one line each. `longhaul validate`
+   * and `longhaul run` print them as `warning: ...` lines before anything starts.
    */
-  warnings?(options: z.output<Options>): string[];
+  warnings?(options: z.output<Options>, use: PluginUse): string[];
 }
 
 export function definePlugin<Options extends z.ZodType>(

@@ -28,6 +28,13 @@ export interface Task {
 
 export interface EnvironmentNeeds {
   image?: string;
+  /**
+   * What was established in `image`, in words, when the task's tests were validated there
+   * (`dataset /x was validated in image y (Python 3.11, pytest 8.3)`). An environment that does
+   * not run images (local) names it in its warning before a run: there the tests run with the
+   * host's interpreter and packages, which may pass or fail them for reasons not the agent's.
+   */
+  validatedIn?: string;
   dockerfile?: string;
   /** Commands run in the sandbox once after it opens, before the agent starts. */
   setup?: string[];

@@ -1,1 +1,2 @@
+export * from './images.js';
 export * from './requirements.js';

@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { type LoadedPlugin, loadExperiment, PluginRegistry } from '@longhaul/core';
+import {
+  imageNotRunWarnings,
+  type LoadedPlugin,
+  loadExperiment,
+  PluginRegistry,
+  type PluginUse,
+} from '@longhaul/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { experiments, makeProject } from '../fixtures/config/project.js';
 
@@ -54,5 +60,40 @@ describe('plugin warnings', () => {
     ]);
     const plain = await loadExperiment(join(experiments, 'minimal.yaml'), { cwd, env: {} });
     expect(plain.warnings).toEqual([]);
+  });
+
+  it('gives each use the selected tasks, so an environment can warn about what they ask for', async () => {
+    const { registry } = await loadExperiment(join(experiments, 'minimal.yaml'), { cwd, env: {} });
+    const seen: string[][] = [];
+    const withTasks = PluginRegistry.of(
+      registry.list().map((plugin) =>
+        plugin.definition.kind !== 'environment'
+          ? plugin
+          : {
+              ...plugin,
+              definition: {
+                ...plugin.definition,
+                warnings: (_options: unknown, use: PluginUse) => {
+                  seen.push(use.tasks.map((task) => `${task.source}:${task.id}`));
+                  return imageNotRunWarnings(plugin.definition.id, [
+                    ...use.tasks,
+                    { id: 'shop-1', source: 'swe-steps', environment: { image: 'shop:1' } },
+                  ]);
+                },
+              },
+            },
+      ),
+    );
+    const experiment = await loadExperiment(join(experiments, 'minimal.yaml'), {
+      cwd,
+      env: {},
+      registry: withTasks,
+      set: ['tasks=[calc]'],
+    });
+    expect(seen).toEqual([experiment.tasks.map((task) => `${task.source}:${task.id}`)]);
+    expect(experiment.tasks.map((task) => task.id)).toEqual(['calc']);
+    expect(experiment.warnings).toEqual([
+      "source swe-steps: task shop-1 asks for image shop:1; environment local runs them with the host's interpreter and packages instead — use environment: docker for the same interpreter and packages",
+    ]);
   });
 });
