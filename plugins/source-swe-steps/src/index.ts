@@ -33,7 +33,7 @@ export {
   supportOf,
 } from './report.js';
 export { renderPrd, renderRequest, summarySentence } from './request.js';
-export { type Suite, SweStepsSource } from './swe-steps-source.js';
+export { type Suite, SweStepsSource, validatedIn } from './swe-steps-source.js';
 export { classifyTests, defaultImage, runContainer } from './validate.js';
 export { MineInputError, windowBounds } from './window.js';
 

@@ -40,6 +40,17 @@ export interface Suite {
   validatedWith?: { python: string; pytest: string; executable: string; image?: string };
 }
 
+/**
+ * What a dataset's tests were validated with, in words, for an environment that runs no image to
+ * warn with (EnvironmentNeeds.validatedIn); undefined when mining recorded no image.
+ */
+export function validatedIn(dataset: string, environment: Manifest['environment']): string | undefined {
+  if (environment.image === undefined) return undefined;
+  const runtime = environment.runtime;
+  const versions = runtime ? ` (Python ${runtime.python}, pytest ${runtime.pytest})` : '';
+  return `dataset ${dataset} was validated in image ${environment.image}${versions}`;
+}
+
 /** The version of what load writes (trees, cases, suite.json): a new one never reuses an older cache. */
 const layout = 'swe-steps-cases/4';
 
@@ -244,6 +255,7 @@ export class SweStepsSource implements Source {
       });
     }
     const name = data.repository.name;
+    const validated = validatedIn(where.dataset, data.environment);
     const numbers = prs.map((pr) => pr.pr_number);
     return {
       id: `${name}-${chain.id}`,
@@ -255,6 +267,7 @@ export class SweStepsSource implements Source {
       language: 'python',
       environment: {
         ...(data.environment.image ? { image: data.environment.image } : {}),
+        ...(validated ? { validatedIn: validated } : {}),
         setup: data.environment.setup,
         toolchains: data.environment.toolchains,
       },
