@@ -1,3 +1,2 @@
 export * from './conformance/index.js';
 export * from './fakes/index.js';
-export * from './prerequisites.js';

@@ -155,7 +155,7 @@ export const prerequisites = {
   chromium: () =>
     prerequisite({
       name: 'chromium',
-      install: `${install('chromium')} (or set CHROMIUM to a Chromium's path)`,
+      install: `${install('chromium')} or set CHROMIUM to a Chromium's path`,
       probe: () => {
         const path = process.env.CHROMIUM ?? '/usr/bin/chromium';
         try {
