@@ -3,6 +3,7 @@ import { access, chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TrialRecord } from '@longhaul/core';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   quickstartPackages,
@@ -97,7 +98,7 @@ class Terminal {
   }
 }
 
-describe('a run stopped from a terminal, and resumed', () => {
+describe.skipIf(!prerequisites.tmux())('a run stopped from a terminal, and resumed', () => {
   let terminal: Terminal | undefined;
   afterAll(() => terminal?.stop());
 
