@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ESM helper shared with the benchmark, without types
@@ -43,7 +44,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe('report in Chromium', () => {
+describe.skipIf(!prerequisites.chromium())('report in Chromium', () => {
   it('shows the summary numbers, draws every plot, and opens a step with its diff and cases', async () => {
     const file = join(dir, 'report.html');
     await writeFile(file, await buildReport([dir]));

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, spawnCli, workDir } from '../../cli/test/fixtures/resume/spawn-cli.js';
@@ -173,7 +174,7 @@ async function checkExample(name: string, lead: string, set: string[]): Promise<
   await page.close();
 }
 
-describe('the report of real runs, in Chromium', () => {
+describe.skipIf(!prerequisites.chromium())('the report of real runs, in Chromium', () => {
   it('scbench (worklog, two prompt strategies): tables, plots, a step with its diff and cases', async () => {
     await checkExample('scbench', 'solve-rates.table1', [
       'tasks=[worklog]',

@@ -1,4 +1,5 @@
 import { basename, join } from 'node:path';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -34,7 +35,7 @@ async function startView(dir: string): Promise<{ view: CliProcess; url: string }
   return { view, url };
 }
 
-describe('longhaul view, over a run as it runs', () => {
+describe.skipIf(!prerequisites.chromium())('longhaul view, over a run as it runs', () => {
   it('shows a step complete without a reload, and stops cleanly on SIGINT and SIGTERM', async () => {
     const runDir = join(work(), 'quickstart');
     const run = spawnCli(['run', join(repoRoot, 'examples/quickstart.yaml'), '--run-dir', runDir], repoRoot);

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ESM helper shared with the benchmark, without types
@@ -97,7 +98,7 @@ const rows = (page: Page) =>
     }),
   );
 
-describe('the viewer in Chromium', () => {
+describe.skipIf(!prerequisites.chromium())('the viewer in Chromium', () => {
   it('lists runs newest first with status, headline and errors; sorts; filters to runs with errors', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 700 } });
     const errors: string[] = [];
