@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { describeExecutor } from '@longhaul/testkit';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll } from 'vitest';
 import { QueueExecutor, queueOptions } from '../src/index.js';
 import { Cluster } from './cluster.js';
 
-const installed = spawnSync('redis-server', ['--version']).status === 0;
 let cluster: Cluster | undefined;
 afterAll(() => cluster?.close());
 
@@ -16,6 +15,5 @@ describeExecutor(
       queueOptions.parse({ url: cluster.url, queue: 'conformance', pollSeconds: 0.2 }),
     );
   },
-  // CI installs redis-server: there a missing one fails the suite rather than skipping it.
-  { skip: installed || process.env.CI ? undefined : 'redis-server is not on PATH' },
+  { skip: prerequisites.redis() ? undefined : 'redis-server is not there' },
 );

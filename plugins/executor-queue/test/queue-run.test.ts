@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cluster } from './cluster.js';
 
@@ -11,7 +12,7 @@ function scoresOf(summary: Awaited<ReturnType<Cluster['summary']>>) {
   );
 }
 
-describe('executor queue', () => {
+describe.skipIf(!prerequisites.redis())('executor queue', () => {
   let cluster: Cluster | undefined;
   afterEach(async () => {
     await cluster?.close();
