@@ -134,8 +134,9 @@ export function dockerImagesProbe(images: string[]): () => string | undefined {
   };
 }
 
-/** The Debian package name of each program the catalogue below checks. */
-const install = (debianPackage: string) => `install the Debian package ${debianPackage}`;
+/** How to install Debian's packages, as the lines and errors say it. */
+const install = (...debianPackages: string[]) =>
+  `install the Debian package${debianPackages.length > 1 ? 's' : ''} ${debianPackages.join(' ')}`;
 
 /**
  * The machine's prerequisites of longhaul's own tests, each a `prerequisite` with its probe and
@@ -170,7 +171,7 @@ export const prerequisites = {
   pytest: (python = '/usr/bin/python3') =>
     prerequisite({
       name: `pytest and pytest-timeout for ${python}`,
-      install: install('python3-pytest python3-pytest-timeout'),
+      install: install('python3-pytest', 'python3-pytest-timeout'),
       probe: pythonModulesProbe(python, ['pytest', 'pytest_timeout']),
     }),
   /** bubblewrap, able to create user and network namespaces. */
