@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { TrialRecord } from '@longhaul/core';
 import { ensureBuilt } from '@longhaul/testkit/build';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calcChain } from './chain.js';
 
@@ -80,7 +81,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('SWE-STEPS settings end to end', () => {
+describe.skipIf(!prerequisites.pytest())('SWE-STEPS settings end to end', () => {
   it('the oracle solves every PR in all three settings, in one turn each', async () => {
     for (const setting of ['individual', 'global', 'prd']) {
       const record = await trial(`calc.oracle.${setting}.none.r1`);

@@ -2,6 +2,7 @@ import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PytestSuite, Task } from '@longhaul/core';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe, expect, it } from 'vitest';
 import { categorize } from '../src/pytest/categorize.js';
 import { parseJunit } from '../src/pytest/junit.js';
@@ -164,7 +165,7 @@ describe('parseJunit', () => {
 });
 
 // Each test starts pytest and a Python process per hidden test: minutes on a busy two-core machine.
-describe('pytest suites (SlopCodeBench format)', { timeout: 600_000 }, () => {
+describe.skipIf(!prerequisites.pytest())('pytest suites (SlopCodeBench format)', { timeout: 600_000 }, () => {
   it('the reference solutions of wordfreq pass every test, checkpoint 1 tests counting as regression at checkpoint 2', async () => {
     const task = wordfreq();
     const first = await scoreStep(task, 0, await withStopwords(task.steps[0]!.solution!));

@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bin, build, repoRoot } from './cli-build.js';
 
@@ -52,7 +53,7 @@ async function refused(args: string[]): Promise<string> {
   return (failed as { stderr: string }).stderr;
 }
 
-describe('the oracle over scbench problems and problems/linkshelf', () => {
+describe.skipIf(!prerequisites.pytest())('the oracle over scbench problems and problems/linkshelf', () => {
   it('solves every checkpoint through both sources and prints the Table 1', async () => {
     const experiment = join(work, 'scbench-fixtures.yaml');
     await writeFile(
