@@ -1,11 +1,14 @@
 import { describeEnvironment, FakeSnapshotStore } from '@longhaul/testkit';
-import { DockerEnvironment, dockerOptions } from '../src/index.js';
-import { skipWithoutDocker } from './docker-ready.js';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
+import { describe } from 'vitest';
+import { baseImageRef, DockerEnvironment, dockerOptions } from '../src/index.js';
 
-if (!skipWithoutDocker()) {
+const dockerReady = prerequisites.docker([baseImageRef()]);
+
+describe.skipIf(!dockerReady)('docker', () => {
   describeEnvironment(
     'docker',
     () => new DockerEnvironment(dockerOptions.parse({ maxFileSize: '64k' }), new FakeSnapshotStore()),
     { timeoutMs: 120_000, maxFileBytes: 64 * 1024, containment: true, raceOps: 60 },
   );
-}
+});

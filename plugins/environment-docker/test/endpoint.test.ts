@@ -4,12 +4,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommandCapturing } from '@longhaul/testkit';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import commands from '../src/commands/index.js';
 import { baseImageRef, dockerOptions } from '../src/index.js';
-import { skipWithoutDocker } from './docker-ready.js';
 import { environment, runOf, spec, withSandbox } from './helpers.js';
+
+const dockerReady = prerequisites.docker([baseImageRef()]);
 
 describe('docker option host', () => {
   it('names the key of a malformed endpoint or misplaced tls', () => {
@@ -51,8 +53,7 @@ const dockerdMissing = !existsSync('/usr/sbin/dockerd')
     ? 'starting a second dockerd needs root'
     : undefined;
 
-describe('sandboxes on a second Docker daemon', () => {
-  if (skipWithoutDocker()) return;
+describe.skipIf(!dockerReady)('sandboxes on a second Docker daemon', () => {
   if (dockerdMissing !== undefined) {
     it.skip(`second daemon tests skipped: ${dockerdMissing}`, () => {});
     return;

@@ -13,11 +13,13 @@ import {
   type TurnPlan,
 } from '@longhaul/core';
 import { FakeHarness, fakePlugin } from '@longhaul/testkit';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
-import docker, { labels } from '../src/index.js';
-import { skipWithoutDocker } from './docker-ready.js';
+import docker, { baseImageRef, labels } from '../src/index.js';
 import { runOf } from './helpers.js';
+
+const dockerReady = prerequisites.docker([baseImageRef()]);
 
 const ref = (id: string): PluginRef => ({ id, options: {}, label: id });
 
@@ -73,8 +75,7 @@ async function twoStepTask(root: string): Promise<Task> {
   };
 }
 
-describe('a checkpoints run with a fresh sandbox per step', () => {
-  if (skipWithoutDocker()) return;
+describe.skipIf(!dockerReady)('a checkpoints run with a fresh sandbox per step', () => {
   let dir = '';
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });

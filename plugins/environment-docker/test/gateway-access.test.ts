@@ -18,9 +18,9 @@ import {
 } from '@longhaul/core';
 import { fakePlugin } from '@longhaul/testkit';
 import { openTestGateway, type TestModels } from '@longhaul/testkit/gateway';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import dockerPlugin from '../src/index.js';
-import { skipWithoutDocker } from './docker-ready.js';
+import dockerPlugin, { baseImageRef } from '../src/index.js';
 import { runOf } from './helpers.js';
 
 /**
@@ -45,6 +45,8 @@ ask = lambda model: call("POST", "/v1/messages", {"model": model, "max_tokens": 
 print(json.dumps({"models": call("GET", "/v1/models"), "oracle": ask("oracle"),
     "sonnet": ask("sonnet"), "agent": ask("agent")}))
 `;
+
+const dockerReady = prerequisites.docker([baseImageRef()]);
 
 /** A harness whose agent is the probe above, run in the sandbox as the agent user. */
 class ProbeHarness implements Harness {
@@ -111,160 +113,158 @@ async function fakeProvider(): Promise<{ url: string; requests: string[]; close(
   };
 }
 
-if (!skipWithoutDocker()) {
-  describe('gateway access from a docker sandbox', () => {
-    let dir: string;
-    beforeAll(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'longhaul-gateway-access-'));
-    });
-    afterAll(async () => {
-      await rm(dir, { recursive: true, force: true });
-    });
-
-    it("lets the trial's token reach only the harness's model, and records each refusal as the trial's fault", async () => {
-      const provider = await fakeProvider();
-      const taskRoot = join(dir, 'task');
-      await mkdir(join(taskRoot, 'seed'), { recursive: true });
-      await mkdir(join(taskRoot, 'solution'), { recursive: true });
-      await writeFile(join(taskRoot, 'seed/README.md'), 'seed\n');
-      await writeFile(join(taskRoot, 'solution/answer.py'), 'SECRET_REFERENCE = 42\n');
-      const task: Task = {
-        id: 'access',
-        title: 'access',
-        source: 'test',
-        root: taskRoot,
-        entrypoint: 'true',
-        language: 'python',
-        environment: {},
-        seed: join(taskRoot, 'seed'),
-        steps: [{ id: 'one', index: 0, prompt: 'go', solution: join(taskRoot, 'solution'), metadata: {} }],
-        timeouts: { caseMs: 1000 },
-        hash: 'access-1',
-        metadata: {},
-      };
-      const harness = new ProbeHarness();
-      const definitions = [
-        dockerPlugin,
-        fakePlugin('harness', 'probe', () => harness),
-        fakePlugin('script', 'one', () => ({
-          plan: () => [
-            {
-              prompt: 'go',
-              session: 'fresh',
-              workspace: { action: 'carry' },
-              steps: [0],
-              scores: [0],
-              feedbackCycles: 0,
-            },
-          ],
-        })),
-        fakePlugin('memory', 'none', () => ({ beforeTurn: async () => ({}), afterTurn: async () => {} })),
-        fakePlugin('scorer', 'none', () => ({
-          scope: 'step',
-          version: '1',
-          score: async () => [{ metric: 'ran', value: 1 }],
-        })),
-      ];
-      const registry = PluginRegistry.of(
-        definitions.map((definition) => ({ definition, packageName: 'test', version: '0.0.1', dir })),
-      );
-      const models: TestModels = {
-        agent: { backend: 'scripted', replies: [{ when: '', text: 'your own model answers' }] },
-        oracle: { backend: 'oracle' },
-        sonnet: {
-          backend: 'passthrough',
-          provider: 'anthropic',
-          model: 'claude-sonnet-4-5',
-          apiKeyEnv: 'ACCESS_PROVIDER_KEY',
-          baseUrl: provider.url,
-          retries: 0,
-        },
-      };
-      const trial: TrialSpec = {
-        id: 'access.probe.r1',
-        runId: '',
-        runDir: '',
-        task,
-        condition: {
-          key: 'probe/one/none',
-          harness: ref('probe', { model: 'agent' }),
-          environment: ref('docker'),
-          script: ref('one'),
-          memory: ref('none'),
-        },
-        repeat: 1,
-        scorers: [ref('none')],
-        limits: { turnMs: 300_000, stepMs: 600_000, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
-        plugins: [],
-        models,
-      };
-      const runDir = join(dir, runOf('run'));
-      // Given to the run rather than opened by it, so that it can be asked after the trial.
-      const { gateway, dispose } = await openTestGateway(models, {
-        runDir: join(dir, 'gateway'),
-        env: { ACCESS_PROVIDER_KEY: 'sk-ant-host-key-never-used' },
-      });
-      try {
-        const result = await startRun(
-          {
-            file: join(dir, 'experiment.yaml'),
-            baseDir: dir,
-            name: 'access',
-            resolved: 'name: access\n',
-            registry,
-            tasks: [task],
-            trials: [trial],
-            config: { concurrency: 1, models },
-          },
-          { runDir, gateway },
-        );
-        const seen = JSON.parse(harness.output) as Record<
-          'models' | 'oracle' | 'sonnet' | 'agent',
-          [number, Record<string, unknown>]
-        >;
-        // The token was handed to the sandbox for the harness's model, at the bridge address.
-        expect(harness.endpoints.map((e) => e.model)).toEqual(['agent']);
-        expect(harness.endpoints[0]!.baseUrl).not.toContain('127.0.0.1');
-        expect(seen.models[0]).toBe(200);
-        expect((seen.models[1].data as { id: string }[]).map((m) => m.id)).toEqual(['agent']);
-        expect(seen.oracle).toEqual([
-          403,
-          {
-            type: 'error',
-            error: {
-              type: 'permission_error',
-              message: "model 'oracle' is not available to this token, which allows the model 'agent' only",
-            },
-          },
-        ]);
-        expect(seen.sonnet[0]).toBe(403);
-        expect(provider.requests).toEqual([]);
-        expect(seen.agent[0]).toBe(200);
-        expect(JSON.stringify(seen)).not.toContain('SECRET_REFERENCE');
-
-        // The agent carried on and finished, and the step's trajectory records both refusals.
-        expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok']);
-        const trajectory = await new RunStore(runDir).readTrajectory(trial.id, task.steps[0]!);
-        expect(trajectory.filter((e) => e.type === 'error')).toEqual([
-          expect.objectContaining({
-            errorClass: 'forbidden',
-            message: expect.stringMatching(/model 'oracle'/),
-          }),
-          expect.objectContaining({
-            errorClass: 'forbidden',
-            message: expect.stringMatching(/model 'sonnet'/),
-          }),
-        ]);
-        expect(trajectory.at(-1)?.type).toBe('turn.end');
-        // The token ended with the trial.
-        const after = await fetch(`${harness.endpoints[0]!.hostBaseUrl}/v1/models`, {
-          headers: { 'x-api-key': harness.endpoints[0]!.token },
-        });
-        expect(after.status).toBe(401);
-      } finally {
-        provider.close();
-        await dispose();
-      }
-    }, 600_000);
+describe.skipIf(!dockerReady)('gateway access from a docker sandbox', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'longhaul-gateway-access-'));
   });
-}
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("lets the trial's token reach only the harness's model, and records each refusal as the trial's fault", async () => {
+    const provider = await fakeProvider();
+    const taskRoot = join(dir, 'task');
+    await mkdir(join(taskRoot, 'seed'), { recursive: true });
+    await mkdir(join(taskRoot, 'solution'), { recursive: true });
+    await writeFile(join(taskRoot, 'seed/README.md'), 'seed\n');
+    await writeFile(join(taskRoot, 'solution/answer.py'), 'SECRET_REFERENCE = 42\n');
+    const task: Task = {
+      id: 'access',
+      title: 'access',
+      source: 'test',
+      root: taskRoot,
+      entrypoint: 'true',
+      language: 'python',
+      environment: {},
+      seed: join(taskRoot, 'seed'),
+      steps: [{ id: 'one', index: 0, prompt: 'go', solution: join(taskRoot, 'solution'), metadata: {} }],
+      timeouts: { caseMs: 1000 },
+      hash: 'access-1',
+      metadata: {},
+    };
+    const harness = new ProbeHarness();
+    const definitions = [
+      dockerPlugin,
+      fakePlugin('harness', 'probe', () => harness),
+      fakePlugin('script', 'one', () => ({
+        plan: () => [
+          {
+            prompt: 'go',
+            session: 'fresh',
+            workspace: { action: 'carry' },
+            steps: [0],
+            scores: [0],
+            feedbackCycles: 0,
+          },
+        ],
+      })),
+      fakePlugin('memory', 'none', () => ({ beforeTurn: async () => ({}), afterTurn: async () => {} })),
+      fakePlugin('scorer', 'none', () => ({
+        scope: 'step',
+        version: '1',
+        score: async () => [{ metric: 'ran', value: 1 }],
+      })),
+    ];
+    const registry = PluginRegistry.of(
+      definitions.map((definition) => ({ definition, packageName: 'test', version: '0.0.1', dir })),
+    );
+    const models: TestModels = {
+      agent: { backend: 'scripted', replies: [{ when: '', text: 'your own model answers' }] },
+      oracle: { backend: 'oracle' },
+      sonnet: {
+        backend: 'passthrough',
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        apiKeyEnv: 'ACCESS_PROVIDER_KEY',
+        baseUrl: provider.url,
+        retries: 0,
+      },
+    };
+    const trial: TrialSpec = {
+      id: 'access.probe.r1',
+      runId: '',
+      runDir: '',
+      task,
+      condition: {
+        key: 'probe/one/none',
+        harness: ref('probe', { model: 'agent' }),
+        environment: ref('docker'),
+        script: ref('one'),
+        memory: ref('none'),
+      },
+      repeat: 1,
+      scorers: [ref('none')],
+      limits: { turnMs: 300_000, stepMs: 600_000, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
+      plugins: [],
+      models,
+    };
+    const runDir = join(dir, runOf('run'));
+    // Given to the run rather than opened by it, so that it can be asked after the trial.
+    const { gateway, dispose } = await openTestGateway(models, {
+      runDir: join(dir, 'gateway'),
+      env: { ACCESS_PROVIDER_KEY: 'sk-ant-host-key-never-used' },
+    });
+    try {
+      const result = await startRun(
+        {
+          file: join(dir, 'experiment.yaml'),
+          baseDir: dir,
+          name: 'access',
+          resolved: 'name: access\n',
+          registry,
+          tasks: [task],
+          trials: [trial],
+          config: { concurrency: 1, models },
+        },
+        { runDir, gateway },
+      );
+      const seen = JSON.parse(harness.output) as Record<
+        'models' | 'oracle' | 'sonnet' | 'agent',
+        [number, Record<string, unknown>]
+      >;
+      // The token was handed to the sandbox for the harness's model, at the bridge address.
+      expect(harness.endpoints.map((e) => e.model)).toEqual(['agent']);
+      expect(harness.endpoints[0]!.baseUrl).not.toContain('127.0.0.1');
+      expect(seen.models[0]).toBe(200);
+      expect((seen.models[1].data as { id: string }[]).map((m) => m.id)).toEqual(['agent']);
+      expect(seen.oracle).toEqual([
+        403,
+        {
+          type: 'error',
+          error: {
+            type: 'permission_error',
+            message: "model 'oracle' is not available to this token, which allows the model 'agent' only",
+          },
+        },
+      ]);
+      expect(seen.sonnet[0]).toBe(403);
+      expect(provider.requests).toEqual([]);
+      expect(seen.agent[0]).toBe(200);
+      expect(JSON.stringify(seen)).not.toContain('SECRET_REFERENCE');
+
+      // The agent carried on and finished, and the step's trajectory records both refusals.
+      expect(result.trials[0]!.record.steps.map((s) => s.status)).toEqual(['ok']);
+      const trajectory = await new RunStore(runDir).readTrajectory(trial.id, task.steps[0]!);
+      expect(trajectory.filter((e) => e.type === 'error')).toEqual([
+        expect.objectContaining({
+          errorClass: 'forbidden',
+          message: expect.stringMatching(/model 'oracle'/),
+        }),
+        expect.objectContaining({
+          errorClass: 'forbidden',
+          message: expect.stringMatching(/model 'sonnet'/),
+        }),
+      ]);
+      expect(trajectory.at(-1)?.type).toBe('turn.end');
+      // The token ended with the trial.
+      const after = await fetch(`${harness.endpoints[0]!.hostBaseUrl}/v1/models`, {
+        headers: { 'x-api-key': harness.endpoints[0]!.token },
+      });
+      expect(after.status).toBe(401);
+    } finally {
+      provider.close();
+      await dispose();
+    }
+  }, 600_000);
+});

@@ -1,14 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SkippedFile } from '@longhaul/core';
 import { FakeSnapshotStore } from '@longhaul/testkit';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe, expect, it } from 'vitest';
-import { DockerEnvironment, dockerOptions } from '../src/index.js';
-import { skipWithoutDocker } from './docker-ready.js';
+import { baseImageRef, DockerEnvironment, dockerOptions } from '../src/index.js';
 import { spec, withSandbox } from './helpers.js';
+
+const dockerReady = prerequisites.docker([baseImageRef()]);
 
 const sha = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 
-describe.skipIf(skipWithoutDocker())('docker sandbox files of many megabytes', () => {
+describe.skipIf(!dockerReady)('docker sandbox files of many megabytes', () => {
   it('streams them in and out byte for byte, and leaves out the one over maxFileSize', async () => {
     const store = new FakeSnapshotStore();
     const env = new DockerEnvironment(dockerOptions.parse({ maxFileSize: '24m' }), store);

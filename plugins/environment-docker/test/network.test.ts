@@ -1,11 +1,13 @@
 import { hasErrorClass } from '@longhaul/testkit';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { chainOf, installedChains } from '../src/firewall.js';
-import { DockerEnvironment, dockerOptions } from '../src/index.js';
+import { baseImageRef, DockerEnvironment, dockerOptions } from '../src/index.js';
 import { acquireNetwork, createOrJoin, releaseNetwork } from '../src/network.js';
-import { skipWithoutDocker } from './docker-ready.js';
 import { connectProbe, environment, portOf, runOf, serve, spec } from './helpers.js';
+
+const dockerReady = prerequisites.docker([baseImageRef()]);
 
 const runNetworks = (runId: string) =>
   new Docker().listNetworks({ filters: JSON.stringify({ label: [`longhaul.run=${runOf(runId)}`] }) });
@@ -50,106 +52,104 @@ describe('a run network shared by processes of one run', () => {
   });
 });
 
-if (!skipWithoutDocker()) {
-  describe('docker run networks', () => {
-    it('shares one network among sandboxes opened at once, and removes it after the last closes', async () => {
-      const env = environment();
-      const sandboxes = await Promise.all(
-        [1, 2, 3, 4].map((n) => env.open(spec('net-shared', { trialId: `net-shared.t${n}` }))),
-      );
-      try {
-        expect(new Set(sandboxes.map((s) => s.hostAddress)).size).toBe(1);
-        expect(await runNetworks('net-shared')).toHaveLength(1);
-        const results = await Promise.all(sandboxes.map((s) => s.exec(['echo', 'ok'])));
-        expect(results.map((r) => r.stdout)).toEqual(['ok\n', 'ok\n', 'ok\n', 'ok\n']);
-      } finally {
-        await Promise.all(sandboxes.map((s) => s.close()));
-      }
-      expect(await runNetworks('net-shared')).toHaveLength(0);
-    });
+describe.skipIf(!dockerReady)('docker run networks', () => {
+  it('shares one network among sandboxes opened at once, and removes it after the last closes', async () => {
+    const env = environment();
+    const sandboxes = await Promise.all(
+      [1, 2, 3, 4].map((n) => env.open(spec('net-shared', { trialId: `net-shared.t${n}` }))),
+    );
+    try {
+      expect(new Set(sandboxes.map((s) => s.hostAddress)).size).toBe(1);
+      expect(await runNetworks('net-shared')).toHaveLength(1);
+      const results = await Promise.all(sandboxes.map((s) => s.exec(['echo', 'ok'])));
+      expect(results.map((r) => r.stdout)).toEqual(['ok\n', 'ok\n', 'ok\n', 'ok\n']);
+    } finally {
+      await Promise.all(sandboxes.map((s) => s.close()));
+    }
+    expect(await runNetworks('net-shared')).toHaveLength(0);
+  });
 
-    it('opens a non-internal network with network: open, still guarding the host', async () => {
-      await environment({ network: 'open' })
-        .open(spec('net-open'))
-        .then(async (sandbox) => {
-          try {
-            const [network] = await runNetworks('net-open');
-            expect(network?.Internal).toBe(false);
-            expect(network?.Name).toBe(`longhaul-${runOf('net-open')}-open`);
-            const routes = (await sandbox.exec(['cat', '/proc/net/route'])).stdout;
-            expect(routes).toMatch(/\n\S+\s+00000000\s/);
-            const host = await serve('0.0.0.0', 'private');
-            try {
-              const probe = await sandbox.exec(connectProbe(sandbox.hostAddress, portOf(host)));
-              expect(probe.stdout.trim()).toBe('ConnectionRefusedError');
-            } finally {
-              host.close();
-            }
-          } finally {
-            await sandbox.close();
-          }
-        });
-    });
-
-    it('opens a sandbox after another process of the run removed the network this one holds', async () => {
-      // This process holds the network but has no sandbox on it yet: another process of the run
-      // may close its last sandbox and remove the network in that moment.
-      const docker = new Docker();
-      const runId = runOf('net-gone');
-      const stale = await acquireNetwork(docker, { runId, mode: 'none', firewall: true, hostPorts: [] });
-      await docker.getNetwork(stale.id).remove();
-      const sandbox = await environment().open(spec('net-gone'));
-      try {
-        expect(await installedChains()).not.toContain(chainOf(stale.id));
-        // The stale hold's release neither removes the new network nor counts toward it.
-        await releaseNetwork(docker, stale);
-        const [network] = await runNetworks('net-gone');
-        expect(network?.Id).not.toBe(stale.id);
-        expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
-        // The container that could not start on the removed network is not left behind.
-        const containers = await docker.listContainers({
-          all: true,
-          filters: JSON.stringify({ label: [`longhaul.run=${runId}`] }),
-        });
-        expect(containers).toHaveLength(1);
-      } finally {
-        await sandbox.close();
-      }
-      expect(await runNetworks('net-gone')).toHaveLength(0);
-    });
-
-    it("joins the network another process of the run made again, with that network's gateway", async () => {
-      const docker = new Docker();
-      const runId = runOf('net-again');
-      const stale = await acquireNetwork(docker, { runId, mode: 'none', firewall: false, hostPorts: [] });
-      await docker.getNetwork(stale.id).remove();
-      // Made again by another process of the run. A placeholder takes the address range the
-      // removed network freed, so the new one's gateway differs from the stale one's.
-      const placeholder = await docker.createNetwork({ Name: `${stale.name}-placeholder`, Internal: true });
-      const again = await createOrJoin(docker, stale.name, {
-        runId,
-        mode: 'none',
-        firewall: false,
-        hostPorts: [],
-      });
-      await placeholder.remove();
-      try {
-        const { gateway } = again;
-        expect(gateway).not.toBe(stale.gateway);
-        const sandbox = await environment().open(spec('net-again'));
+  it('opens a non-internal network with network: open, still guarding the host', async () => {
+    await environment({ network: 'open' })
+      .open(spec('net-open'))
+      .then(async (sandbox) => {
         try {
-          expect(sandbox.hostAddress).toBe(gateway);
-          expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
+          const [network] = await runNetworks('net-open');
+          expect(network?.Internal).toBe(false);
+          expect(network?.Name).toBe(`longhaul-${runOf('net-open')}-open`);
+          const routes = (await sandbox.exec(['cat', '/proc/net/route'])).stdout;
+          expect(routes).toMatch(/\n\S+\s+00000000\s/);
+          const host = await serve('0.0.0.0', 'private');
+          try {
+            const probe = await sandbox.exec(connectProbe(sandbox.hostAddress, portOf(host)));
+            expect(probe.stdout.trim()).toBe('ConnectionRefusedError');
+          } finally {
+            host.close();
+          }
         } finally {
           await sandbox.close();
         }
-      } finally {
-        await docker
-          .getNetwork(again.id)
-          .remove()
-          .catch(() => undefined);
-        await releaseNetwork(docker, stale);
-      }
-    });
+      });
   });
-}
+
+  it('opens a sandbox after another process of the run removed the network this one holds', async () => {
+    // This process holds the network but has no sandbox on it yet: another process of the run
+    // may close its last sandbox and remove the network in that moment.
+    const docker = new Docker();
+    const runId = runOf('net-gone');
+    const stale = await acquireNetwork(docker, { runId, mode: 'none', firewall: true, hostPorts: [] });
+    await docker.getNetwork(stale.id).remove();
+    const sandbox = await environment().open(spec('net-gone'));
+    try {
+      expect(await installedChains()).not.toContain(chainOf(stale.id));
+      // The stale hold's release neither removes the new network nor counts toward it.
+      await releaseNetwork(docker, stale);
+      const [network] = await runNetworks('net-gone');
+      expect(network?.Id).not.toBe(stale.id);
+      expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
+      // The container that could not start on the removed network is not left behind.
+      const containers = await docker.listContainers({
+        all: true,
+        filters: JSON.stringify({ label: [`longhaul.run=${runId}`] }),
+      });
+      expect(containers).toHaveLength(1);
+    } finally {
+      await sandbox.close();
+    }
+    expect(await runNetworks('net-gone')).toHaveLength(0);
+  });
+
+  it("joins the network another process of the run made again, with that network's gateway", async () => {
+    const docker = new Docker();
+    const runId = runOf('net-again');
+    const stale = await acquireNetwork(docker, { runId, mode: 'none', firewall: false, hostPorts: [] });
+    await docker.getNetwork(stale.id).remove();
+    // Made again by another process of the run. A placeholder takes the address range the
+    // removed network freed, so the new one's gateway differs from the stale one's.
+    const placeholder = await docker.createNetwork({ Name: `${stale.name}-placeholder`, Internal: true });
+    const again = await createOrJoin(docker, stale.name, {
+      runId,
+      mode: 'none',
+      firewall: false,
+      hostPorts: [],
+    });
+    await placeholder.remove();
+    try {
+      const { gateway } = again;
+      expect(gateway).not.toBe(stale.gateway);
+      const sandbox = await environment().open(spec('net-again'));
+      try {
+        expect(sandbox.hostAddress).toBe(gateway);
+        expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
+      } finally {
+        await sandbox.close();
+      }
+    } finally {
+      await docker
+        .getNetwork(again.id)
+        .remove()
+        .catch(() => undefined);
+      await releaseNetwork(docker, stale);
+    }
+  });
+});

@@ -1,8 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe, expect, it } from 'vitest';
 import type { DockerSandbox } from '../src/index.js';
-import { skipWithoutDocker } from './docker-ready.js';
+import { baseImageRef } from '../src/index.js';
 import { environment, spec, withSandbox } from './helpers.js';
+
+const dockerReady = prerequisites.docker([baseImageRef()]);
 
 /** A shell loop that appends a line to `file` in the workspace ten times a second. */
 const writer = (file: string) => `while :; do echo x >> ${file}; sleep 0.1; done`;
@@ -75,103 +78,101 @@ if os.fork() == 0:
     os._exit(0)
 os.wait()`;
 
-if (!skipWithoutDocker()) {
-  describe('processes in a docker sandbox', () => {
-    const env = environment();
+describe.skipIf(!dockerReady)('processes in a docker sandbox', () => {
+  const env = environment();
 
-    it('ends what a command detached (setsid, double fork, nohup, disown) when the command returns', async () => {
-      await withSandbox(env, spec('procs-detach'), async (sandbox) => {
-        const script = [
-          `setsid -f sh -c '${writer('setsid.log')}' > /dev/null 2>&1`,
-          `nohup sh -c '${writer('nohup.log')}' > /dev/null 2>&1 &`,
-          `( sh -c '${writer('disown.log')}' > /dev/null 2>&1 & disown )`,
-          `python3 -c "$DOUBLE_FORK"`,
-          // Every writer has written before the command returns.
-          'until [ -s setsid.log ] && [ -s nohup.log ] && [ -s disown.log ] && [ -s python.log ]; do sleep 0.1; done',
-        ].join('\n');
-        const result = await sandbox.exec(['bash', '-c', script], { env: { DOUBLE_FORK: doubleFork } });
-        expect(result.exitCode, result.stderr).toBe(0);
-        const written = await sizes(sandbox);
-        for (const file of ['setsid.log', 'nohup.log', 'disown.log', 'python.log'])
-          expect(written[file], `${file} was never written`).toBeGreaterThan(0);
+  it('ends what a command detached (setsid, double fork, nohup, disown) when the command returns', async () => {
+    await withSandbox(env, spec('procs-detach'), async (sandbox) => {
+      const script = [
+        `setsid -f sh -c '${writer('setsid.log')}' > /dev/null 2>&1`,
+        `nohup sh -c '${writer('nohup.log')}' > /dev/null 2>&1 &`,
+        `( sh -c '${writer('disown.log')}' > /dev/null 2>&1 & disown )`,
+        `python3 -c "$DOUBLE_FORK"`,
+        // Every writer has written before the command returns.
+        'until [ -s setsid.log ] && [ -s nohup.log ] && [ -s disown.log ] && [ -s python.log ]; do sleep 0.1; done',
+      ].join('\n');
+      const result = await sandbox.exec(['bash', '-c', script], { env: { DOUBLE_FORK: doubleFork } });
+      expect(result.exitCode, result.stderr).toBe(0);
+      const written = await sizes(sandbox);
+      for (const file of ['setsid.log', 'nohup.log', 'disown.log', 'python.log'])
+        expect(written[file], `${file} was never written`).toBeGreaterThan(0);
 
-        expect(await growthOver(sandbox, 3_000)).toEqual({
-          'setsid.log': 0,
-          'nohup.log': 0,
-          'disown.log': 0,
-          'python.log': 0,
-        });
-        expect(await running(sandbox, '.log')).toEqual([]);
+      expect(await growthOver(sandbox, 3_000)).toEqual({
+        'setsid.log': 0,
+        'nohup.log': 0,
+        'disown.log': 0,
+        'python.log': 0,
       });
-    }, 300_000);
+      expect(await running(sandbox, '.log')).toEqual([]);
+    });
+  }, 300_000);
 
-    it('returns when its process exits, even when a detached child holds its output open', async () => {
-      await withSandbox(env, spec('procs-output'), async (sandbox) => {
-        const result = await sandbox.exec(
-          ['sh', '-c', `setsid -f sh -c '${writer('held.log')}'; echo started`],
-          {
-            timeoutMs: 60_000,
-          },
-        );
-        expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false });
-        // The writer may be ended before its first line (no file at all): either way it never grows.
-        expect((await growthOver(sandbox, 2_000))['held.log'] ?? 0).toBe(0);
-      });
-    }, 300_000);
+  it('returns when its process exits, even when a detached child holds its output open', async () => {
+    await withSandbox(env, spec('procs-output'), async (sandbox) => {
+      const result = await sandbox.exec(
+        ['sh', '-c', `setsid -f sh -c '${writer('held.log')}'; echo started`],
+        {
+          timeoutMs: 60_000,
+        },
+      );
+      expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false });
+      // The writer may be ended before its first line (no file at all): either way it never grows.
+      expect((await growthOver(sandbox, 2_000))['held.log'] ?? 0).toBe(0);
+    });
+  }, 300_000);
 
-    it('ends root commands the same way', async () => {
-      await withSandbox(env, spec('procs-root'), async (sandbox) => {
-        const result = await sandbox.exec(
-          [
-            'sh',
-            '-c',
-            `setsid -f sh -c '${writer('root.log')}' > /dev/null 2>&1; until [ -s root.log ]; do sleep 0.1; done`,
-          ],
-          {
-            user: 'root',
-          },
-        );
-        expect(result.exitCode).toBe(0);
-        expect(await growthOver(sandbox, 2_000)).toEqual({ 'root.log': 0 });
-      });
-    }, 300_000);
-
-    it('keeps a started process running across other commands, and ends it at sweep()', async () => {
-      await withSandbox(env, spec('procs-sweep'), async (sandbox) => {
-        const server = await sandbox.start(['sh', '-c', writer('background.log')]);
-        await untilGrowing(sandbox, 'background.log');
-        expect((await sandbox.exec(['true'])).exitCode).toBe(0);
-        await untilGrowing(sandbox, 'background.log');
-
-        // A command that is running during the sweep is not part of what it ends: it runs until the
-        // test releases it, after the sweep.
-        const during = sandbox.exec(['sh', '-c', `${held('during')}; echo survived`]);
-        await untilExists(sandbox, 'during.started');
-        await sandbox.sweep();
-        await sandbox.writeFile('during.release', '');
-        expect(await during).toMatchObject({ exitCode: 0, stdout: 'survived\n' });
-        const ended = await Promise.race([server.wait(), delay(120_000).then(() => 'still waiting')]);
-        expect(ended).not.toBe('still waiting');
-        expect((await growthOver(sandbox, 2_000))['background.log']).toBe(0);
-        expect(await running(sandbox, 'background.log')).toEqual([]);
-        // The sandbox goes on working after the sweep.
-        expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
-      });
-    }, 300_000);
-
-    it('keeps the tree of a command that is still running while another command ends', async () => {
-      await withSandbox(env, spec('procs-concurrent'), async (sandbox) => {
-        const long = sandbox.exec([
+  it('ends root commands the same way', async () => {
+    await withSandbox(env, spec('procs-root'), async (sandbox) => {
+      const result = await sandbox.exec(
+        [
           'sh',
           '-c',
-          `(${writer('child.log')}) & ${held('long')}; kill $!; echo done`,
-        ]);
-        await untilGrowing(sandbox, 'child.log');
-        expect((await sandbox.exec(['true'])).exitCode).toBe(0);
-        await untilGrowing(sandbox, 'child.log');
-        await sandbox.writeFile('long.release', '');
-        expect(await long).toMatchObject({ exitCode: 0, stdout: 'done\n' });
-      });
-    }, 300_000);
-  });
-}
+          `setsid -f sh -c '${writer('root.log')}' > /dev/null 2>&1; until [ -s root.log ]; do sleep 0.1; done`,
+        ],
+        {
+          user: 'root',
+        },
+      );
+      expect(result.exitCode).toBe(0);
+      expect(await growthOver(sandbox, 2_000)).toEqual({ 'root.log': 0 });
+    });
+  }, 300_000);
+
+  it('keeps a started process running across other commands, and ends it at sweep()', async () => {
+    await withSandbox(env, spec('procs-sweep'), async (sandbox) => {
+      const server = await sandbox.start(['sh', '-c', writer('background.log')]);
+      await untilGrowing(sandbox, 'background.log');
+      expect((await sandbox.exec(['true'])).exitCode).toBe(0);
+      await untilGrowing(sandbox, 'background.log');
+
+      // A command that is running during the sweep is not part of what it ends: it runs until the
+      // test releases it, after the sweep.
+      const during = sandbox.exec(['sh', '-c', `${held('during')}; echo survived`]);
+      await untilExists(sandbox, 'during.started');
+      await sandbox.sweep();
+      await sandbox.writeFile('during.release', '');
+      expect(await during).toMatchObject({ exitCode: 0, stdout: 'survived\n' });
+      const ended = await Promise.race([server.wait(), delay(120_000).then(() => 'still waiting')]);
+      expect(ended).not.toBe('still waiting');
+      expect((await growthOver(sandbox, 2_000))['background.log']).toBe(0);
+      expect(await running(sandbox, 'background.log')).toEqual([]);
+      // The sandbox goes on working after the sweep.
+      expect((await sandbox.exec(['echo', 'ok'])).stdout).toBe('ok\n');
+    });
+  }, 300_000);
+
+  it('keeps the tree of a command that is still running while another command ends', async () => {
+    await withSandbox(env, spec('procs-concurrent'), async (sandbox) => {
+      const long = sandbox.exec([
+        'sh',
+        '-c',
+        `(${writer('child.log')}) & ${held('long')}; kill $!; echo done`,
+      ]);
+      await untilGrowing(sandbox, 'child.log');
+      expect((await sandbox.exec(['true'])).exitCode).toBe(0);
+      await untilGrowing(sandbox, 'child.log');
+      await sandbox.writeFile('long.release', '');
+      expect(await long).toMatchObject({ exitCode: 0, stdout: 'done\n' });
+    });
+  }, 300_000);
+});

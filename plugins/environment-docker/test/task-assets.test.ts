@@ -1,12 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FakeSnapshotStore } from '@longhaul/testkit';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe, expect, it } from 'vitest';
-import { DockerEnvironment, dockerOptions } from '../src/index.js';
-import { skipWithoutDocker } from './docker-ready.js';
+import { baseImageRef, DockerEnvironment, dockerOptions } from '../src/index.js';
 import { spec, withSandbox, withTempDir } from './helpers.js';
 
-describe.skipIf(skipWithoutDocker())("a task's assets in docker sandboxes", () => {
+const dockerReady = prerequisites.docker([baseImageRef()]);
+
+describe.skipIf(!dockerReady)("a task's assets in docker sandboxes", () => {
   it('are left out of snapshots, and a sandbox opened on one gets the seed copy back', async () => {
     await withTempDir(async (root) => {
       const seed = join(root, 'seed');
