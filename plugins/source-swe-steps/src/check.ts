@@ -69,6 +69,7 @@ export async function runCheck(options: CheckOptions, context: CommandContext): 
       const scores = record.steps[index]?.scores ?? {};
       const success = scores['swe-steps.success'];
       const f2p = scores['swe-steps.f2p'];
+      const [f2pPassed, f2pTotal] = [scores['swe-steps.f2p_passed'], scores['swe-steps.f2p_total']];
       const byAgent = results.get(pr) ?? new Map();
       results.set(pr, byAgent);
       const bySetting = byAgent.get(agent) ?? new Map();
@@ -78,6 +79,9 @@ export async function runCheck(options: CheckOptions, context: CommandContext): 
         // The scorer's success is no value when no F2P test was left to judge the PR on.
         ...(success === null ? { judged: false } : {}),
         f2p: typeof f2p === 'number' ? f2p : null,
+        ...(typeof f2pPassed === 'number' && typeof f2pTotal === 'number'
+          ? { f2pTests: { passed: f2pPassed, total: f2pTotal } }
+          : {}),
         ...(record.steps[index] ? {} : { error: `trial ${record.status}` }),
       });
     });

@@ -64,6 +64,11 @@ export interface PrOutcome {
   judged?: boolean;
   /** Percent of the PR's F2P tests that passed (null: the PR has none scored). */
   f2p: number | null;
+  /**
+   * The F2P tests that were judged and passed, when the scorer gave them: in PRD fewer than the
+   * dataset lists (the ones a later commit rewrote are left out), so pooling counts these.
+   */
+  f2pTests?: { passed: number; total: number };
   /** Set when the trial failed before scoring this PR. */
   error?: string;
 }
@@ -87,8 +92,11 @@ export interface CheckTotals {
   tasksCompleted: number;
   /** Tasks none of whose PRs was judged. */
   tasksNotJudged: number;
-  /** F2P tests passed over all F2P tests, pooled over the PRs, percent. */
+  /** F2P tests passed over all F2P tests judged, pooled over the PRs, percent. */
   f2p: number | null;
+  /** The counts behind `f2p`. */
+  f2pPassed: number;
+  f2pTotal: number;
 }
 
 export function checkTotals(manifest: Manifest, results: CheckResults): CheckTotals[] {
@@ -107,6 +115,8 @@ export function checkTotals(manifest: Manifest, results: CheckResults): CheckTot
         tasksCompleted: 0,
         tasksNotJudged: 0,
         f2p: null,
+        f2pPassed: 0,
+        f2pTotal: 0,
       };
       let passed = 0;
       let all = 0;
@@ -127,7 +137,10 @@ export function checkTotals(manifest: Manifest, results: CheckResults): CheckTot
           if (outcome.success) row.solved++;
           else complete = false;
           const count = f2pOf.get(pr) ?? 0;
-          if (outcome.f2p !== null && count > 0) {
+          if (outcome.f2pTests) {
+            passed += outcome.f2pTests.passed;
+            all += outcome.f2pTests.total;
+          } else if (outcome.f2p !== null && count > 0) {
             passed += (outcome.f2p / 100) * count;
             all += count;
           }
@@ -139,6 +152,8 @@ export function checkTotals(manifest: Manifest, results: CheckResults): CheckTot
         }
       }
       row.f2p = all > 0 ? Math.round((1000 * passed) / all) / 10 : null;
+      row.f2pPassed = Math.round(passed);
+      row.f2pTotal = all;
       totals.push(row);
     }
   return totals;

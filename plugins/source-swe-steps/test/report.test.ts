@@ -155,6 +155,8 @@ describe('what a check concludes', () => {
       tasksCompleted: 0,
       tasksNotJudged: 0,
       f2p: 100,
+      f2pPassed: 3,
+      f2pTotal: 3,
     });
     // PR #1 has 2 F2P tests (one passed), PR #2 one (none): 1 of 3.
     expect(totals.find((t) => t.agent === 'nochange' && t.setting === 'individual')?.f2p).toBe(33.3);
@@ -165,8 +167,11 @@ describe('what a check concludes', () => {
 
   it('a PR with no F2P test left to judge it on is neither solved nor failed, for either agent', () => {
     // PRD: later commits rewrote the module of every F2P test of PR #1; only PR #2 is judged.
+    // The scorer's counts: PR #2's one F2P test was judged (the dataset's count is not used).
     const prd = (success: boolean, pr: number) =>
-      pr === 1 ? { success: false, judged: false, f2p: null } : { success, f2p: success ? 100 : 0 };
+      pr === 1
+        ? { success: false, judged: false, f2p: null, f2pTests: { passed: 0, total: 0 } }
+        : { success, f2p: success ? 100 : 0, f2pTests: { passed: success ? 1 : 0, total: 1 } };
     const checked: CheckResults = new Map(
       [1, 2].map((pr) => [
         pr,
@@ -180,7 +185,32 @@ describe('what a check concludes', () => {
     const of = (agent: string) => totals.find((t) => t.agent === agent && t.setting === 'prd');
     expect(of('oracle')).toMatchObject({ prs: 1, solved: 1, notJudged: 1, tasks: 1, tasksCompleted: 1 });
     // Before, the do-nothing agent solved PR #1 with nothing to judge: 1/2 PRs.
-    expect(of('nochange')).toMatchObject({ prs: 1, solved: 0, notJudged: 1, tasksCompleted: 0, f2p: 0 });
+    expect(of('nochange')).toMatchObject({
+      prs: 1,
+      solved: 0,
+      notJudged: 1,
+      tasksCompleted: 0,
+      f2p: 0,
+      f2pPassed: 0,
+      f2pTotal: 1,
+    });
+    expect(of('oracle')).toMatchObject({ f2p: 100, f2pPassed: 1, f2pTotal: 1 });
+    // PR #1 lists 2 F2P tests; with one superseded, F2P is over the one judged.
+    const partly: CheckResults = new Map([
+      [
+        1,
+        new Map([
+          [
+            'nochange',
+            new Map([['prd', { success: false, f2p: 0, f2pTests: { passed: 0, total: 1 } }]] as const),
+          ],
+        ]),
+      ],
+    ]);
+    expect(checkTotals(manifest, partly).find((t) => t.setting === 'prd')).toMatchObject({
+      f2pPassed: 0,
+      f2pTotal: 1,
+    });
     expect(isSound(totals)).toBe(true);
     // A chain none of whose PRs was judged is no task completed, nor one failed.
     const none: CheckResults = new Map(

@@ -200,7 +200,7 @@ function printCheck(manifest: Manifest, results: CheckResults, context: CommandC
   const totals = checkTotals(manifest, results);
   for (const total of totals)
     context.stdout.write(
-      `${total.agent} ${total.setting}: ${total.solved}/${total.prs} PRs, ${total.tasksCompleted}/${total.tasks} tasks, F2P ${share(total.f2p)}${
+      `${total.agent} ${total.setting}: ${total.solved}/${total.prs} PRs, ${total.tasksCompleted}/${total.tasks} tasks, F2P ${share(total.f2p)} (${total.f2pPassed}/${total.f2pTotal})${
         total.notJudged > 0
           ? `; not judged: ${total.notJudged} PRs${total.tasksNotJudged > 0 ? `, ${total.tasksNotJudged} tasks` : ''}`
           : ''
