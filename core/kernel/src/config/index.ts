@@ -6,6 +6,7 @@ export * from './load-experiment.js';
 export * from './matrix.js';
 export { type ModelOptionMeta, modelOption, modelOptions, modelReferences } from './model-option.js';
 export { type PathIssue, schemaIssues } from './schema-issues.js';
+export { scoreOption } from './score-option.js';
 export * from './suggest.js';
 export { matchesTaskPattern } from './task-filter.js';
 export * from './timer-limit.js';

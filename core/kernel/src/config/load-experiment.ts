@@ -15,6 +15,7 @@ import { applyOverrides, overrideFile, overrideFor, parseKeyPath, parseOverrides
 import { type IssueAt, type LocatedRef, resolveRefs } from './plugin-refs.js';
 import { pluginWarnings } from './plugin-warnings.js';
 import { type PathIssue, schemaIssues, valueAt } from './schema-issues.js';
+import { scoreReferenceIssues } from './score-option.js';
 import { closest } from './suggest.js';
 import { matchesTaskPattern } from './task-filter.js';
 import { formatKeyPath, type KeyPath, readYaml } from './yaml-file.js';
@@ -173,14 +174,9 @@ export async function loadExperiment(
     refs[key] = result.refs;
   }
 
-  issues.push(
-    ...modelReferenceIssues(
-      refFields.map(({ field: key, kind }) => ({ kind, refs: refs[key] ?? [] })),
-      registry,
-      raw,
-      issueAt,
-    ),
-  );
+  const located = refFields.map(({ field: key, kind }) => ({ kind, refs: refs[key] ?? [] }));
+  issues.push(...modelReferenceIssues(located, registry, raw, issueAt));
+  issues.push(...scoreReferenceIssues({ located, registry, raw }, issueAt));
   issues.push(
     ...unmatchedPrices(raw.models, raw.prices).map((key) =>
       issueAt(['prices', key], unmatchedPriceMessage(key, raw.models)),

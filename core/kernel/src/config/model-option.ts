@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { markedValues } from './marked-options.js';
 
 /** What the kernel knows of a model option. */
 export interface ModelOptionMeta {
@@ -40,44 +41,15 @@ export interface ModelReference {
   defaulted: boolean;
 }
 
-type Def = {
-  type: string;
-  innerType?: z.ZodType;
-  in?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
-  element?: z.ZodType;
-};
-
 /**
  * The model references in parsed plugin options (`data`, defaults filled), found through the
  * schema's `modelOption`s; `given` is the options as written, to tell a default from a value.
  */
 export function modelReferences(schema: z.ZodType, data: unknown, given: unknown): ModelReference[] {
-  const found: ModelReference[] = [];
-  const visit = (node: z.ZodType, value: unknown, written: unknown, path: (string | number)[]): void => {
-    const meta = modelOptions.get(node);
-    if (meta) {
-      if (typeof value !== 'string') return;
-      const colon = value.indexOf(':');
-      if (colon > 0 && meta.directPrefixes?.includes(value.slice(0, colon))) return;
-      found.push({ path, name: value, defaulted: written === undefined });
-      return;
-    }
-    const def = (node as unknown as { _zod: { def: Def } })._zod.def;
-    const inner = def.innerType ?? (def.type === 'pipe' ? def.in : undefined);
-    if (inner) visit(inner, value, written, path);
-    else if (def.type === 'object' && def.shape && isMapping(value)) {
-      for (const [key, child] of Object.entries(def.shape))
-        visit(child, value[key], isMapping(written) ? written[key] : undefined, [...path, key]);
-    } else if (def.type === 'array' && def.element && Array.isArray(value)) {
-      for (const [index, item] of value.entries())
-        visit(def.element, item, Array.isArray(written) ? written[index] : undefined, [...path, index]);
-    }
-  };
-  visit(schema, data, given, []);
-  return found;
-}
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return markedValues(schema, data, given, modelOptions).flatMap(({ path, value, meta, defaulted }) => {
+    if (typeof value !== 'string') return [];
+    const colon = value.indexOf(':');
+    if (colon > 0 && meta.directPrefixes?.includes(value.slice(0, colon))) return [];
+    return [{ path, name: value, defaulted }];
+  });
 }

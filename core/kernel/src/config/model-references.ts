@@ -1,10 +1,10 @@
 import type { PluginKind } from '../contracts/plugin.js';
 import type { PluginRegistry } from '../plugins/registry.js';
 import type { ConfigIssue } from './config-error.js';
+import { inEveryUse } from './marked-options.js';
 import { modelReferences } from './model-option.js';
-import { overrideFile } from './overrides.js';
+import { inSetArgument } from './overrides.js';
 import type { IssueAt, LocatedRef } from './plugin-refs.js';
-import { valueAt } from './schema-issues.js';
 import { closest } from './suggest.js';
 
 /**
@@ -29,35 +29,29 @@ export function modelReferenceIssues(
       ? `model '${name}', which is not one of the experiment's models (${names.join(', ')})`
       : `model '${name}', but the experiment has no models: section`;
   const issues: ConfigIssue[] = [];
-  for (const { kind, refs } of located) {
-    for (const { ref, path } of refs) {
-      const plugin = registry.get(kind, ref.id);
-      if (!plugin) continue;
-      const written = valueAt(raw, [...path, 'options']);
-      for (const reference of modelReferences(plugin.definition.options, ref.options, written)) {
-        if (names.includes(reference.name)) continue;
-        const option = reference.path.join('.');
-        if (reference.defaulted) {
-          const what = `${kind} '${ref.label}' option ${option}`;
-          issues.push(
-            issueAt(
-              path,
-              `${what} defaults to ${notServed(reference.name)}; add it under models: or set ${option}`,
-              closest(reference.name, names),
-            ),
-          );
-          continue;
-        }
-        const issue = issueAt(
+  for (const { kind, ref, path, found: reference } of inEveryUse(located, registry, raw, modelReferences)) {
+    if (names.includes(reference.name)) continue;
+    const option = reference.path.join('.');
+    if (reference.defaulted) {
+      const what = `${kind} '${ref.label}' option ${option}`;
+      issues.push(
+        issueAt(
+          path,
+          `${what} defaults to ${notServed(reference.name)}; add it under models: or set ${option}`,
+          closest(reference.name, names),
+        ),
+      );
+      continue;
+    }
+    issues.push(
+      inSetArgument(
+        issueAt(
           [...path, 'options', ...reference.path],
           `${kind} '${ref.label}' names ${notServed(reference.name)}; add it under models: or name one of those`,
           closest(reference.name, names),
-        );
-        if (issue.file === overrideFile)
-          issue.message += ` (the value of --set argument ${issue.line}, at its character ${issue.column})`;
-        issues.push(issue);
-      }
-    }
+        ),
+      ),
+    );
   }
   return issues;
 }

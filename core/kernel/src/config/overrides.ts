@@ -14,6 +14,13 @@ export interface Override {
 /** Issues about overrides name the file `--set`, each argument being one line of it. */
 export const overrideFile = '--set';
 
+/** An issue about a value a `--set` argument gave says so in words: its line is the argument. */
+export function inSetArgument(issue: ConfigIssue): ConfigIssue {
+  if (issue.file === overrideFile)
+    issue.message += ` (the value of --set argument ${issue.line}, at its character ${issue.column})`;
+  return issue;
+}
+
 /**
  * Parses `key.path=value` arguments (`a.b[1].c=...`; the value is YAML, so `5` is a number and
  * `[a, b]` a list). Returns the overrides and the issues of the bad ones.
