@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureExperiment, spawnCli, workDir } from './fixtures/resume/spawn-cli.js';
 
@@ -34,6 +35,22 @@ describe("the end-of-run table shows the scores of one's own scorer", () => {
     expect(result.stdout.split('\n')[0]).toMatch(/ +core +cost +trial time +wall$/);
     expect(result.stdout).toContain(
       'summary: columns names fixture-files.mach, which no step or trial of this run scored (did you mean fixture-files.match?); its scores: fixture-files.match',
+    );
+  });
+
+  it('refuses at validate, at its line and column, a column whose scorer the experiment does not have', async () => {
+    const text = (await readFile(fixtureExperiment, 'utf8'))
+      .replace('./plugin', join(dirname(fixtureExperiment), 'plugin'))
+      .replace(
+        'reporters: [fixture-summary]',
+        'reporters:\n  - id: summary\n    options: { columns: [fixture-file.match] }',
+      );
+    const file = join(work(), 'misspelt.yaml');
+    await writeFile(file, text);
+    const result = await spawnCli(['validate', file], work()).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${file}:11:26: reporters[0].options.columns[0]: reporter 'summary' names score 'fixture-file.match', but no scorer of the experiment is labelled 'fixture-file' (its scorers: fixture-files) (did you mean 'fixture-files.match'?)`,
     );
   });
 });

@@ -1,3 +1,4 @@
+import { scoreOption } from '@longhaul/core';
 import { z } from 'zod';
 
 export const optionsSchema = z.strictObject({
@@ -8,7 +9,7 @@ export const optionsSchema = z.strictObject({
     .describe('Label of the scorer whose <label>.strict / .iso / .core scores give the solve rates'),
   table: z.boolean().default(true).describe('Print the per-condition table at the end of the run'),
   columns: z
-    .array(z.string().min(1))
+    .array(scoreOption('A score, <scorer label>.<metric>'))
     .optional()
     .describe(
       'Scores shown in the table after the solve rates, each the mean over scored steps (e.g. todo-count.lines); default: up to 4 scores of scorers other than the solve scorer',
