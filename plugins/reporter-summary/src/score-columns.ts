@@ -1,4 +1,4 @@
-import { closest, noValue } from '@longhaul/core';
+import { closest, noValue, type TrialRecord } from '@longhaul/core';
 import type { ConditionSummary } from './summary.js';
 
 /** How many scores the table shows when the `columns` option leaves the choice to it. */
@@ -17,14 +17,28 @@ export interface ScoreColumns {
 }
 
 /**
+ * Score keys in the order the scorers gave them: scorers as the experiment lists them, each
+ * one's metrics as it emits them (a scorer puts its main figure first).
+ */
+export function scoreOrder(trials: { record: TrialRecord }[]): string[] {
+  const keys = new Set<string>();
+  for (const { record } of trials) {
+    for (const step of record.steps) for (const key of Object.keys(step.scores)) keys.add(key);
+    for (const key of Object.keys(record.scores)) keys.add(key);
+  }
+  return [...keys];
+}
+
+/**
  * The scores shown beside the solve rates: those `columns` names, else the first few of every
- * scorer but the solve scorer (its own figures are the solve rates), so a scorer of one's own
- * shows up without configuration.
+ * scorer but the solve scorer (its own figures are the solve rates), in the order the scorers
+ * gave them (`order`), so a scorer of one's own shows up without configuration.
  */
 export function scoreColumns(
   conditions: ConditionSummary[],
   solveScorer: string,
   columns: string[] | undefined,
+  order: string[] = [],
 ): ScoreColumns {
   const available = [...new Set(conditions.flatMap((condition) => Object.keys(condition.scores)))].sort();
   if (columns !== undefined)
@@ -34,7 +48,14 @@ export function scoreColumns(
       hidden: [],
       available,
     };
-  const others = available.filter((key) => !key.startsWith(`${solveScorer}.`));
+  const rank = (key: string) => {
+    const index = order.indexOf(key);
+    return index === -1 ? order.length : index;
+  };
+  // A stable sort: keys no record gave (none, as summaries are made) keep their sorted order.
+  const others = available
+    .filter((key) => !key.startsWith(`${solveScorer}.`))
+    .sort((a, b) => rank(a) - rank(b));
   return {
     shown: others.slice(0, defaultColumnCount),
     unknown: [],

@@ -3,7 +3,7 @@ import { type Figure, noValue, type ReportContext, type Reporter, writeFileAtomi
 import { differingTasksNote } from './condition-tasks.js';
 import { tableLegend } from './legend.js';
 import type { SummaryOptions } from './options.js';
-import { columnNotes, scoreColumns } from './score-columns.js';
+import { columnNotes, scoreColumns, scoreOrder } from './score-columns.js';
 import { type RunSummary, summarizeRun } from './summary.js';
 import { conditionTable, formatPassAtK, formatTable, formatTimes } from './table.js';
 
@@ -21,8 +21,13 @@ export class SummaryReporter implements Reporter {
     );
   }
 
-  private columns(summary: RunSummary) {
-    return scoreColumns(summary.conditions, this.options.solveScorer, this.options.columns);
+  private columns(summary: RunSummary, ctx: ReportContext) {
+    return scoreColumns(
+      summary.conditions,
+      this.options.solveScorer,
+      this.options.columns,
+      scoreOrder(ctx.trials),
+    );
   }
 
   async finish(ctx: ReportContext): Promise<void> {
@@ -30,7 +35,7 @@ export class SummaryReporter implements Reporter {
     const file = isAbsolute(this.options.file) ? this.options.file : join(ctx.runDir, this.options.file);
     await writeFileAtomic(file, `${JSON.stringify(summary, null, 2)}\n`);
     if (this.options.table && summary.conditions.length > 0) {
-      const columns = this.columns(summary);
+      const columns = this.columns(summary, ctx);
       const table = formatTable(summary.conditions, columns.shown, ctx.width);
       const legend = tableLegend({
         solveScorer: this.options.solveScorer,
@@ -52,7 +57,7 @@ export class SummaryReporter implements Reporter {
   figures(ctx: ReportContext): Figure[] {
     const summary = this.summarize(ctx);
     if (summary.conditions.length === 0) return [];
-    const { shown } = this.columns(summary);
+    const { shown } = this.columns(summary, ctx);
     const note = tableLegend({ solveScorer: this.options.solveScorer, scores: shown, dashes: true });
     return [{ ...conditionTable(summary.conditions, shown), note }];
   }

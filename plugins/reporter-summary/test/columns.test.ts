@@ -45,20 +45,20 @@ async function print(
 }
 
 describe('score columns of the summary table', () => {
-  it("shows a scorer of one's own by default: the mean of each score over the scored steps", async () => {
+  it("shows a scorer of one's own by default: the mean of each score over the scored steps, in the scorer's order", async () => {
     const { lines, figure } = await print({});
     // The agent's crashed step scored todos 3 as well; only its scored steps count: (2+3+4+2)/4.
     expect(lines.slice(0, 3)).toEqual([
-      'condition  trials  steps  scored  errored  cancelled  strict     iso    core  todo-count.files  todo-count.todos   cost  trial time    wall',
-      'agent           2      6       4        2          0   50.0%   75.0%   75.0%                 3             2.750  $2.00      2m 00s  1m 30s',
-      'oracle          1      3       3        0          0  100.0%  100.0%  100.0%                 3             1.000  $0.00      1m 00s  1m 00s',
+      'condition  trials  steps  scored  errored  cancelled  strict     iso    core  todo-count.todos  todo-count.files   cost  trial time    wall',
+      'agent           2      6       4        2          0   50.0%   75.0%   75.0%             2.750                 3  $2.00      2m 00s  1m 30s',
+      'oracle          1      3       3        0          0  100.0%  100.0%  100.0%             1.000                 3  $0.00      1m 00s  1m 00s',
     ]);
     expect(lines).toContain(
-      'todo-count.files, todo-count.todos: mean over the scored steps (and trials) that have the score',
+      'todo-count.todos, todo-count.files: mean over the scored steps (and trials) that have the score',
     );
     expect(figure.columns.map((column) => column.label)).toContain('todo-count.todos');
     expect(figure.rows.map((row) => row['score:todo-count.todos'])).toEqual([2.75, 1]);
-    expect(figure.note).toContain('todo-count.todos: mean over the scored steps');
+    expect(figure.note).toContain('todo-count.todos, todo-count.files: mean over the scored steps');
   });
 
   it('shows the scores the columns option names, in its order, and only those', async () => {
@@ -85,10 +85,10 @@ describe('score columns of the summary table', () => {
       withTodoCount(() => ({ 'todo-count.a': 1, 'todo-count.b': 2, 'todo-count.c': 0.5 })),
     );
     expect(lines[0]).toMatch(
-      /core {2}todo-count\.a {2}todo-count\.b {2}todo-count\.c {2}todo-count\.files {3}cost/,
+      /core {2}todo-count\.todos {2}todo-count\.files {2}todo-count\.a {2}todo-count\.b {3}cost/,
     );
     expect(lines).toContain(
-      "1 more score in summary.json (todo-count.todos); the summary reporter's columns option chooses the table's",
+      "1 more score in summary.json (todo-count.c); the summary reporter's columns option chooses the table's",
     );
   });
 
