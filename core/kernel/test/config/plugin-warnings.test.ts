@@ -7,7 +7,7 @@ import {
   type PluginUse,
 } from '@longhaul/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { experiments, makeProject } from '../fixtures/config/project.js';
+import { experiments, fixtureRegistry, makeProject } from '../fixtures/config/project.js';
 
 let cwd: string;
 let remove: () => Promise<void>;
@@ -17,8 +17,7 @@ beforeAll(async () => {
 afterAll(() => remove());
 
 /** The fixture plugins, with `warnings` added to the environments. */
-async function warningRegistry(): Promise<PluginRegistry> {
-  const { registry } = await loadExperiment(join(experiments, 'minimal.yaml'), { cwd, env: {} });
+function warningRegistry(): Promise<PluginRegistry> {
   const warn = (plugin: LoadedPlugin): LoadedPlugin =>
     plugin.definition.kind !== 'environment'
       ? plugin
@@ -33,7 +32,7 @@ async function warningRegistry(): Promise<PluginRegistry> {
             ],
           },
         };
-  return PluginRegistry.of(registry.list().map(warn));
+  return fixtureRegistry(cwd, warn);
 }
 
 describe('plugin warnings', () => {
