@@ -4,7 +4,13 @@ export * from './experiment-schema.js';
 export * from './json-schema.js';
 export * from './load-experiment.js';
 export * from './matrix.js';
-export { type ModelOptionMeta, modelOption, modelOptions, modelReferences } from './model-option.js';
+export {
+  type ModelOptionMeta,
+  modelOption,
+  modelOptionKeys,
+  modelOptions,
+  modelReferences,
+} from './model-option.js';
 export { type PathIssue, schemaIssues } from './schema-issues.js';
 export { scoreOption } from './score-option.js';
 export * from './suggest.js';

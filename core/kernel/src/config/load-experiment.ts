@@ -10,6 +10,7 @@ import { ConfigError, type ConfigIssue, isConfigError } from './config-error.js'
 import { type ExperimentConfig, experimentSchema, type RefField, refFields } from './experiment-schema.js';
 import { interpolateEnv, maskSecrets } from './interpolate.js';
 import { expandConditions, expandTrials, limitTrials } from './matrix.js';
+import { modelOptionKeys } from './model-option.js';
 import { modelReferenceIssues } from './model-references.js';
 import { applyOverrides, overrideFile, overrideFor, parseKeyPath, parseOverrides } from './overrides.js';
 import { type IssueAt, type LocatedRef, resolveRefs } from './plugin-refs.js';
@@ -38,8 +39,9 @@ export interface LoadExperimentOptions {
   trialLimit?: number;
   /**
    * A model for every harness that takes one (`longhaul run --model`): added to `models:` first,
-   * so it is the gateway's default, unless `models:` already names it; given as `model` to each
-   * harness whose options take a `model` and set none. Problems with it are issues of `--model`.
+   * so it is the gateway's default, unless `models:` already names it; given to each harness
+   * option marked with `modelOption` that the experiment leaves unset (only harnesses': judges and
+   * other plugins keep theirs). Problems with it are issues of `--model`.
    */
   model?: { name: string; config: Record<string, unknown> };
   /** Where longhaul is installed, for discovery (see `DiscoverOptions.installDir`). */
@@ -289,8 +291,11 @@ export async function loadExperiment(
 
 /**
  * Puts `--model`'s model into `raw` (see `LoadExperimentOptions.model`) before refs are resolved,
- * so the run, its resolved YAML and every check see it as if the file said so. Returns a warning
- * when no harness takes a model, since the flag then changes nothing a user would see.
+ * so the run, its resolved YAML and every check see it as if the file said so. A harness's model
+ * options are those its schema marks with `modelOption`, whatever their names; other plugins'
+ * (judges, memories' extractors) keep the models they name, so a judge is not the model it
+ * grades unless the experiment says so. Returns a warning when no harness takes a model, since
+ * the flag then changes nothing a user would see.
  */
 function bindModel(
   raw: Record<string, unknown>,
@@ -308,13 +313,13 @@ function bindModel(
       bound.push(entry);
       continue;
     }
-    const shape = (registry.get('harness', ref.id)?.definition.options as { shape?: object } | undefined)
-      ?.shape;
+    const keys = modelOptionKeys(registry.get('harness', ref.id)?.definition.options);
     const options = isMapping(ref.options) ? ref.options : {};
-    if (!shape || !Object.hasOwn(shape, 'model')) without.push(ref.id);
+    if (keys.length === 0) without.push(ref.id);
+    const unset = keys.filter((key) => options[key] === undefined);
     bound.push(
-      shape && Object.hasOwn(shape, 'model') && options.model === undefined
-        ? { ...ref, options: { ...options, model: model.name } }
+      unset.length > 0
+        ? { ...ref, options: { ...options, ...Object.fromEntries(unset.map((key) => [key, model.name])) } }
         : entry,
     );
   }

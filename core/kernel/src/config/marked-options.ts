@@ -55,6 +55,27 @@ export function markedValues<Meta>(
   return found;
 }
 
+/** `node` without the optional, default and pipe nodes around a marked schema (or an object). */
+function unwrapped(schema: z.ZodType, marks: WeakMap<object, unknown>): z.ZodType {
+  let node = schema;
+  for (;;) {
+    if (marks.has(node)) return node;
+    const def = (node as unknown as { _zod: { def: Def } })._zod.def;
+    const inner = def.innerType ?? (def.type === 'pipe' ? def.in : undefined);
+    if (!inner) return node;
+    node = inner;
+  }
+}
+
+/** The top-level keys of an object options schema whose schema carries a mark of `marks`. */
+export function markedKeys(schema: z.ZodType, marks: WeakMap<object, unknown>): string[] {
+  const def = (unwrapped(schema, marks) as unknown as { _zod: { def: Def } })._zod.def;
+  if (def.type !== 'object' || !def.shape) return [];
+  return Object.entries(def.shape)
+    .filter(([, child]) => marks.has(unwrapped(child, marks)))
+    .map(([key]) => key);
+}
+
 /**
  * What `read` finds in the options of every plugin use of the experiment (`raw` as written, to
  * tell a default from a value), with the use and where it is written.

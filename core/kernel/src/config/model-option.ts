@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { markedValues } from './marked-options.js';
+import { markedKeys, markedValues } from './marked-options.js';
 
 /** What the kernel knows of a model option. */
 export interface ModelOptionMeta {
@@ -52,4 +52,13 @@ export function modelReferences(schema: z.ZodType, data: unknown, given: unknown
     if (colon > 0 && meta.directPrefixes?.includes(value.slice(0, colon))) return [];
     return [{ path, name: value, defaulted }];
   });
+}
+
+/**
+ * The keys of an options schema whose values are `modelOption`s (`model`, `agentModel`,
+ * `extractor`): where `longhaul run --model` puts its model, whatever the plugin calls the option.
+ * Only keys at the top of the options; a schema that is not an object has none.
+ */
+export function modelOptionKeys(schema: z.ZodType | undefined): string[] {
+  return schema ? markedKeys(schema, modelOptions) : [];
 }
