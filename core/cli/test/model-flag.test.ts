@@ -76,6 +76,38 @@ describe('longhaul validate --model PROVIDER/NAME', () => {
     ]);
   });
 
+  it("binds a harness's model option by its mark, whatever it is called, and leaves a judge's", async () => {
+    vi.stubEnv('ANTHROPIC_API_KEY', 'not-a-real-key');
+    const fixture = join(import.meta.dirname, 'fixtures', 'renamed-model');
+    const result = await runCli(
+      [
+        'validate',
+        quickstart,
+        '--model',
+        'anthropic/claude-sonnet-4-5',
+        '--resolved',
+        '--set',
+        `plugins=[${fixture}]`,
+        '--set',
+        'harness=relay',
+        '--set',
+        'scorers=[tests, grader]',
+        '--set',
+        'models={judge: {backend: oracle}}',
+      ],
+      repoRoot,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).not.toContain('no harness of this experiment takes a model');
+    expect(result.stdout).toMatch(
+      /\nharness:\n {2}- id: relay\n {4}label: relay\n {4}options:\n {6}agentModel: claude-sonnet-4-5\n {6}turns: 1\n/,
+    );
+    expect(result.stdout).toMatch(/\n {2}- id: grader\n {4}label: grader\n {4}options:\n {6}judge: judge\n/);
+    expect(result.stdout).toMatch(
+      /\nmodels:\n {2}claude-sonnet-4-5:\n(.*\n)*? {2}judge:\n {4}backend: oracle\n/,
+    );
+  });
+
   it('warns when no harness of the experiment takes a model', async () => {
     const result = await runCli(['validate', quickstart, '--model', 'oracle'], repoRoot);
     expect(result.code).toBe(0);
