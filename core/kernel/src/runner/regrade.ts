@@ -44,6 +44,8 @@ export interface RegradedStep {
   step: string;
   status: StepScoresFile['status'];
   scores: StepScoresFile['scores'];
+  /** The step's status and scores as the run scored it, to compare with. */
+  before: Pick<StepScoresFile, 'status' | 'scores'>;
 }
 
 export interface RegradeOptions {
@@ -206,6 +208,7 @@ async function regradeSteps(
           step: step.id,
           status: file.status,
           scores: file.scores,
+          before: { status: original.status, scores: original.scores },
         };
         steps.push(regraded);
         options.onStep?.(regraded, again);
