@@ -55,6 +55,34 @@ describe('longhaul regrade', () => {
     expect(whole.code, whole.stderr).toBe(0);
     const id = /regrade (regrade-[\w-]+): 4 steps \(0 from an earlier attempt\)/.exec(whole.stdout)?.[1];
     expect(id, whole.stdout).toBeDefined();
+    // The trial heads its steps; each step names only the scores that changed, then a table per
+    // condition sums them up.
+    const lines = whole.stdout.split('\n');
+    expect(lines.slice(0, 2), whole.stdout).toEqual([trial, '   1 csv-summary  ok  no score changed']);
+    for (const [n, step] of ['jsonl-and-filters', 'store-and-formats', 'budgets'].entries())
+      expect(lines[n + 2], whole.stdout).toMatch(
+        new RegExp(`^ {3}${n + 2} ${step} {2}ok {2}(tests\\.regression\\.[a-z]+ [\\d.]+ → 0(, |$))+$`),
+      );
+    expect(lines[5]).toBe('');
+    expect(lines[6]).toMatch(/^CONDITION +SCORE +CHANGED +MEAN BEFORE +MEAN AFTER$/);
+    expect(whole.stdout).toMatch(/\noracle\/checkpoints\/none +tests\.regression\.total +3\/4 +[\d.]+ +0\n/);
+    expect(whole.stdout).toMatch(/\n\d+ other scores unchanged on every step\n/);
+
+    // --json gives every step with its scores before and after.
+    const json = await spawnCli(['regrade', runDir, ...scorers, '--id', 'as-json', '--json'], repoRoot).done;
+    expect(json.code, json.stderr).toBe(0);
+    const result = JSON.parse(json.stdout) as {
+      id: string;
+      steps: { step: string; scores: Scores; before: { status: string; scores: Scores } }[];
+    };
+    expect(result.id).toBe('as-json');
+    expect(result.steps.map((step) => step.step)).toEqual([
+      'csv-summary',
+      'jsonl-and-filters',
+      'store-and-formats',
+      'budgets',
+    ]);
+    expect(result.steps[1]!.scores).toEqual(withoutRegression(result.steps[1]!.before.scores));
 
     // Without regression cases, the regression counts drop to 0 and nothing else changes (the
     // oracle passes every case either way).
@@ -88,7 +116,7 @@ describe('longhaul regrade', () => {
     let second: string | undefined;
     while (Date.now() < deadline && second === undefined) {
       for (const name of await readdir(join(runDir, 'regrades'))) {
-        if (name === id) continue;
+        if (name === id || name === 'as-json') continue;
         if (await exists(join(runDir, 'trials', trial, 'steps', steps[0]!, 'regrades', name, 'scores.json')))
           second = name;
       }

@@ -3,15 +3,15 @@ import { join, resolve } from 'node:path';
 import type { RegradeResult } from '@longhaul/core';
 import { ConfigError } from '@longhaul/core/light';
 import type { Command } from 'commander';
+import { terminalWidth } from '../fit-columns.js';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
-
-const shown = (value: number | boolean | null) =>
-  typeof value === 'number' ? String(Math.round(value * 1000) / 1000) : String(value);
+import { regradeSummary, stepLine } from '../regrade-output.js';
 
 /**
- * `longhaul regrade RUN [--scorers …] [--set …]`: scores every complete step of a run again from
- * its snapshot, with the scorers as now configured; runs no agent; keeps the earlier scores.
+ * `longhaul regrade RUN [--scorers …] [--set …] [--json]`: scores every complete step of a run
+ * again from its snapshot, with the scorers as now configured; runs no agent; keeps the earlier
+ * scores. Prints each step with the scores that changed, then a table of them per condition.
  */
 export function register(program: Command): void {
   program
@@ -32,65 +32,76 @@ export function register(program: Command): void {
       '--id <id>',
       "the regrade's name (default: continue an unfinished regrade with the same scorers, or a new one)",
     )
-    .action(async (runDir: string, options: { scorers?: string; set: string[]; id?: string }) => {
-      const [{ regradeRun }, { loadExperimentFile }, { openGateway }] = await Promise.all([
-        import('@longhaul/core'),
-        import('../load-experiment-file.js'),
-        import('../run-gateway.js'),
-      ]);
-      const dir = resolve(runDir);
-      const file = join(dir, 'experiment.yaml');
-      const result = await reportingConfigErrors(async (): Promise<RegradeResult> => {
-        if (
-          !(await access(file).then(
-            () => true,
-            () => false,
-          ))
-        ) {
-          throw new ConfigError([{ file: dir, message: 'not a run directory (no experiment.yaml)' }]);
+    .option(
+      '--json',
+      'print the regrade as JSON (every step with its scores before and after) instead of lines',
+    )
+    .action(
+      async (runDir: string, options: { scorers?: string; set: string[]; id?: string; json?: boolean }) => {
+        const [{ regradeRun }, { loadExperimentFile }, { openGateway }] = await Promise.all([
+          import('@longhaul/core'),
+          import('../load-experiment-file.js'),
+          import('../run-gateway.js'),
+        ]);
+        const dir = resolve(runDir);
+        let trial: string | undefined;
+        const file = join(dir, 'experiment.yaml');
+        const result = await reportingConfigErrors(async (): Promise<RegradeResult> => {
+          if (
+            !(await access(file).then(
+              () => true,
+              () => false,
+            ))
+          ) {
+            throw new ConfigError([{ file: dir, message: 'not a run directory (no experiment.yaml)' }]);
+          }
+          const set = [
+            ...(options.scorers === undefined ? [] : [`scorers=${options.scorers}`]),
+            ...options.set,
+          ];
+          const experiment = await loadExperimentFile(file, set);
+          printWarnings(experiment.warnings);
+          const log = {
+            info: (message: string) => process.stderr.write(`${message}\n`),
+            warn: (message: string) => process.stderr.write(`warning: ${message}\n`),
+            error: (message: string) => process.stderr.write(`error: ${message}\n`),
+          };
+          // Judges and other scorers that call models need the gateway; no agent is run through it.
+          const gateway =
+            experiment.config.models === undefined
+              ? undefined
+              : await openGateway({
+                  run: { runId: 'regrade', runDir: dir, baseDir: experiment.baseDir },
+                  models: experiment.config.models,
+                  prices: experiment.config.prices,
+                  file: experiment.file,
+                  log,
+                });
+          try {
+            return await regradeRun(experiment, dir, {
+              id: options.id,
+              gateway,
+              onLog: (level, message) => log[level](message),
+              onStep: (step, again) => {
+                if (options.json) return;
+                // Steps come trial by trial: the trial's id heads its steps.
+                if (step.trialId !== trial) process.stdout.write(`${step.trialId}\n`);
+                trial = step.trialId;
+                process.stdout.write(`${stepLine(step, again, terminalWidth())}\n`);
+              },
+            });
+          } finally {
+            await gateway?.close();
+          }
+        });
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+          return;
         }
-        const set = [
-          ...(options.scorers === undefined ? [] : [`scorers=${options.scorers}`]),
-          ...options.set,
-        ];
-        const experiment = await loadExperimentFile(file, set);
-        printWarnings(experiment.warnings);
-        const log = {
-          info: (message: string) => process.stderr.write(`${message}\n`),
-          warn: (message: string) => process.stderr.write(`warning: ${message}\n`),
-          error: (message: string) => process.stderr.write(`error: ${message}\n`),
-        };
-        // Judges and other scorers that call models need the gateway; no agent is run through it.
-        const gateway =
-          experiment.config.models === undefined
-            ? undefined
-            : await openGateway({
-                run: { runId: 'regrade', runDir: dir, baseDir: experiment.baseDir },
-                models: experiment.config.models,
-                prices: experiment.config.prices,
-                file: experiment.file,
-                log,
-              });
-        try {
-          return await regradeRun(experiment, dir, {
-            id: options.id,
-            gateway,
-            onLog: (level, message) => log[level](message),
-            onStep: (step, again) => {
-              const scores = Object.entries(step.scores)
-                .map(([key, value]) => `${key}=${shown(value)}`)
-                .join(' ');
-              process.stdout.write(
-                `${step.trialId}: step ${step.index + 1} ${step.step} ${step.status}${again ? ' (done before)' : ''} ${scores}\n`,
-              );
-            },
-          });
-        } finally {
-          await gateway?.close();
-        }
-      });
-      process.stdout.write(
-        `regrade ${result.id}: ${result.steps.length} steps (${result.resumed} from an earlier attempt) in ${join(result.runDir, 'regrades', result.id)}\n`,
-      );
-    });
+        process.stdout.write(`\n${regradeSummary(result.steps, terminalWidth())}\n`);
+        process.stdout.write(
+          `regrade ${result.id}: ${result.steps.length} steps (${result.resumed} from an earlier attempt) in ${join(result.runDir, 'regrades', result.id)}\n`,
+        );
+      },
+    );
 }
