@@ -10,7 +10,8 @@ export { formatDuration, formatTable } from './table.js';
 export default definePlugin({
   kind: 'reporter',
   id: 'summary',
-  description: 'summary.json (per trial, step and condition) and a table of solve rates, cost and time',
+  description:
+    'summary.json (per trial, step and condition) and a table of solve rates, score means, cost and time with a legend',
   options: optionsSchema,
   register(bind, options) {
     bind(tokens.Reporter).toConstantValue(new SummaryReporter(options));
