@@ -21,12 +21,18 @@ export function changedScores(step: RegradedStep): { key: string; before: Value;
 
 /**
  * One regraded step as a line: its number, id and status (`ok → error:scorer` when the regrade
- * changed it), then each changed score as `key old → new`. In `width` characters when given: the
+ * changed it), then each changed score as `key old → new`. Step ids are padded to `stepWidth`
+ * (the longest of the run's), so the statuses line up. In `width` characters when given: the
  * scores that do not fit are counted (`+3 more`); `--json` has them all.
  */
-export function stepLine(step: RegradedStep, scoredBefore: boolean, width?: number): string {
+export function stepLine(
+  step: RegradedStep,
+  scoredBefore: boolean,
+  layout: { width?: number; stepWidth?: number } = {},
+): string {
+  const { width, stepWidth = 0 } = layout;
   const status = step.status === step.before.status ? step.status : `${step.before.status} → ${step.status}`;
-  const head = `  ${String(step.index + 1).padStart(2)} ${step.step}  ${status}${scoredBefore ? ' (regraded earlier)' : ''}  `;
+  const head = `  ${String(step.index + 1).padStart(2)} ${step.step.padEnd(stepWidth)}  ${status}${scoredBefore ? ' (regraded earlier)' : ''}  `;
   const changes = changedScores(step).map(
     ({ key, before, after }) => `${key} ${shownValue(before)} → ${shownValue(after)}`,
   );

@@ -31,6 +31,10 @@ describe('regrade output', () => {
       '   2 02-part  ok  tests.metric03 3 → 0, tests.metric07 7 → 0.333, tests.metric20 20 → true',
     );
     expect(stepLine(step(0, many, many), true)).toBe('   1 01-part  ok (regraded earlier)  no score changed');
+    // Padded to the run's longest step id, statuses line up.
+    expect(stepLine(step(0, many, many), false, { stepWidth: 12 })).toBe(
+      '   1 01-part       ok  no score changed',
+    );
   });
 
   it('names a score added or dropped, and a changed status', () => {
@@ -39,11 +43,11 @@ describe('regrade output', () => {
   });
 
   it('fits the terminal: the changes that do not fit are counted', () => {
-    const line = stepLine(step(1, many, changed), false, 60);
+    const line = stepLine(step(1, many, changed), false, { width: 60 });
     expect(line).toBe('   2 02-part  ok  tests.metric03 3 → 0, +2 more');
     expect(line.length).toBeLessThanOrEqual(60);
     // However narrow, one change is shown.
-    expect(stepLine(step(1, many, changed), false, 10)).toBe(
+    expect(stepLine(step(1, many, changed), false, { width: 10 })).toBe(
       '   2 02-part  ok  tests.metric03 3 → 0, +2 more',
     );
   });

@@ -58,10 +58,13 @@ describe('longhaul regrade', () => {
     // The trial heads its steps; each step names only the scores that changed, then a table per
     // condition sums them up.
     const lines = whole.stdout.split('\n');
-    expect(lines.slice(0, 2), whole.stdout).toEqual([trial, '   1 csv-summary  ok  no score changed']);
+    expect(lines.slice(0, 2), whole.stdout).toEqual([
+      trial,
+      `   1 csv-summary${' '.repeat(6)}  ok  no score changed`,
+    ]);
     for (const [n, step] of ['jsonl-and-filters', 'store-and-formats', 'budgets'].entries())
       expect(lines[n + 2], whole.stdout).toMatch(
-        new RegExp(`^ {3}${n + 2} ${step} {2}ok {2}(tests\\.regression\\.[a-z]+ [\\d.]+ → 0(, |$))+$`),
+        new RegExp(`^ {3}${n + 2} ${step} +ok {2}(tests\\.regression\\.[a-z]+ [\\d.]+ → 0(, |$))+$`),
       );
     expect(lines[5]).toBe('');
     expect(lines[6]).toMatch(/^CONDITION +SCORE +CHANGED +MEAN BEFORE +MEAN AFTER$/);

@@ -45,6 +45,7 @@ export function register(program: Command): void {
         ]);
         const dir = resolve(runDir);
         let trial: string | undefined;
+        let stepWidth = 0;
         const file = join(dir, 'experiment.yaml');
         const result = await reportingConfigErrors(async (): Promise<RegradeResult> => {
           if (
@@ -61,6 +62,10 @@ export function register(program: Command): void {
           ];
           const experiment = await loadExperimentFile(file, set);
           printWarnings(experiment.warnings);
+          stepWidth = Math.max(
+            0,
+            ...experiment.trials.flatMap((spec) => spec.task.steps.map((step) => step.id.length)),
+          );
           const log = {
             info: (message: string) => process.stderr.write(`${message}\n`),
             warn: (message: string) => process.stderr.write(`warning: ${message}\n`),
@@ -87,7 +92,7 @@ export function register(program: Command): void {
                 // Steps come trial by trial: the trial's id heads its steps.
                 if (step.trialId !== trial) process.stdout.write(`${step.trialId}\n`);
                 trial = step.trialId;
-                process.stdout.write(`${stepLine(step, again, terminalWidth())}\n`);
+                process.stdout.write(`${stepLine(step, again, { width: terminalWidth(), stepWidth })}\n`);
               },
             });
           } finally {
