@@ -2,15 +2,16 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { baseImageRef } from '@longhaul/environment-docker';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dockerMissing } from './fixtures/docker-missing.js';
 import { runCli } from './run-cli.js';
 
 // The repository root: its node_modules hold the built-in plugins as workspace packages.
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const problems = join(root, 'problems');
 
-const missing = await dockerMissing();
+const dockerReady = prerequisites.docker([baseImageRef()]);
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'longhaul-validate-models-'));
@@ -120,19 +121,16 @@ describe('longhaul validate checks what run checks before it starts', () => {
     ]);
   });
 
-  it.skipIf(missing !== undefined)(
-    'refuses an image that is neither on the Docker host nor buildable',
-    async () => {
-      const file = await experiment(
-        'no-image',
-        '',
-        '{id: docker, options: {image: "longhaul/no-such-image:1"}}',
-      );
-      expect(await problemsOf(file)).toEqual([
-        `${file}:5:1: environment: environment 'docker': image longhaul/no-such-image:1 (task worklog) is not on this Docker host and no registry is used: build or load it first`,
-      ]);
-    },
-  );
+  it.skipIf(!dockerReady)('refuses an image that is neither on the Docker host nor buildable', async () => {
+    const file = await experiment(
+      'no-image',
+      '',
+      '{id: docker, options: {image: "longhaul/no-such-image:1"}}',
+    );
+    expect(await problemsOf(file)).toEqual([
+      `${file}:5:1: environment: environment 'docker': image longhaul/no-such-image:1 (task worklog) is not on this Docker host and no registry is used: build or load it first`,
+    ]);
+  });
 });
 
 describe('longhaul schema', () => {
