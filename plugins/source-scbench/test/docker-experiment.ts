@@ -6,16 +6,6 @@ import { bin } from './cli-build.js';
 export const imageRef = (...args: string[]): string =>
   execFileSync('node', [bin, 'images', 'ref', ...args], { encoding: 'utf8' }).trim();
 
-/** Why a test needing `image` cannot run here (with the command that builds it), or undefined. */
-export function missingImage(image: string, build: string): string | undefined {
-  try {
-    execFileSync('docker', ['image', 'inspect', image], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return `${image} is not on this Docker host (${build})`;
-  }
-}
-
 /** Writes an experiment running `problem` of the scbench directory `path` with the oracle. */
 export async function oracleExperiment(
   file: string,

@@ -3,9 +3,10 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bin, build, repoRoot } from './cli-build.js';
-import { missingImage, oracleExperiment, imageRef as ref } from './docker-experiment.js';
+import { oracleExperiment, imageRef as ref } from './docker-experiment.js';
 
 // Problems whose requirements the base images lack, in the docker environment: the image is
 // picked from what the problem requires. colstats' tests import deepdiff and jsonschema and its
@@ -15,15 +16,13 @@ const run = promisify(execFile);
 const fixtures = join(import.meta.dirname, 'fixtures');
 
 let work: string;
-let missing: string | undefined;
+let dockerReady = false;
 let scbench: string;
 
 beforeAll(async () => {
   await build();
   scbench = ref('--profile', 'scbench');
-  missing = missingImage(scbench, 'longhaul images build --profile scbench');
-  if (missing !== undefined && process.env.CI)
-    throw new Error(`CI is set and this test cannot run: ${missing}`);
+  dockerReady = prerequisites.docker([scbench], 'longhaul images build --profile scbench');
   work = await mkdtemp(join(tmpdir(), 'longhaul-scbench-image-'));
 }, 620_000);
 
@@ -41,7 +40,7 @@ const experiment = (name: string, dir: string, problem: string) =>
 
 describe('scbench in docker: the image picked from what a problem requires', () => {
   it("runs a problem needing Debian 13's deepdiff, jsonschema and pandas in the scbench image, strict 1", async (context) => {
-    if (missing) return context.skip(missing);
+    if (!dockerReady) return context.skip();
     const runDir = join(work, 'colstats');
     await run('node', [bin, 'run', await experiment('colstats', 'image', 'colstats'), '--run-dir', runDir], {
       cwd: repoRoot,
@@ -65,7 +64,7 @@ describe('scbench in docker: the image picked from what a problem requires', () 
   }, 620_000);
 
   it('refuses a problem needing uv before the run without the pip layer, naming uv and the consent it takes', async (context) => {
-    if (missing) return context.skip(missing);
+    if (!dockerReady) return context.skip();
     const failed = await run('node', [bin, 'validate', await experiment('uvrun', 'requirements', 'uvrun')], {
       cwd: repoRoot,
       timeout: 120_000,
