@@ -11,8 +11,8 @@ import plugin, {
   type Suite,
   SweStepsSource,
 } from '../src/index.js';
+import { dockerReady, image } from './base-image.js';
 import { buildDemo, demoDir } from './demo.js';
-import { dockerMissing, image, skipWithoutDocker } from './docker-ready.js';
 
 // Mining the demo repository once for the whole file: Docker validates 14 PRs.
 const work = await mkdtemp(join(tmpdir(), 'longhaul-swe-steps-mine-'));
@@ -30,7 +30,7 @@ const options = () => ({
   reruns: 1,
   progress: (event: MineProgress) => events.push(event),
 });
-if (dockerMissing === undefined) {
+if (dockerReady) {
   repo = await buildDemo();
   first = await mine(options());
 }
@@ -38,9 +38,7 @@ const cacheDir = join(work, 'trees');
 const source = () => new SweStepsSource(plugin.options.parse({ path: out, cacheDir }));
 const pr = (number: number) => first!.prs.find((record) => record.pr_number === number)!;
 
-describe('mining the demo repository (Docker)', () => {
-  if (skipWithoutDocker()) return;
-
+describe.skipIf(!dockerReady)('mining the demo repository (Docker)', () => {
   it('sees the window’s PRs of both styles and excludes the expected ones with their reasons', () => {
     expect(first!.stats).toMatchObject({
       commits: 19,
@@ -164,9 +162,7 @@ describe('mining the demo repository (Docker)', () => {
   });
 });
 
-describe('source swe-steps on the mined demo (Docker)', () => {
-  if (skipWithoutDocker()) return;
-
+describe.skipIf(!dockerReady)('source swe-steps on the mined demo (Docker)', () => {
   it('gives one task per chain in the contract’s shape', async () => {
     const tasks = await source().load({ baseDir: work });
     expect(tasks.map((task) => task.id)).toEqual(['ledger-pr1-pr8', 'ledger-pr10-pr13', 'ledger-pr15-pr17']);
@@ -276,6 +272,6 @@ describe('source swe-steps on the mined demo (Docker)', () => {
   });
 });
 
-if (dockerMissing === undefined) {
+if (dockerReady) {
   describeSource('swe-steps', source, { baseDir: work }, { minTasks: 3 });
 }

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { ensureBuilt, workspaceRoot } from '@longhaul/testkit/build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Manifest } from '../src/index.js';
-import { dockerMissing, skipWithoutDocker } from './docker-ready.js';
+import { dockerReady } from './base-image.js';
 import { buildReceipts, writeReceiptsRecipe, writeTree } from './receipts.js';
 
 // End to end through the real CLI and Docker: `swe-steps mine` over the receipts repository with
@@ -115,7 +115,7 @@ const mine = (out: string, ...extra: string[]) =>
   );
 
 beforeAll(async () => {
-  if (dockerMissing !== undefined) return;
+  if (!dockerReady) return;
   await ensureBuilt([...mining, ...checking], root);
   work = await mkdtemp(join(tmpdir(), 'longhaul-swe-steps-receipts-'));
   await buildReceipts(work);
@@ -164,9 +164,7 @@ async function stepDirs(trial: string): Promise<string[]> {
   return (await readdir(join(trial, 'steps'))).sort().map((name) => join(trial, 'steps', name));
 }
 
-describe('the receipts repository mined and checked through the CLI (Docker)', () => {
-  if (skipWithoutDocker()) return;
-
+describe.skipIf(!dockerReady)('the receipts repository mined and checked through the CLI (Docker)', () => {
   it('with the recipe every PR validates, in one chain folding the direct commit, in the image it built', () => {
     expect(manifest.prs.map((pr) => [pr.pr_number, pr.status])).toEqual([
       [1, 'validated'],
