@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Sandbox, SandboxSpec } from '@longhaul/core';
 import { FakeSnapshotStore } from '@longhaul/testkit';
+import { prerequisite } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment, localOptions } from '../src/index.js';
 import { cgroup2Mount, cgroupHierarchy, cgroupProblem, killOpenCgroupsSync } from '../src/sandbox-cgroup.js';
@@ -18,9 +19,11 @@ import { running } from './running.js';
 
 type Sweepable = Sandbox & { sweep(): Promise<void> };
 
-const problem = cgroupProblem();
-if (problem !== undefined && process.env.CI === 'true')
-  throw new Error(`CI must run plain sandboxes in cgroups, but ${problem}`);
+const inCgroups = prerequisite({
+  name: 'a writable cgroup v2 hierarchy',
+  install: 'run as root where cgroup2 is mounted read-write: `mount -t cgroup2 none DIR`',
+  probe: cgroupProblem,
+});
 
 let base: string;
 
@@ -78,7 +81,7 @@ describe('cgroup2Mount', () => {
   });
 });
 
-describe.skipIf(problem !== undefined)('local environment (isolation: none) in cgroups', () => {
+describe.skipIf(!inCgroups)('local environment (isolation: none) in cgroups', () => {
   it('ends a writer started with env -i and setsid -f when its exec returns', async () => {
     const sandbox = await environment().open(spec());
     try {

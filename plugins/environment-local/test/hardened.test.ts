@@ -7,9 +7,9 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Sandbox, SandboxSpec } from '@longhaul/core';
 import { describeEnvironment, FakeSnapshotStore } from '@longhaul/testkit';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment, localOptions } from '../src/index.js';
-import { skipWithoutHardening } from './hardening-ready.js';
 
 const python = '/usr/bin/python3';
 
@@ -42,7 +42,7 @@ function listen(server: Server | ReturnType<typeof createTcpServer>, host: strin
   });
 }
 
-if (!skipWithoutHardening()) {
+describe.skipIf(!prerequisites.bubblewrap())('on a host with bubblewrap', () => {
   let base: string;
   let taskRoot: string;
   let runDir: string;
@@ -362,4 +362,4 @@ if (!skipWithoutHardening()) {
     () => new LocalEnvironment(localOptions.parse({ isolation: 'bubblewrap' }), new FakeSnapshotStore()),
     { containment: true },
   );
-}
+});
