@@ -1,26 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { repoRoot, spawnCli, workDir } from './fixtures/resume/spawn-cli.js';
-
-/** Why this host cannot run the local environment's hardened mode, or undefined. */
-function hardeningMissing(): string | undefined {
-  try {
-    execFileSync('bwrap', ['--unshare-user', '--unshare-net', '--dev-bind', '/', '/', 'true'], {
-      stdio: 'pipe',
-    });
-    return undefined;
-  } catch (error) {
-    return `bwrap with user namespaces is not available: ${(error as Error).message.split('\n')[0]}`;
-  }
-}
-
-const missing = hardeningMissing();
-if (missing !== undefined && process.env.CI) {
-  throw new Error(`CI is set and the hardened local environment cannot be tested: ${missing}`);
-}
 
 const hardened = 'environment={id: local, options: {isolation: bubblewrap}}';
 
@@ -64,68 +47,71 @@ for line in open("/proc/net/tcp").read().splitlines()[1:]:
 print(" ".join(found) or "NO GATEWAY")
 `;
 
-describe.skipIf(missing !== undefined)('the local environment with isolation: bubblewrap, end to end', () => {
-  it('runs the quickstart (oracle harness) with every step scoring tests.strict 1, and no warning', async () => {
-    const runDir = join(work(), 'quickstart');
-    const quickstart = join(repoRoot, 'examples/quickstart.yaml');
-    const run = await spawnCli(['run', quickstart, '--run-dir', runDir, '--set', hardened], repoRoot).done;
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).not.toContain('warning:');
-    expect(await strictScores(runDir)).toEqual([1, 1, 1, 1]);
-  }, 600_000);
+describe.skipIf(!prerequisites.bubblewrap())(
+  'the local environment with isolation: bubblewrap, end to end',
+  () => {
+    it('runs the quickstart (oracle harness) with every step scoring tests.strict 1, and no warning', async () => {
+      const runDir = join(work(), 'quickstart');
+      const quickstart = join(repoRoot, 'examples/quickstart.yaml');
+      const run = await spawnCli(['run', quickstart, '--run-dir', runDir, '--set', hardened], repoRoot).done;
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toContain('warning:');
+      expect(await strictScores(runDir)).toEqual([1, 1, 1, 1]);
+    }, 600_000);
 
-  it('runs the ide harness with a scripted model, whose terminal reaches the gateway through the relay', async () => {
-    const problems = join(work(), 'problems');
-    const step = join(problems, 'hello', 'steps', '01-hello');
-    await mkdir(join(step, 'cases', 'core'), { recursive: true });
-    await mkdir(join(step, 'solution'), { recursive: true });
-    await writeFile(
-      join(problems, 'hello', 'task.yaml'),
-      stringify({ id: 'hello', title: 'hello', entrypoint: 'python3 main.py', language: 'python' }),
-    );
-    await writeFile(join(step, 'spec.md'), 'Write `{{entrypoint}}` so that it prints hello.\n');
-    await writeFile(join(step, 'solution', 'main.py'), 'print("hello")\n');
-    await writeFile(
-      join(step, 'cases', 'core', 'hello.yaml'),
-      stringify({ argv: [], expect: { exitCode: 0, stdout: { text: 'hello\n' } } }),
-    );
-    const experiment = join(work(), 'ide.yaml');
-    await writeFile(
-      experiment,
-      stringify({
-        name: 'ide-hardened',
-        source: { id: 'longhaul', options: { path: problems } },
-        models: {
-          agent: {
-            backend: 'scripted',
-            replies: [
-              {
-                toolCalls: [
-                  { name: 'write_file', input: { file_path: 'main.py', content: 'print("hello")\n' } },
-                  { name: 'write_file', input: { file_path: 'probe.py', content: probe } },
-                  { name: 'run_terminal_cmd', input: { command: 'python3 probe.py && rm probe.py' } },
-                ],
-              },
-              { text: 'main.py prints hello.' },
-            ],
+    it('runs the ide harness with a scripted model, whose terminal reaches the gateway through the relay', async () => {
+      const problems = join(work(), 'problems');
+      const step = join(problems, 'hello', 'steps', '01-hello');
+      await mkdir(join(step, 'cases', 'core'), { recursive: true });
+      await mkdir(join(step, 'solution'), { recursive: true });
+      await writeFile(
+        join(problems, 'hello', 'task.yaml'),
+        stringify({ id: 'hello', title: 'hello', entrypoint: 'python3 main.py', language: 'python' }),
+      );
+      await writeFile(join(step, 'spec.md'), 'Write `{{entrypoint}}` so that it prints hello.\n');
+      await writeFile(join(step, 'solution', 'main.py'), 'print("hello")\n');
+      await writeFile(
+        join(step, 'cases', 'core', 'hello.yaml'),
+        stringify({ argv: [], expect: { exitCode: 0, stdout: { text: 'hello\n' } } }),
+      );
+      const experiment = join(work(), 'ide.yaml');
+      await writeFile(
+        experiment,
+        stringify({
+          name: 'ide-hardened',
+          source: { id: 'longhaul', options: { path: problems } },
+          models: {
+            agent: {
+              backend: 'scripted',
+              replies: [
+                {
+                  toolCalls: [
+                    { name: 'write_file', input: { file_path: 'main.py', content: 'print("hello")\n' } },
+                    { name: 'write_file', input: { file_path: 'probe.py', content: probe } },
+                    { name: 'run_terminal_cmd', input: { command: 'python3 probe.py && rm probe.py' } },
+                  ],
+                },
+                { text: 'main.py prints hello.' },
+              ],
+            },
           },
-        },
-        harness: { id: 'ide', options: { model: 'agent', explanation: 'optional' } },
-        environment: { id: 'local', options: { isolation: 'bubblewrap' } },
-        script: 'checkpoints',
-        scorers: ['tests'],
-        reporters: ['summary'],
-        limits: { turnSeconds: 300, stepSeconds: 600 },
-      }),
-    );
-    const runDir = join(work(), 'ide');
-    const run = await spawnCli(['run', experiment, '--run-dir', runDir], repoRoot).done;
-    expect(run.code, run.stderr).toBe(0);
-    expect(await strictScores(runDir)).toEqual([1]);
-    const trajectory = await readFile(
-      join(runDir, 'trials/hello.ide.checkpoints.none.r1/steps/01-hello/trajectory.jsonl'),
-      'utf8',
-    );
-    expect(trajectory).toContain('GATEWAY 401');
-  }, 600_000);
-});
+          harness: { id: 'ide', options: { model: 'agent', explanation: 'optional' } },
+          environment: { id: 'local', options: { isolation: 'bubblewrap' } },
+          script: 'checkpoints',
+          scorers: ['tests'],
+          reporters: ['summary'],
+          limits: { turnSeconds: 300, stepSeconds: 600 },
+        }),
+      );
+      const runDir = join(work(), 'ide');
+      const run = await spawnCli(['run', experiment, '--run-dir', runDir], repoRoot).done;
+      expect(run.code, run.stderr).toBe(0);
+      expect(await strictScores(runDir)).toEqual([1]);
+      const trajectory = await readFile(
+        join(runDir, 'trials/hello.ide.checkpoints.none.r1/steps/01-hello/trajectory.jsonl'),
+        'utf8',
+      );
+      expect(trajectory).toContain('GATEWAY 401');
+    }, 600_000);
+  },
+);
