@@ -2,10 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGateway, type Gateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
+import { bundledBinary, ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
 import { HostSandbox } from './support/host-sandbox.js';
+import { programReady } from './support/program.js';
 import { proxiedSession } from './support/recording-proxy.js';
 import { ofType, runTurn } from './support/turns.js';
+
+const ready = programReady('Claude Code', '@anthropic-ai/claude-code', bundledBinary);
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -42,7 +45,7 @@ const writeThenDone = (workspace: string): GatewayConfigInput['models'] => ({
   },
 });
 
-describe('claude-code against the gateway (real CLI)', () => {
+describe.skipIf(!ready)('claude-code against the gateway (real CLI)', () => {
   it('writes files with its tools and records calls, results and usage', async () => {
     const { sandbox, harness } = await setup(writeThenDone);
     const lock = await harness.prepare(sandbox);

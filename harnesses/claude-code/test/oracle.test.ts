@@ -1,15 +1,18 @@
 import { type TrajectoryEvent, toAtif } from '@longhaul/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
+import { bundledBinary, ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
 import { oracleSandbox, readTree, twoStepTask } from './support/oracle-task.js';
+import { programReady } from './support/program.js';
 import { ofType, runTurn, turnOptions } from './support/turns.js';
+
+const ready = programReady('Claude Code', '@anthropic-ai/claude-code', bundledBinary);
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-describe('claude-code driven by the oracle model (real CLI)', () => {
+describe.skipIf(!ready)('claude-code driven by the oracle model (real CLI)', () => {
   it('reaches each step’s reference solution, the second step in the resumed session', async () => {
     const { sandbox, gateway, dispose } = await oracleSandbox();
     cleanup.push(dispose);

@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSandbox } from '../../claude-code/test/support/host-sandbox.js';
+import { programReady } from '../../claude-code/test/support/program.js';
 import { proxiedSession } from '../../claude-code/test/support/recording-proxy.js';
 import { ofType, runTurn } from '../../claude-code/test/support/turns.js';
-import { Codex, codexOptions, pinnedVersion } from '../src/index.js';
+import { bundledBinary, Codex, codexOptions, pinnedVersion } from '../src/index.js';
+
+const ready = programReady('Codex', '@openai/codex', bundledBinary);
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -40,7 +43,7 @@ const models: GatewayConfigInput['models'] = {
   },
 };
 
-describe('codex against the gateway (real CLI)', () => {
+describe.skipIf(!ready)('codex against the gateway (real CLI)', () => {
   it('writes files with its shell tool and records calls, results and usage', async () => {
     const { sandbox, harness } = await setup(models, { reasoningEffort: 'high' });
     expect(await harness.prepare(sandbox)).toMatchObject({ codex: { version: pinnedVersion } });

@@ -1,15 +1,18 @@
 import { type TrajectoryEvent, toAtif } from '@longhaul/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { oracleSandbox, readTree, twoStepTask } from '../../claude-code/test/support/oracle-task.js';
+import { programReady } from '../../claude-code/test/support/program.js';
 import { ofType, runTurn, turnOptions } from '../../claude-code/test/support/turns.js';
-import { Codex, codexOptions, pinnedVersion } from '../src/index.js';
+import { bundledBinary, Codex, codexOptions, pinnedVersion } from '../src/index.js';
+
+const ready = programReady('Codex', '@openai/codex', bundledBinary);
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-describe('codex driven by the oracle model (real CLI)', () => {
+describe.skipIf(!ready)('codex driven by the oracle model (real CLI)', () => {
   it('reaches each step’s reference solution, the second step in the resumed thread', async () => {
     const { sandbox, gateway, dispose } = await oracleSandbox();
     cleanup.push(dispose);
