@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
@@ -58,18 +67,23 @@ function decide(need: { name: string; install: string }, missing: string | undef
 
 /**
  * Whether this process is the first of its test run to report `name`. Test files run in worker
- * processes (or threads) of one vitest process (outside vitest, each process says it); a marker file per vitest process and name in the
- * temp directory lets only the first say it. Markers of vitest processes that are gone are removed.
+ * processes (or threads) of one vitest process (outside vitest, each process says it); a marker
+ * file per vitest process and name in the temp directory lets only the first say it. A marker
+ * names its vitest process by pid and start time, so a later process given the same pid is not
+ * taken for it; markers of vitest processes that are gone are removed.
  */
 function firstInRun(name: string): boolean {
   if (!process.env.VITEST) return true;
-  const runner = isMainThread ? process.ppid : process.pid;
+  const pid = isMainThread ? process.ppid : process.pid;
+  const runner = `${pid}.${startTime(pid)}`;
   const dir = join(tmpdir(), 'longhaul-prerequisites');
   try {
     mkdirSync(dir, { recursive: true });
     for (const entry of readdirSync(dir)) {
-      const pid = Number(entry.split('-')[0]);
-      if (pid !== runner && !alive(pid)) rmSync(join(dir, entry), { force: true });
+      const [owner] = entry.split('-');
+      const [other] = (owner ?? '').split('.');
+      if (owner !== runner && owner !== `${other}.${startTime(Number(other))}`)
+        rmSync(join(dir, entry), { force: true });
     }
     writeFileSync(join(dir, `${runner}-${name.replace(/[^\w.]+/g, '_')}`), '', { flag: 'wx' });
     return true;
@@ -79,8 +93,19 @@ function firstInRun(name: string): boolean {
   }
 }
 
+/** When process `pid` started (clock ticks after boot, from /proc); '' where that is unknown, 'gone' for no process. */
+function startTime(pid: number): string {
+  if (!Number.isInteger(pid) || pid <= 0) return 'gone';
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command, which may hold spaces and ends at the last ')': starttime is the 20th.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return existsSync('/proc/self/stat') ? 'gone' : alive(pid) ? '' : 'gone';
+  }
+}
+
 function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
