@@ -170,6 +170,8 @@ const install = (...debianPackages: string[]) =>
 export const prerequisites = {
   /** A tmux to drive a real terminal. */
   tmux: () => prerequisite({ name: 'tmux', install: install('tmux'), probe: commandProbe('tmux', ['-V']) }),
+  /** git, for tests that make repositories. */
+  git: () => prerequisite({ name: 'git', install: install('git'), probe: commandProbe('git') }),
   /** A redis-server for the queue executor. */
   redis: () =>
     prerequisite({
