@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe, expect, it } from 'vitest';
 import { measureHistory, progressPhases, spread } from '../src/index.js';
 
@@ -19,7 +20,7 @@ describe('progress axis', () => {
   });
 });
 
-describe('git history sampling', () => {
+describe.skipIf(!prerequisites.git())('git history sampling', () => {
   it('measures source-touching commits on the normalized progress axis', async () => {
     const repo = await mkdtemp(join(tmpdir(), 'history-'));
     const sh = (...args: string[]) =>
