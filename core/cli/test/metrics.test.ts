@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 
@@ -66,7 +67,7 @@ describe('longhaul metrics', () => {
   });
 });
 
-describe('longhaul metrics --git', () => {
+describe.skipIf(!prerequisites.git())('longhaul metrics --git', () => {
   it('prints one row per sampled commit on the progress axis', async () => {
     const { execFileSync } = await import('node:child_process');
     const dir = await workspace();
