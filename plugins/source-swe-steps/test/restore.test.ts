@@ -2,6 +2,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ensureBuilt } from '@longhaul/testkit/build';
+import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import plugin, { bundleFile, datasetFormat, type Suite, SweStepsSource } from '../src/index.js';
@@ -132,7 +133,7 @@ const datasetOnce = () => {
   return made;
 };
 
-describe('source swe-steps: what each PR is scored with', () => {
+describe.skipIf(!prerequisites.git())('source swe-steps: what each PR is scored with', () => {
   it('the helper and data a PR’s tests read are restored as its gold tree has them, even when a later commit removes or rewrites them', async () => {
     const out = await datasetOnce();
     const source = new SweStepsSource(plugin.options.parse({ path: out, cacheDir: join(work, 'cache') }));
@@ -170,75 +171,78 @@ describe('source swe-steps: what each PR is scored with', () => {
   });
 });
 
-describe('source swe-steps: a dataset validated in an image, run with environment: local', () => {
-  const root = resolve(import.meta.dirname, '../../..');
-  const image = 'longhaul/swe-steps-repo:0123456789ab';
+describe.skipIf(!prerequisites.git())(
+  'source swe-steps: a dataset validated in an image, run with environment: local',
+  () => {
+    const root = resolve(import.meta.dirname, '../../..');
+    const image = 'longhaul/swe-steps-repo:0123456789ab';
 
-  /** The dataset as mining in an image records it: the image, its id, its recipe, its runtime. */
-  async function inImage(): Promise<string> {
-    const out = join(work, 'dataset-image');
-    await cp(await datasetOnce(), out, { recursive: true });
-    const file = join(out, 'dataset.json');
-    const manifest = JSON.parse(await readFile(file, 'utf8'));
-    manifest.environment = {
-      ...manifest.environment,
-      image,
-      imageId: 'sha256:0123',
-      recipeHash: 'abc',
-      runtime: { python: '3.11.9', pytest: '8.3.2', executable: '/usr/local/bin/python3' },
-    };
-    await writeFile(file, JSON.stringify(manifest, null, 2));
-    return out;
-  }
+    /** The dataset as mining in an image records it: the image, its id, its recipe, its runtime. */
+    async function inImage(): Promise<string> {
+      const out = join(work, 'dataset-image');
+      await cp(await datasetOnce(), out, { recursive: true });
+      const file = join(out, 'dataset.json');
+      const manifest = JSON.parse(await readFile(file, 'utf8'));
+      manifest.environment = {
+        ...manifest.environment,
+        image,
+        imageId: 'sha256:0123',
+        recipeHash: 'abc',
+        runtime: { python: '3.11.9', pytest: '8.3.2', executable: '/usr/local/bin/python3' },
+      };
+      await writeFile(file, JSON.stringify(manifest, null, 2));
+      return out;
+    }
 
-  it('its tasks say which image and interpreter their tests were validated with', async () => {
-    const out = await inImage();
-    const source = new SweStepsSource(plugin.options.parse({ path: out, cacheDir: join(work, 'cache') }));
-    const [task] = await source.load({ baseDir: work });
-    expect(task!.environment).toMatchObject({
-      image,
-      validatedIn: `dataset ${out} was validated in image ${image} (Python 3.11.9, pytest 8.3.2)`,
-    });
-  });
-
-  it('`longhaul validate` warns before anything starts that the host’s interpreter runs its tests', async () => {
-    await ensureBuilt(
-      [
-        'core/cli',
-        'harnesses/oracle',
-        'plugins/environment-local',
-        'plugins/scripts',
-        'plugins/scorer-swe-steps',
-        'plugins/source-swe-steps',
-      ],
-      root,
-    );
-    const out = await inImage();
-    const experiment = join(work, 'local.yaml');
-    await writeFile(
-      experiment,
-      [
-        'name: swe-steps-local',
-        `source: { id: swe-steps, options: { path: ${JSON.stringify(out)}, cacheDir: ${JSON.stringify(join(work, 'cache'))} } }`,
-        'harness: oracle',
-        'environment: local',
-        'script: isolated',
-        'memory: none',
-        'scorers: [swe-steps]',
-        '',
-      ].join('\n'),
-    );
-    const validate = (...set: string[]) =>
-      execa('node', [join(root, 'core/cli/bin/longhaul.js'), 'validate', experiment, ...set], {
-        cwd: root,
-        reject: false,
+    it('its tasks say which image and interpreter their tests were validated with', async () => {
+      const out = await inImage();
+      const source = new SweStepsSource(plugin.options.parse({ path: out, cacheDir: join(work, 'cache') }));
+      const [task] = await source.load({ baseDir: work });
+      expect(task!.environment).toMatchObject({
+        image,
+        validatedIn: `dataset ${out} was validated in image ${image} (Python 3.11.9, pytest 8.3.2)`,
       });
-    const local = await validate();
-    expect(local.exitCode).toBe(0);
-    // Beside it, the local environment's warnings about isolation (plain mode).
-    expect(local.stderr.split('\n').filter((line) => line.includes('swe-steps'))).toEqual([
-      `warning: source swe-steps: dataset ${out} was validated in image ${image} (Python 3.11.9, pytest 8.3.2); environment local runs its tests with the host's interpreter and packages instead — use environment: docker for the same interpreter and packages`,
-    ]);
-    expect(local.stdout).toBe(`${experiment}: valid: 1 task, 1 condition, 1 trial`);
-  }, 600_000);
-});
+    });
+
+    it('`longhaul validate` warns before anything starts that the host’s interpreter runs its tests', async () => {
+      await ensureBuilt(
+        [
+          'core/cli',
+          'harnesses/oracle',
+          'plugins/environment-local',
+          'plugins/scripts',
+          'plugins/scorer-swe-steps',
+          'plugins/source-swe-steps',
+        ],
+        root,
+      );
+      const out = await inImage();
+      const experiment = join(work, 'local.yaml');
+      await writeFile(
+        experiment,
+        [
+          'name: swe-steps-local',
+          `source: { id: swe-steps, options: { path: ${JSON.stringify(out)}, cacheDir: ${JSON.stringify(join(work, 'cache'))} } }`,
+          'harness: oracle',
+          'environment: local',
+          'script: isolated',
+          'memory: none',
+          'scorers: [swe-steps]',
+          '',
+        ].join('\n'),
+      );
+      const validate = (...set: string[]) =>
+        execa('node', [join(root, 'core/cli/bin/longhaul.js'), 'validate', experiment, ...set], {
+          cwd: root,
+          reject: false,
+        });
+      const local = await validate();
+      expect(local.exitCode).toBe(0);
+      // Beside it, the local environment's warnings about isolation (plain mode).
+      expect(local.stderr.split('\n').filter((line) => line.includes('swe-steps'))).toEqual([
+        `warning: source swe-steps: dataset ${out} was validated in image ${image} (Python 3.11.9, pytest 8.3.2); environment local runs its tests with the host's interpreter and packages instead — use environment: docker for the same interpreter and packages`,
+      ]);
+      expect(local.stdout).toBe(`${experiment}: valid: 1 task, 1 condition, 1 trial`);
+    }, 600_000);
+  },
+);
