@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import { ClassifiedError } from '@longhaul/core';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
+import { bundledBinary, ClaudeCode, claudeCodeOptions, pinnedVersion } from '../src/index.js';
 import { HostSandbox } from './support/host-sandbox.js';
+import { programReady } from './support/program.js';
 import { markedSleep, ofType, runTurn, turnOptions } from './support/turns.js';
+
+const ready = programReady('Claude Code', '@anthropic-ai/claude-code', bundledBinary);
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -41,7 +44,7 @@ async function fakeClaude(sandbox: HostSandbox, body: string): Promise<string> {
 
 const { command: longCommand, marker } = markedSleep(120);
 
-describe('claude-code faults', () => {
+describe.skipIf(!ready)('claude-code faults', () => {
   it('refuses to prepare without a gateway and says the experiment needs models:', async () => {
     const { sandbox, harness } = await setup(undefined);
     const error = await harness.prepare(sandbox).catch((e: unknown) => e);

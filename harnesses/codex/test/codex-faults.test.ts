@@ -4,8 +4,11 @@ import { ClassifiedError } from '@longhaul/core';
 import { createGateway, type GatewayConfigInput } from '@longhaul/gateway';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSandbox } from '../../claude-code/test/support/host-sandbox.js';
+import { programReady } from '../../claude-code/test/support/program.js';
 import { markedSleep, ofType, runTurn, turnOptions } from '../../claude-code/test/support/turns.js';
-import { Codex, codexOptions, pinnedVersion } from '../src/index.js';
+import { bundledBinary, Codex, codexOptions, pinnedVersion } from '../src/index.js';
+
+const ready = programReady('Codex', '@openai/codex', bundledBinary);
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -39,7 +42,7 @@ async function fakeCodex(sandbox: HostSandbox, body: string): Promise<string> {
   return path;
 }
 
-describe('codex faults', () => {
+describe.skipIf(!ready)('codex faults', () => {
   it('refuses to prepare without a gateway and says the experiment needs models:', async () => {
     const { sandbox, harness } = await setup(undefined);
     const error = await harness.prepare(sandbox).catch((e: unknown) => e);
