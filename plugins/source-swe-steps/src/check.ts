@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CommandContext, loadExperiment, startRun } from '@longhaul/core';
+import { type CommandContext, loadExperiment, startRun, stepOutcome } from '@longhaul/core';
 import { type CheckResults, checkSettings, type Setting } from './report.js';
 
 export interface CheckOptions {
@@ -66,7 +66,10 @@ export async function runCheck(options: CheckOptions, context: CommandContext): 
     spec.task.steps.forEach((step, index) => {
       const pr = (step.metadata?.sweSteps as { pr?: number } | undefined)?.pr;
       if (pr === undefined) return;
-      const scores = record.steps[index]?.scores ?? {};
+      const done = record.steps.find((candidate) => candidate.index === index);
+      const scores = done?.scores ?? {};
+      // The kernel's outcome: a PR a fault or a cancel lost shows as an error, not as a failure.
+      const outcome = stepOutcome(done, record.status);
       const success = scores['swe-steps.success'];
       const f2p = scores['swe-steps.f2p'];
       const [f2pPassed, f2pTotal] = [scores['swe-steps.f2p_passed'], scores['swe-steps.f2p_total']];
@@ -82,7 +85,9 @@ export async function runCheck(options: CheckOptions, context: CommandContext): 
         ...(typeof f2pPassed === 'number' && typeof f2pTotal === 'number'
           ? { f2pTests: { passed: f2pPassed, total: f2pTotal } }
           : {}),
-        ...(record.steps[index] ? {} : { error: `trial ${record.status}` }),
+        ...(outcome.outcome === 'scored'
+          ? {}
+          : { error: outcome.outcome === 'errored' ? `error:${outcome.errorClass}` : outcome.outcome }),
       });
     });
   }

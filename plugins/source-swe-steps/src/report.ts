@@ -69,7 +69,7 @@ export interface PrOutcome {
    * dataset lists (the ones a later commit rewrote are left out), so pooling counts these.
    */
   f2pTests?: { passed: number; total: number };
-  /** Set when the trial failed before scoring this PR. */
+  /** Set when a fault or a cancel lost the PR (`error:sandbox`, `cancelled`): it was not scored. */
   error?: string;
 }
 

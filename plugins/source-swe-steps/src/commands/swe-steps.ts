@@ -213,7 +213,7 @@ function printCheck(manifest: Manifest, results: CheckResults, context: CommandC
   const sound = isSound(totals);
   context.stdout.write(
     sound
-      ? 'sound: the oracle solves every PR in every setting and the agent that changes nothing passes no F2P test\n'
+      ? 'sound: the oracle solves every judged PR in every setting and the agent that changes nothing passes no F2P test\n'
       : 'NOT sound: the oracle misses a PR or a test passes without the change (see the run for why)\n',
   );
   return sound;
