@@ -35,7 +35,7 @@ export interface AsyncPrerequisite extends Omit<Prerequisite, 'probe'> {
 const probed = new Map<string, string | undefined>();
 
 /**
- * Whether `need` is there. When it is missing, with `CI` set this throws (the test file fails,
+ * Whether `need` is there. When it is missing, with `CI` set (not to `false` or `0`) this throws (the test file fails,
  * naming what is missing and how to get it); otherwise it prints one line, `skipped: tests needing
  * NAME (WHY; INSTALL)`, once per prerequisite per test run, and returns false for the file to
  * skip with `describe.skipIf(!…)`. The probe runs once per test process; its answer is cached.
@@ -56,13 +56,19 @@ export function prerequisite(need: Prerequisite | AsyncPrerequisite): boolean | 
 
 function decide(need: { name: string; install: string }, missing: string | undefined): boolean {
   if (missing === undefined) return true;
-  if (process.env.CI)
+  if (underCi())
     throw new Error(
       `CI is set, so tests needing ${need.name} fail rather than skip: ${missing} (${need.install}, as .ci/run does)`,
     );
   if (firstInRun(need.name))
     process.stderr.write(`skipped: tests needing ${need.name} (${missing}; ${need.install})\n`);
   return false;
+}
+
+/** Whether `CI` is set, to anything but `false` or `0` (which some shells and services write). */
+function underCi(): boolean {
+  const ci = process.env.CI?.trim().toLowerCase();
+  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
 }
 
 /**

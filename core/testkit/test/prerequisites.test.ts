@@ -62,6 +62,12 @@ describe('prerequisite in test files', () => {
     expect(results.filter((r) => r.status === 'skipped').length).toBe(2);
   });
 
+  it('takes CI=false for CI unset', async () => {
+    const { code, stderr } = await runFixtures({ CI: 'false' });
+    expect(code).toBe(0);
+    expect(stderr).toContain('skipped: tests needing longhaul-absent-program');
+  });
+
   it('fails every file needing what is missing when CI is set, naming it and how to install it', async () => {
     const { code, stderr, report } = await runFixtures({ CI: 'true' });
     expect(code).toBe(1);
