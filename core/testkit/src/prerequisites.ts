@@ -82,7 +82,8 @@ function firstInRun(name: string): boolean {
   if (!process.env.VITEST) return true;
   const pid = isMainThread ? process.ppid : process.pid;
   const runner = `${pid}.${startTime(pid)}`;
-  const dir = join(tmpdir(), 'longhaul-prerequisites');
+  // One folder per user: another user's would not be writable.
+  const dir = join(tmpdir(), `longhaul-prerequisites-${process.getuid?.() ?? 'user'}`);
   try {
     mkdirSync(dir, { recursive: true });
     for (const entry of readdirSync(dir)) {
