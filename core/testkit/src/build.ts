@@ -5,6 +5,7 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { pidAlive } from './pid-alive.js';
 
 /**
  * Tests that run the `longhaul` bin run built packages (dist/), not sources. These helpers build
@@ -54,15 +55,6 @@ interface LockOwner {
   host: string;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The lock's owner, or undefined while its taker has not finished writing it. */
 async function readOwner(lock: string): Promise<LockOwner | undefined> {
   try {
@@ -96,7 +88,7 @@ export async function withLockDir<T>(lock: string, work: () => Promise<T>, timeo
             () => Date.now(),
           )) >
           30_000;
-      if (orphan || (owner && owner.host === hostname() && !alive(owner.pid))) {
+      if (orphan || (owner && owner.host === hostname() && !pidAlive(owner.pid))) {
         await rm(lock, { recursive: true, force: true });
         continue;
       }

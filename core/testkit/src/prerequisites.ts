@@ -12,6 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
+import { pidAlive } from './pid-alive.js';
 
 /**
  * What a group of tests needs from the machine beyond npm's packages (a program, a daemon, an
@@ -108,16 +109,7 @@ function startTime(pid: number): string {
     // Fields after the command, which may hold spaces and ends at the last ')': starttime is the 20th.
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
   } catch {
-    return existsSync('/proc/self/stat') ? 'gone' : alive(pid) ? '' : 'gone';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return existsSync('/proc/self/stat') ? 'gone' : pidAlive(pid) ? '' : 'gone';
   }
 }
 
