@@ -47,6 +47,18 @@ describe('longhaul metrics', () => {
     expect(stdout).toMatch(/main\.py:1 positive/);
   });
 
+  it('shows – for every ratio of an empty workspace, never the 0 of clean code', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'metrics-empty-'));
+    const { code, stdout } = await runCli(['metrics', '.'], dir);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^\.: 0 files, 0 LOC, 0 callables/);
+    for (const key of ['erosion', 'verbosity', 'clone_ratio', 'violation_rate', 'mean_cc', 'max_cc'])
+      expect(stdout).toMatch(new RegExp(`^  ${key} +–$`, 'm'));
+    expect(stdout).toMatch(/–: nothing to measure it over .*not 0/);
+    const json = JSON.parse((await runCli(['metrics', '.', '--json'], dir)).stdout);
+    expect(json).toMatchObject({ 'quality.erosion': null, 'quality.verbosity': null, 'quality.loc': 0 });
+  });
+
   it('measures a single file', async () => {
     const dir = await workspace();
     const { stdout } = await runCli(['metrics', 'main.py', '--json'], dir);

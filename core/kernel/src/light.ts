@@ -16,6 +16,7 @@ export {
 } from './plugins/discovery.js';
 export { defaultRetryStatuses } from './runner/retry-statuses.js';
 export { formatColumns } from './text/columns.js';
+export { noValue } from './text/outcomes.js';
 export {
   regularFiles,
   type SkipReason,

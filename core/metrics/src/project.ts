@@ -17,19 +17,20 @@ export interface QualitySummary {
   files: number;
   loc: number;
   callables: number;
-  erosion: number;
-  verbosity: number;
-  clone_ratio: number;
+  /** Ratios and extremes over nothing measured (no code, no callables, no rule pack) are null, not 0. */
+  erosion: number | null;
+  verbosity: number | null;
+  clone_ratio: number | null;
   clone_lines: number;
   clone_groups: number;
-  violation_rate: number;
+  violation_rate: number | null;
   rule_hits: number;
   flagged_lines: number;
-  max_cc: number;
-  mean_cc: number;
+  max_cc: number | null;
+  mean_cc: number | null;
   high_cc_count: number;
   cognitive_complexity: number;
-  max_cognitive: number;
+  max_cognitive: number | null;
   technical_debt_minutes: number;
   parse_errors: number;
   /** Against the previous snapshot; null without one (or when the previous one had no code). */
@@ -84,8 +85,14 @@ export function analyzeSource(source: SourceFile, options: Partial<MetricsOption
   return analyzeFile(source.path, source.text, spec, matcherFor(spec, resolved), resolved);
 }
 
-function ratio(numerator: number, denominator: number): number {
-  return denominator > 0 ? numerator / denominator : 0;
+/** A share of nothing (no lines, no callables, no mass) was not measured: null, never 0. */
+function ratio(numerator: number, denominator: number): number | null {
+  return denominator > 0 ? numerator / denominator : null;
+}
+
+/** The largest value, or null over no values. */
+function largest(values: readonly number[]): number | null {
+  return values.length > 0 ? values.reduce((max, value) => Math.max(max, value)) : null;
 }
 
 /** Analyzes the sources without a reusable result in `reuse`; gives every analysis, in order. */
@@ -142,18 +149,19 @@ export async function analyzeProject(
     loc,
     callables: callables.length,
     erosion: ratio(sum(high.map((callable) => callable.mass)), totalMass),
-    verbosity: ratio(sum(files.map((file) => file.verboseLines)), loc),
+    // Verbose lines are clone lines and lines the rule pack flags: without the pack, half unmeasured.
+    verbosity: resolved.rules ? ratio(sum(files.map((file) => file.verboseLines)), loc) : null,
     clone_ratio: ratio(cloneLines, loc),
     clone_lines: cloneLines,
     clone_groups: clones.length,
-    violation_rate: ratio(hits.length, loc),
+    violation_rate: resolved.rules ? ratio(hits.length, loc) : null,
     rule_hits: hits.length,
     flagged_lines: sum(files.map((file) => file.flaggedLines)),
-    max_cc: callables.reduce((max, callable) => Math.max(max, callable.cc), 0),
+    max_cc: largest(callables.map((callable) => callable.cc)),
     mean_cc: ratio(sum(callables.map((callable) => callable.cc)), callables.length),
     high_cc_count: high.length,
     cognitive_complexity: sum(files.map((file) => file.cognitive)),
-    max_cognitive: callables.reduce((max, callable) => Math.max(max, callable.cognitive), 0),
+    max_cognitive: largest(callables.map((callable) => callable.cognitive)),
     technical_debt_minutes: debt,
     parse_errors: sum(files.map((file) => file.parseErrors)),
     lines_added: null,

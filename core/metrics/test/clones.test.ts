@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeProject } from '../src/index.js';
 
 /** The clone ratio of two files, each holding one block. */
-async function cloneRatio(a: string, b: string): Promise<number> {
+async function cloneRatio(a: string, b: string): Promise<number | null> {
   const report = await analyzeProject(
     [
       { path: 'a.py', text: a },

@@ -102,15 +102,39 @@ describe('Python metrics', () => {
     expect(radon.callables[0]?.cc).toBe(3);
   });
 
-  it('gives zero erosion and verbosity to an empty project', async () => {
-    const report = await analyzeProject([{ path: 'e.py', text: '# nothing\n' }]);
-    expect(report.summary).toMatchObject({
-      loc: 0,
-      erosion: 0,
-      verbosity: 0,
-      clone_ratio: 0,
-      violation_rate: 0,
+  it('measures no ratio of a project without code: null, not the 0 of clean code', async () => {
+    for (const sources of [[], [{ path: 'e.py', text: '# nothing\n' }]]) {
+      const report = await analyzeProject(sources);
+      expect(report.summary).toMatchObject({
+        loc: 0,
+        callables: 0,
+        erosion: null,
+        verbosity: null,
+        clone_ratio: null,
+        violation_rate: null,
+        mean_cc: null,
+        max_cc: null,
+        max_cognitive: null,
+        // Counts of nothing are 0: there is nothing of them.
+        rule_hits: 0,
+        high_cc_count: 0,
+      });
+    }
+  });
+
+  it('gives no erosion to code without callables, and a measured 0 to simple ones', async () => {
+    const script = await analyzeProject([{ path: 's.py', text: 'x = 1\nprint(x)\n' }]);
+    expect(script.summary).toMatchObject({ loc: 2, callables: 0, erosion: null, mean_cc: null });
+    expect(script.summary.verbosity).toBe(0);
+    const simple = await analyzeProject([{ path: 'f.py', text: 'def f():\n    return 1\n' }]);
+    expect(simple.summary).toMatchObject({ erosion: 0, mean_cc: 1, max_cc: 1 });
+  });
+
+  it('leaves the rule-pack ratios unmeasured without the rule pack', async () => {
+    const report = await analyzeProject([{ path: 'f.py', text: 'def f():\n    return 1\n' }], {
+      rules: false,
     });
+    expect(report.summary).toMatchObject({ violation_rate: null, verbosity: null, clone_ratio: 0 });
   });
 });
 

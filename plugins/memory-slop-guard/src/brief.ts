@@ -3,10 +3,11 @@ import type { SlopGuardOptions } from './options.js';
 
 export interface TurnQuality {
   turn: number;
-  erosion: number;
-  verbosity: number;
-  cloneRatio: number;
-  maxCc: number;
+  /** Null where the workspace had nothing to measure them over (no callables, no code). */
+  erosion: number | null;
+  verbosity: number | null;
+  cloneRatio: number | null;
+  maxCc: number | null;
   loc: number;
 }
 
@@ -56,7 +57,8 @@ export function renderBrief(
       ),
     );
   const erosion = report.summary.erosion;
-  if (previous && erosion - previous.erosion > options.erosionRise)
+  // A rise needs two measurements: the first callables of a workspace raise nothing.
+  if (previous?.erosion != null && erosion !== null && erosion - previous.erosion > options.erosionRise)
     lines.push(
       `Structural erosion rose from ${previous.erosion.toFixed(3)} to ${erosion.toFixed(3)} in the last turn: complexity is concentrating in a few functions.`,
     );

@@ -11,7 +11,7 @@ import {
 import type { QualityOptions } from './options.js';
 
 /** Bumped whenever a metric's definition changes, so regraded runs say which one they used. */
-export const version = '2';
+export const version = '3';
 
 const decoder = new TextDecoder();
 

@@ -81,6 +81,25 @@ describe('scorer quality', () => {
     expect(JSON.parse(findings[0]!)).toMatchObject({ file: 'main.py', line: 2 });
   });
 
+  it('gives no value, not 0, for the ratios of a workspace the agent left without code', async () => {
+    if (scorer.scope !== 'step') throw new Error('quality is a step scorer');
+    const scores = Object.fromEntries(
+      (await scorer.score(await context([file('notes.md', '# nothing yet\n')], first))).map((score) => [
+        score.metric,
+        score.value,
+      ]),
+    );
+    expect(scores).toMatchObject({
+      loc: 0,
+      erosion: null,
+      verbosity: null,
+      clone_ratio: null,
+      violation_rate: null,
+      mean_cc: null,
+      lines_removed: 5,
+    });
+  });
+
   it('gives null churn without a previous snapshot', async () => {
     if (scorer.scope !== 'step') throw new Error('quality is a step scorer');
     const scores = await scorer.score(await context(first));

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { badInputExitCode } from '@longhaul/core/light';
+import { badInputExitCode, noValue } from '@longhaul/core/light';
 import type {
   CcVariant,
   DiscoveryOptions,
@@ -51,8 +51,11 @@ function scoreKeys(summary: QualitySummary): Record<string, number | null> {
   return Object.fromEntries(Object.entries(summary).map(([key, value]) => [`quality.${key}`, value]));
 }
 
+/** A value nothing was measured over (a ratio of no lines, no callables) is a dash, never 0. */
 const format = (value: number | null) =>
-  value === null ? '-' : Number.isInteger(value) ? String(value) : value.toFixed(3);
+  value === null ? noValue : Number.isInteger(value) ? String(value) : value.toFixed(3);
+
+const dashNote = `${noValue}: nothing to measure it over (no code, no callables, no earlier snapshot, or the rule pack off), not 0`;
 
 /** `longhaul metrics PATH` and `longhaul metrics --git REPO`: code-quality metrics outside a run. */
 export function register(program: Command): void {
@@ -127,6 +130,7 @@ async function measurePath(
     if (['files', 'loc', 'callables'].includes(key)) continue;
     lines.push(`  ${key.padEnd(24)} ${format(value)}`);
   }
+  if (Object.values(summary).includes(null)) lines.push(`  (${dashNote})`);
   const top = [...report.callables].sort((a, b) => b.cc - a.cc).slice(0, flags.top);
   if (top.length) {
     lines.push('', 'most complex callables (CC, cognitive, SLOC):');
@@ -176,4 +180,6 @@ async function history(
     const rows = commits.map(({ summary, ...commit }) => ({ ...commit, ...scoreKeys(summary) }));
     process.stdout.write(`${JSON.stringify({ repo, commits: rows })}\n`);
   } else if (!commits.length) process.stdout.write(`${repo}: no commit changes a source file\n`);
+  else if (commits.some((commit) => columns.some((key) => commit.summary[key] === null)))
+    process.stdout.write(`(${dashNote})\n`);
 }
