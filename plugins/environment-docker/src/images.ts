@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { ClassifiedError, type EnvironmentNeeds, readDirectoryFiles, versionAtLeast } from '@longhaul/core';
+import {
+  ClassifiedError,
+  type EnvironmentNeeds,
+  pythonPackagesOf,
+  readDirectoryFiles,
+  versionAtLeast,
+} from '@longhaul/core';
 import type Docker from 'dockerode';
 import { packFiles } from './archive.js';
 import { type BaseRecipe, baseImageRef, baseToolchains, baseVariants, followProgress } from './base-image.js';
@@ -128,7 +134,7 @@ function beyondBase(requires: EnvironmentNeeds['requires']): string[] {
   if (requires === undefined) return [];
   const held = new Set(declaredContents.base.pythonPackages.map(normalName));
   return [
-    ...(requires.pythonPackages ?? []).filter((name) => !held.has(normalName(name))),
+    ...pythonPackagesOf(requires).filter((name) => !held.has(normalName(name))),
     ...(requires.commands ?? []).filter((name) => !declaredContents.base.commands.includes(name)),
   ];
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Requirements, versionAtLeast } from '@longhaul/core';
+import { pythonPackagesOf, type Requirements, versionAtLeast } from '@longhaul/core';
 import { type BaseRecipe, baseImageHash, baseImageRef, baseRecipe, baseVariants } from './base-image.js';
 
 /**
@@ -131,7 +131,7 @@ function lacking(
   const packages = new Set(holds.pythonPackages.map(normalName));
   const commands = new Set(holds.commands);
   return [
-    ...(requires.pythonPackages ?? []).filter((name) => !packages.has(normalName(name))),
+    ...pythonPackagesOf(requires).filter((name) => !packages.has(normalName(name))),
     ...(requires.commands ?? []).filter((name) => !commands.has(name)),
   ];
 }

@@ -71,7 +71,7 @@ async function requirementsOfProblem(
   root: string,
   config: ConfigFile,
   yaml: ProblemYaml,
-  options: Pick<ScbenchOptions, 'entryCommand' | 'requiresPython'>,
+  options: Pick<ScbenchOptions, 'entryCommand' | 'requiresPython' | 'python'>,
   tests: PythonTree,
 ): Promise<Requirements> {
   const configPath = join(root, 'config.yaml');
@@ -91,6 +91,7 @@ async function requirementsOfProblem(
             version: python.replace(/^\s*>=\s*/, '').trim(),
             origin: config.requires_python ? at('requires_python') : 'source option requiresPython',
           },
+    testPython: options.python,
     testDependencies: { names: config.test_dependencies, origin: at('test_dependencies') },
     entryCommand: options.entryCommand.replaceAll('{entry_file}', entryFileOf(config.entry_file)),
     tests,
@@ -106,7 +107,7 @@ async function requirementsOfProblem(
  */
 export async function problemRequirements(
   root: string,
-  options: Partial<Pick<ScbenchOptions, 'entryCommand' | 'requiresPython'>> = {},
+  options: Partial<Pick<ScbenchOptions, 'entryCommand' | 'requiresPython' | 'python'>> = {},
 ): Promise<Requirements> {
   const yaml = await readYaml(join(root, 'config.yaml'));
   const checked = checkYaml(yaml, configFileSchema);

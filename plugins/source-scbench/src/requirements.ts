@@ -178,15 +178,17 @@ export interface PythonTree {
 }
 
 /**
- * What a problem needs where it runs: python3 at `python` or later when set; pytest and
- * pytest-timeout (longhaul's invocation of the suite: SlopCodeBench's runner always adds both),
- * the config's `test_dependencies` and every package the tests and conftests import (upstream's
- * runner also installs jsonschema and deepdiff for every suite, so tests import them undeclared);
- * every package a reference solution imports (the agent's code is run where the solution was);
- * the entry command's program and those the tests run.
+ * What a problem needs where it runs: python3 at `python` or later when set; the interpreter that
+ * runs the hidden tests (`testPython`, probed itself) with pytest and pytest-timeout (longhaul's
+ * invocation of the suite: SlopCodeBench's runner always adds both), the config's
+ * `test_dependencies` and every package the tests and conftests import (upstream's runner also
+ * installs jsonschema and deepdiff for every suite, so tests import them undeclared); python3 on
+ * PATH with every package a reference solution imports (the agent's code is run where the
+ * solution was, by the entry command); the entry command's program and those the tests run.
  */
 export function requirementsOf(input: {
   python?: { version: string; origin: string };
+  testPython: string;
   testDependencies: { names: readonly string[]; origin: string };
   entryCommand: string;
   tests: PythonTree;
@@ -209,9 +211,10 @@ export function requirementsOf(input: {
   const entry = program(input.entryCommand);
   return {
     ...(input.python ? { python: input.python.version } : {}),
-    pythonPackages: [
-      ...new Set(['pytest', 'pytest-timeout', ...declared, ...imported.keys(), ...solutionNeeds.keys()]),
-    ],
+    pythonPackages: [...solutionNeeds.keys()],
+    interpreters: {
+      [input.testPython]: [...new Set(['pytest', 'pytest-timeout', ...declared, ...imported.keys()])],
+    },
     commands: [...new Set([...(entry && !entry.includes('/') ? [entry] : []), ...called.keys()])],
     origins,
   };

@@ -32,7 +32,8 @@ describe('source scbench: the preflight on upstream-format problems', () => {
   it('asks nothing of a problem whose tests name the runner’s tests/assets, read a real folder there, keep an unused fixture and write "languages": ["go"]', async () => {
     const [rulecheck] = await load(fixtures, ['rulecheck']);
     expect(rulecheck!.environment.requires).toEqual({
-      pythonPackages: ['pytest', 'pytest-timeout'],
+      pythonPackages: [],
+      interpreters: { '/usr/bin/python3': ['pytest', 'pytest-timeout'] },
       commands: ['python3'],
       origins: {},
     });
@@ -42,7 +43,8 @@ describe('source scbench: the preflight on upstream-format problems', () => {
   it('asks for what the tests import undeclared (deepdiff, which upstream’s runner always installs), at the line that imports it', async () => {
     const [jsonpatch] = await load(fixtures, ['jsonpatch']);
     expect(jsonpatch!.environment.requires).toEqual({
-      pythonPackages: ['pytest', 'pytest-timeout', 'deepdiff'],
+      pythonPackages: [],
+      interpreters: { '/usr/bin/python3': ['pytest', 'pytest-timeout', 'deepdiff'] },
       commands: ['python3'],
       origins: { deepdiff: `${fixtures}/jsonpatch/tests/test_checkpoint_1.py:4` },
     });
@@ -51,7 +53,9 @@ describe('source scbench: the preflight on upstream-format problems', () => {
   it('asks for what the reference solution imports, and a host without it is told the reference solution needs it', async () => {
     const [pricedb] = await load(fixtures, ['pricedb']);
     const requires = pricedb!.environment.requires!;
-    expect(requires.pythonPackages).toEqual(['pytest', 'pytest-timeout', 'duckdb']);
+    // The reference solution runs under python3 on PATH (the entry command), the tests under `python`.
+    expect(requires.pythonPackages).toEqual(['duckdb']);
+    expect(requires.interpreters).toEqual({ '/usr/bin/python3': ['pytest', 'pytest-timeout'] });
     // What `longhaul validate` prints for a host whose python3 lacks duckdb.
     expect(missingRequirements(requires, 'python 3.13.5\npackage-missing duckdb\n')).toEqual([
       `Python packages duckdb (the reference solution needs it: ${fixtures}/pricedb/solutions/checkpoint_1/pricedb.py:3)`,

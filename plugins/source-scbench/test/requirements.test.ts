@@ -16,12 +16,14 @@ describe('source scbench: what a problem needs', () => {
     const [pep701, uvrun] = await load({ problems: ['pep701', 'uvrun'] });
     expect(pep701!.environment.requires).toEqual({
       python: '3.12',
-      pythonPackages: ['pytest', 'pytest-timeout'],
+      pythonPackages: [],
+      interpreters: { '/usr/bin/python3': ['pytest', 'pytest-timeout'] },
       commands: ['python3'],
       origins: { python: `${join(fixtures, 'pep701/config.yaml')}:11` },
     });
     expect(uvrun!.environment.requires).toEqual({
-      pythonPackages: ['pytest', 'pytest-timeout'],
+      pythonPackages: [],
+      interpreters: { '/usr/bin/python3': ['pytest', 'pytest-timeout'] },
       commands: ['python3', 'uv'],
       origins: {
         'pytest-timeout': `${join(fixtures, 'uvrun/config.yaml')}:10`,

@@ -60,6 +60,13 @@ export interface Requirements {
   python?: string;
   /** Python distributions `python3` must have installed, by their pip names (`pytest-timeout`, `httpx`). */
   pythonPackages?: string[];
+  /**
+   * Other Python interpreters the task's programs start, each with the distributions it must have:
+   * the interpreter that runs a benchmark's hidden tests (`/usr/bin/python3`: pytest,
+   * pytest-timeout) when it is not `python3` on PATH. Each is probed itself (and held to `python`),
+   * so a version manager's shim first on PATH answers only for `python3`.
+   */
+  interpreters?: Record<string, string[]>;
   /** Programs that must be on PATH (`uv`, `node`, `g++`, `rustc`). */
   commands?: string[];
   /**

@@ -1,5 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   missingRequirements,
   requirementsIssues,
@@ -9,11 +12,18 @@ import {
 
 const debianPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
-function probe(requires: Parameters<typeof requirementsProbe>[0]): string[] {
+function probe(requires: Parameters<typeof requirementsProbe>[0], path = debianPath): string[] {
   const [command, ...args] = requirementsProbe(requires);
-  const output = execFileSync(command!, args, { encoding: 'utf8', env: { PATH: debianPath } });
+  const output = execFileSync(command!, args, { encoding: 'utf8', env: { PATH: path } });
   return missingRequirements(requires, output);
 }
+
+// A version manager's shim first on PATH: a python3 that sees none of Debian's packages.
+const shims = mkdtempSync(join(tmpdir(), 'longhaul-shim-'));
+const shim = join(shims, 'python3');
+writeFileSync(shim, '#!/bin/sh\nexec /usr/bin/python3 -I -S "$@"\n');
+chmodSync(shim, 0o755);
+afterAll(() => rmSync(shims, { recursive: true, force: true }));
 
 describe('requirements probe', () => {
   it('finds nothing missing on a host that has it all', () => {
@@ -64,9 +74,35 @@ describe('requirements probe', () => {
     ).toEqual([]);
   });
 
+  it('asks the interpreter named for its packages, not the python3 first on PATH', () => {
+    const path = `${shims}:${debianPath}`;
+    const tests = { interpreters: { '/usr/bin/python3': ['pytest', 'pytest-timeout'] } };
+    expect(probe(tests, path)).toEqual([]);
+    // python3 on PATH (the shim) is asked only for what python3 must have.
+    expect(probe({ ...tests, pythonPackages: ['pytest-timeout'] }, path)).toEqual([
+      'Python packages pytest-timeout',
+    ]);
+    expect(
+      probe({ interpreters: { [shim]: ['pytest'] }, origins: { pytest: 'the runner' } }, debianPath),
+    ).toEqual([`Python packages in ${shim}: pytest (the runner)`]);
+  });
+
+  it('holds every interpreter to the Python version and says when one is not there', () => {
+    expect(probe({ python: '99', interpreters: { '/usr/bin/python3': [] } })).toEqual([
+      expect.stringMatching(/^python3 >= 99, python3 is 3\.\d+\.\d+$/),
+      expect.stringMatching(/^\/usr\/bin\/python3 >= 99, \/usr\/bin\/python3 is 3\.\d+\.\d+$/),
+    ]);
+    expect(probe({ interpreters: { '/nonexistent/python3': ['pytest'] } })).toEqual([
+      '/nonexistent/python3, not there',
+    ]);
+    expect(requirementsIssues({ interpreters: { "/usr/bin/python3'; id; '": [] } })).toHaveLength(1);
+    expect(requirementsIssues({ interpreters: { '/usr/bin/python3': ['$(id)'] } })).toHaveLength(1);
+  });
+
   it('knows when there is nothing to check', () => {
     expect(requiresNothing(undefined)).toBe(true);
     expect(requiresNothing({ commands: [] })).toBe(true);
     expect(requiresNothing({ commands: ['uv'] })).toBe(false);
+    expect(requiresNothing({ interpreters: { '/usr/bin/python3': [] } })).toBe(false);
   });
 });
