@@ -55,9 +55,26 @@ describe('pairedDifference', () => {
     ];
     const difference = pairedDifference(a, b)!;
     expect(difference.n).toBe(2);
+    // t3 and t4 have no partner: left out, and said.
+    expect(difference.skipped).toBe(2);
     expect(difference.mean).toBeCloseTo(0.3);
     expect(difference.low).toBeCloseTo(0.3);
     expect(difference.high).toBeCloseTo(0.3);
     expect(pairedDifference(a, [])).toBeNull();
+  });
+
+  it('pairs steps, leaves out a step without a value on either side, and says how many', () => {
+    // A do-nothing agent has no erosion (no code); the working one has some at every step.
+    const working = [1, 2, 3, 4].flatMap((t) =>
+      [0, 1].map((step) => ({ task: `t${t}`, repeat: 1, step, value: 0.05 + 0.02 * t })),
+    );
+    const idle = working.map((value) => ({ ...value, value: null }));
+    expect(pairedDifference(working, idle)).toBeNull();
+    // Where the idle agent measured something at one step, only that step pairs.
+    const partly = idle.map((value, i) => (i % 2 === 0 ? { ...value, value: 0.5 } : value));
+    const difference = pairedDifference(working, partly)!;
+    expect(difference.n).toBe(4);
+    expect(difference.skipped).toBe(4);
+    expect(difference.mean).toBeCloseTo(0.5 - 0.1, 10);
   });
 });

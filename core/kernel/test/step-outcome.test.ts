@@ -62,5 +62,8 @@ describe('formatInterval', () => {
     expect(formatInterval(bootstrapMean([[1]]), two)).toBe('1.00 n=1');
     expect(formatInterval(bootstrapMean([[1], [0]]), two)).toMatch(/^0\.50 \[0\.\d\d, 1\.00\]$/);
     expect(formatInterval(bootstrapMean([[]]), two)).toBe('–');
+    expect(formatInterval({ mean: 0.5, low: 0.25, high: 0.75, n: 4, skipped: 3 }, two)).toBe(
+      '0.50 [0.25, 0.75] (3 skipped)',
+    );
   });
 });

@@ -176,14 +176,15 @@
   }
 
   // An interval only where two or more values stand behind the mean (the model leaves low and
-  // high null otherwise); the n is always shown.
+  // high null otherwise); the n is always shown, and the steps left out for want of a value.
   const interval = (stat) =>
     stat
       ? {
-          text:
+          text: `${
             stat.low === null || stat.high === null
               ? `${formatCell(stat.mean)} n=${stat.n}`
-              : `${formatCell(stat.mean)} [${formatCell(stat.low)}, ${formatCell(stat.high)}] n=${stat.n}`,
+              : `${formatCell(stat.mean)} [${formatCell(stat.low)}, ${formatCell(stat.high)}] n=${stat.n}`
+          }${stat.skipped ? `, ${stat.skipped} skipped` : ''}`,
           value: stat.mean,
         }
       : '–';
@@ -293,7 +294,7 @@
       el(
         'h3',
         {},
-        'Means over scored steps with 95% bootstrap intervals over tasks and repeats (n: trials or pairs; an interval only where n ≥ 2)',
+        'Means over scored steps with 95% bootstrap intervals over tasks and repeats (n: trials or pairs; an interval only where n ≥ 2; skipped: steps without a value, on either side for a difference, left out rather than taken as 0)',
       ),
     );
     const keys = run.scoreKeys.filter((key) => run.stats.some((stat) => stat.key === key));
@@ -476,19 +477,26 @@
       el(
         'p',
         { class: 'note' },
-        `Each score's mean over the ${compared.keyedBy} cells every run has; Δ is the last run minus the first.`,
+        `Each score's mean over the ${compared.keyedBy} cells every run has a value in; skipped: cells left out because a run measured nothing there (not taken as 0); Δ is the last run minus the first.`,
       ),
       table(
         [
           { key: 'key', label: 'score' },
           { key: 'cells', label: 'cells', format: 'number', digits: 0 },
+          { key: 'skipped', label: 'skipped', format: 'number', digits: 0 },
           ...runColumns,
           { key: 'delta', label: 'Δ last − first' },
         ],
         // The main scores first, as in the plots; the rest in order of name.
         [...compared.overall]
           .sort((a, b) => rank(a.key) - rank(b.key))
-          .map((d) => ({ key: d.key, cells: d.cells, delta: d.delta, ...values(d.values) })),
+          .map((d) => ({
+            key: d.key,
+            cells: d.cells,
+            skipped: d.skipped,
+            delta: d.delta,
+            ...values(d.values),
+          })),
         { class: 'run-deltas' },
       ),
       el(

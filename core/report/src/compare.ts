@@ -8,8 +8,11 @@ import type { RunModel } from './model.js';
 export interface RunComparison {
   /** What a cell is matched on: `task × step`, or `task × step × condition`. */
   keyedBy: string;
-  /** Per score: the mean over the cells every run has, in each run, and the change. */
-  overall: { key: string; cells: number; values: number[]; delta: number }[];
+  /**
+   * Per score: the mean over the cells every run has a value in, in each run, and the change;
+   * `skipped` counts the cells left out because a run had no value there (nothing measured).
+   */
+  overall: { key: string; cells: number; skipped: number; values: number[]; delta: number }[];
   /** Per score and cell: each run's value (null where a run has none) and the change. */
   cells: {
     key: string;
@@ -70,6 +73,7 @@ export function compareRuns(runs: RunModel[]): RunComparison | undefined {
   const overall: RunComparison['overall'] = [];
   for (const key of keys) {
     const paired: number[][] = [];
+    let skipped = 0;
     for (const name of cellNames) {
       const values = perRun.map((cellsOfRun) => {
         const found = cellsOfRun.get(name)?.get(key);
@@ -88,10 +92,11 @@ export function compareRuns(runs: RunModel[]): RunComparison | undefined {
         delta: first == null || last == null ? null : last - first,
       });
       if (values.every((value) => value !== null)) paired.push(values as number[]);
+      else skipped += 1;
     }
     if (paired.length === 0) continue;
     const values = runs.map((_, r) => mean(paired.map((row) => row[r]!)));
-    overall.push({ key, cells: paired.length, values, delta: values.at(-1)! - values[0]! });
+    overall.push({ key, cells: paired.length, skipped, values, delta: values.at(-1)! - values[0]! });
   }
   return { keyedBy: shared ? 'task × step × condition' : 'task × step', overall, cells };
 }

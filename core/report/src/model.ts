@@ -293,19 +293,35 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
       ]),
     ),
   ].sort(byString);
+  const trialKeys = new Set(trials.flatMap((trial) => Object.keys(trial.scores)));
+  // A step key's values are per scored step (null where the step has no value: nothing measured
+  // there), so a mean or a paired difference leaves such steps out and says how many it left.
   const valuesOf = (condition: string, key: string): PairedValue[] =>
     trials
       .filter((trial) => trial.condition === condition)
-      .flatMap((trial) => {
-        const value = trialValue(trial, key);
-        return value === undefined ? [] : [{ task: trial.task, repeat: trial.repeat, value }];
-      });
+      .flatMap((trial): PairedValue[] =>
+        trialKeys.has(key)
+          ? [{ task: trial.task, repeat: trial.repeat, value: numeric(trial.scores[key]) ?? null }]
+          : scoredSteps(trial).map((step) => ({
+              task: trial.task,
+              repeat: trial.repeat,
+              step: step.index,
+              value: numeric(step.scores[key]) ?? null,
+            })),
+      );
   const stats: ScoreInterval[] = [];
   const paired: PairedInterval[] = [];
   for (const key of scoreKeys) {
     for (const condition of conditions) {
-      const interval = bootstrapMean(byTask(valuesOf(condition, key)));
-      if (interval) stats.push({ condition, key, ...interval });
+      const own = trials.filter((trial) => trial.condition === condition);
+      const means = own.flatMap((trial) => {
+        const value = trialValue(trial, key);
+        return value === undefined ? [] : [{ task: trial.task, repeat: trial.repeat, value }];
+      });
+      const interval = bootstrapMean(byTask(means));
+      const values = valuesOf(condition, key);
+      const skipped = values.filter((value) => value.value === null).length;
+      if (interval) stats.push({ condition, key, ...interval, ...(skipped > 0 ? { skipped } : {}) });
     }
     const [baseline, ...others] = conditions;
     for (const condition of others) {

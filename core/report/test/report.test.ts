@@ -87,6 +87,41 @@ describe('report', () => {
     expect(cell('a', 'task0')).toBe('1 ok; 3 scored');
   });
 
+  it('does not report an agent that wrote nothing as better: its unmeasured ratios are skipped', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'longhaul-report-'));
+    dirs.push(dir);
+    await writeSyntheticRun(dir, { trials: 8, steps: 3, conditions: ['working', 'nothing'] });
+    // The do-nothing agent's workspace has no code: the quality scorer gives its ratios no value.
+    // At task0's last step it wrote a little, measured 0.9.
+    for (const task of ['task0', 'task1', 'task2', 'task3']) {
+      const file = join(dir, 'trials', `${task}.nothing.r1`, 'trial.json');
+      const record = JSON.parse(await readFile(file, 'utf8'));
+      for (const step of record.steps) {
+        const wrote = task === 'task0' && step.index === 2;
+        step.scores['quality.erosion'] = wrote ? 0.9 : null;
+        step.scores['quality.verbosity'] = null;
+        step.scores['tests.strict'] = 0;
+      }
+      await writeFile(file, JSON.stringify(record));
+    }
+    const built = buildRunModel(await loadRun(dir), 0);
+    const paired = (key: string) => built.paired.find((p) => p.key === key && p.condition === 'working');
+    // Baseline 'nothing' (first in order): only the one step both measured pairs.
+    expect(built.conditions).toEqual(['nothing', 'working']);
+    const erosion = paired('quality.erosion')!;
+    expect(erosion).toMatchObject({ n: 1, low: null, high: null, skipped: 11 });
+    expect(erosion.mean).toBeLessThan(0);
+    expect(paired('quality.verbosity')).toBeUndefined();
+    expect(paired('tests.strict')).toMatchObject({ n: 4 });
+    expect(paired('tests.strict')!.skipped).toBeUndefined();
+    const stat = (condition: string, key: string) =>
+      built.stats.find((s) => s.key === key && s.condition === condition);
+    expect(stat('nothing', 'quality.erosion')).toMatchObject({ n: 1, mean: 0.9, skipped: 11 });
+    expect(stat('nothing', 'quality.verbosity')).toBeUndefined();
+    expect(stat('working', 'quality.erosion')).toMatchObject({ n: 4 });
+    expect(stat('working', 'quality.erosion')!.skipped).toBeUndefined();
+  });
+
   it('keeps agent-written text inert: a prompt closing the script element stays data', async () => {
     const dir = await run(2);
     const loaded = await loadRun(dir);
@@ -131,8 +166,19 @@ describe('report', () => {
     expect(changed.delta).toBe(changed.values[1]! - changed.values[0]!);
     const overall = compared.overall.find((row) => row.key === 'tests.strict')!;
     expect(overall.cells).toBe(12);
+    expect(overall.skipped).toBe(0);
     expect(overall.delta).toBeCloseTo(overall.values[1]! - overall.values[0]!);
     expect(overall.values[0]! - overall.values[1]!).toBeCloseTo(changed.values[0]! / 12);
+  });
+
+  it('compares runs over the cells both measured, and says how many it skipped', async () => {
+    const working = await model(await run(4, ['oracle/just-solve/none']), 0);
+    const idle = await model(await run(4, ['ide/just-solve/none']), 1);
+    // The idle run left no code at three cells: no erosion there, not an erosion of 0.
+    for (const trial of idle.trials.filter((t) => t.task !== 'task0'))
+      trial.steps[0]!.scores['quality.erosion'] = null;
+    const erosion = compareRuns([working, idle])!.overall.find((row) => row.key === 'quality.erosion')!;
+    expect(erosion).toMatchObject({ cells: 9, skipped: 3 });
   });
 
   it('matches conditions too where the runs share them', async () => {

@@ -99,3 +99,19 @@ export function columnNotes(columns: ScoreColumns): string[] {
   }
   return notes;
 }
+
+/**
+ * A line per shown score whose mean left out steps without a value (nothing measured there),
+ * naming per condition how many: a mean over fewer steps than the table's `scored` says so.
+ */
+export function skippedNotes(conditions: ConditionSummary[], shown: string[]): string[] {
+  return shown.flatMap((key) => {
+    const parts = conditions.flatMap((condition) => {
+      const skipped = condition.skipped?.[key] ?? 0;
+      return skipped > 0 ? [`${skipped} in ${condition.condition}`] : [];
+    });
+    return parts.length > 0
+      ? [`${key}: steps without a value left out of the mean, not taken as 0: ${parts.join(', ')}`]
+      : [];
+  });
+}

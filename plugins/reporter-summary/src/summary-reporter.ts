@@ -3,7 +3,7 @@ import { type Figure, noValue, type ReportContext, type Reporter, writeFileAtomi
 import { differingTasksNote } from './condition-tasks.js';
 import { tableLegend } from './legend.js';
 import type { SummaryOptions } from './options.js';
-import { columnNotes, scoreColumns, scoreOrder } from './score-columns.js';
+import { columnNotes, scoreColumns, scoreOrder, skippedNotes } from './score-columns.js';
 import { type RunSummary, summarizeRun } from './summary.js';
 import { conditionTable, formatPassAtK, formatTable, formatTimes } from './table.js';
 
@@ -42,7 +42,7 @@ export class SummaryReporter implements Reporter {
         scores: columns.shown,
         dashes: table.split('\n').some((line) => line.includes(noValue)),
       });
-      const notes = columnNotes(columns);
+      const notes = [...skippedNotes(summary.conditions, columns.shown), ...columnNotes(columns)];
       const passAtK = formatPassAtK(summary.experimentScores);
       const differing = differingTasksNote(summary.conditions);
       const tables = [

@@ -64,6 +64,12 @@ export interface ConditionSummary {
   wallMs: number | null;
   /** Mean of each numeric score over the scored steps and the trials that have it (true = 1, false = 0). */
   scores: Record<string, number>;
+  /**
+   * Per score, the scored steps (or trials, for a trial score) the mean left out because they had
+   * no value there (nothing measured: a ratio over no code), never averaged in as 0. Only scores
+   * with some left out are listed.
+   */
+  skipped: Record<string, number>;
 }
 
 export interface ExperimentScoreSummary {
@@ -162,6 +168,20 @@ function means(scoreSets: Scores[]): Record<string, number> {
 }
 
 /**
+ * Per score key, how many of the sets (scored steps, or trials) lack a numeric value for it,
+ * among the keys some set has: what a mean over the others left out.
+ */
+function unmeasured(scoreSets: Scores[]): Record<string, number> {
+  const keys = new Set(scoreSets.flatMap((scores) => Object.keys(scores)));
+  const counts: [string, number][] = [];
+  for (const key of [...keys].sort(byString)) {
+    const missing = scoreSets.filter((scores) => numeric(scores[key]) === undefined).length;
+    if (missing > 0) counts.push([key, missing]);
+  }
+  return Object.fromEntries(counts);
+}
+
+/**
  * The length of the union of the trials' intervals: time during which at least one trial ran.
  * Trials side by side count once, and the pause between a killed run and its resume not at all.
  */
@@ -221,6 +241,10 @@ export function summarizeCondition(
     durationMs: trials.reduce((sum, trial) => sum + trial.durationMs, 0),
     wallMs: wallTime(trials),
     scores: means([...scored.map((step) => step.scores), ...trials.map((trial) => trial.scores)]),
+    skipped: {
+      ...unmeasured(scored.map((step) => step.scores)),
+      ...unmeasured(trials.map((trial) => trial.scores)),
+    },
   };
 }
 

@@ -61,6 +61,21 @@ describe('score columns of the summary table', () => {
     expect(figure.note).toContain('todo-count.todos, todo-count.files: mean over the scored steps');
   });
 
+  it('leaves steps without a value out of a mean, never as 0, and says how many per condition', async () => {
+    // The agent left no code at its first step: nothing to measure erosion over.
+    const list = withTodoCount((index) => ({ 'quality.erosion': 0.2 * (index + 1) }));
+    for (const { record } of list)
+      if (record.condition === 'agent')
+        (record.steps[0]!.scores as Record<string, number | null>)['quality.erosion'] = null;
+    const { lines } = await print({ columns: ['quality.erosion'] }, list);
+    // agent: steps 2 and 3 of r1 (0.4, 0.6); its r2's step 1 had none; the crashed step is not scored.
+    expect(lines[1]).toMatch(/75\.0%\s+0\.500 {2}\$2\.00/);
+    expect(lines[2]).toMatch(/100\.0%\s+0\.400 {2}\$0\.00/);
+    expect(lines).toContain(
+      'quality.erosion: steps without a value left out of the mean, not taken as 0: 2 in agent',
+    );
+  });
+
   it('shows the scores the columns option names, in its order, and only those', async () => {
     const { lines } = await print({ columns: ['todo-count.todos', 'tests.pass_rate'] });
     expect(lines[0]).toMatch(/core {2}todo-count\.todos {2}tests\.pass_rate {3}cost/);

@@ -100,6 +100,7 @@ describe('reporter summary', () => {
           'tests.solved_steps': 2.5,
           'tests.strict': 2 / 4,
         },
+        skipped: {},
       },
       {
         condition: 'oracle',
@@ -121,6 +122,7 @@ describe('reporter summary', () => {
           'tests.solved_steps': 3,
           'tests.strict': 1,
         },
+        skipped: {},
       },
     ]);
     expect(summary).toMatchObject({ wallMs: 120_000, durationMs: 180_000 });
@@ -188,6 +190,7 @@ describe('reporter summary', () => {
       'durationMs',
       'wallMs',
       'scores',
+      'skipped',
     ]);
   });
 

@@ -12,6 +12,11 @@ export interface Interval {
   high: number | null;
   /** Values the mean is over (trials, or pairs of trials). */
   n: number;
+  /**
+   * Steps left out because they had no value (nothing measured: a ratio over no code, a scorer
+   * that did not run), or, for a paired difference, no value on one side. Absent when none was.
+   */
+  skipped?: number;
 }
 
 export interface BootstrapOptions {
@@ -79,38 +84,56 @@ export function bootstrapMean(groups: number[][], options: BootstrapOptions = {}
   };
 }
 
-/** A value of one trial, keyed by what pairs it with a trial of another condition. */
+/**
+ * A value of one trial, or of one step of it when `step` is given, keyed by what pairs it with
+ * the same trial (and step) of another condition. `null`: the step was scored and this value was
+ * not measured there.
+ */
 export interface PairedValue {
   task: string;
   repeat: number;
-  value: number;
+  step?: string | number;
+  value: number | null;
 }
 
 /**
- * The difference b − a over the trials both conditions have (same task, same repeat), with a
- * bootstrap interval over tasks and repeats. Trials without a partner are left out.
+ * The difference b − a over what both conditions measured: steps are paired by task, repeat and
+ * step, and a step without a value on either side (or without a partner) is left out and counted
+ * in `skipped`, never taken as 0. Each pair of trials gives the mean of its paired steps'
+ * differences; the interval is bootstrapped over tasks and repeats.
  */
 export function pairedDifference(
   a: readonly PairedValue[],
   b: readonly PairedValue[],
   options: BootstrapOptions = {},
 ): Interval | null {
-  const key = (value: PairedValue) => `${value.task}\u0000${value.repeat}`;
+  const trialKey = (value: PairedValue) => `${value.task}\u0000${value.repeat}`;
+  const key = (value: PairedValue) => `${trialKey(value)}\u0000${value.step ?? ''}`;
   const first = new Map(a.map((value) => [key(value), value.value]));
-  const byTask = new Map<string, number[]>();
+  const second = new Set(b.map(key));
+  let skipped = [...first.keys()].filter((k) => !second.has(k)).length;
+  const byTrial = new Map<string, { task: string; differences: number[] }>();
   for (const value of b) {
     const partner = first.get(key(value));
-    if (partner === undefined) continue;
-    const list = byTask.get(value.task) ?? [];
-    list.push(value.value - partner);
-    byTask.set(value.task, list);
+    if (partner === undefined || partner === null || value.value === null) {
+      skipped += 1;
+      continue;
+    }
+    const trial = byTrial.get(trialKey(value)) ?? { task: value.task, differences: [] };
+    trial.differences.push(value.value - partner);
+    byTrial.set(trialKey(value), trial);
   }
-  return bootstrapMean([...byTask.values()], options);
+  const byTask = new Map<string, number[]>();
+  for (const { task, differences } of byTrial.values())
+    byTask.set(task, [...(byTask.get(task) ?? []), meanOf(differences)]);
+  const interval = bootstrapMean([...byTask.values()], options);
+  return interval && skipped > 0 ? { ...interval, skipped } : interval;
 }
 
-/** Values grouped by task, for bootstrapMean. */
+/** Measured values grouped by task, for bootstrapMean (values that are null are left out). */
 export function byTask(values: readonly PairedValue[]): number[][] {
   const groups = new Map<string, number[]>();
-  for (const value of values) groups.set(value.task, [...(groups.get(value.task) ?? []), value.value]);
+  for (const value of values)
+    if (value.value !== null) groups.set(value.task, [...(groups.get(value.task) ?? []), value.value]);
   return [...groups.values()];
 }

@@ -27,13 +27,15 @@ export function formatOutcomeCounts(counts: OutcomeCounts): string {
 
 /**
  * A mean with its interval: `0.50 [0.25, 0.75]` where two or more values stand behind it,
- * `1.00 n=1` for one, `–` for none.
+ * `1.00 n=1` for one, `–` for none; `(2 skipped)` follows when steps without a value were left out.
  */
 export function formatInterval(
   interval: Interval | null | undefined,
   format: (value: number) => string,
 ): string {
   if (!interval) return noValue;
-  if (interval.low === null || interval.high === null) return `${format(interval.mean)} n=${interval.n}`;
-  return `${format(interval.mean)} [${format(interval.low)}, ${format(interval.high)}]`;
+  const skipped = interval.skipped ? ` (${interval.skipped} skipped)` : '';
+  if (interval.low === null || interval.high === null)
+    return `${format(interval.mean)} n=${interval.n}${skipped}`;
+  return `${format(interval.mean)} [${format(interval.low)}, ${format(interval.high)}]${skipped}`;
 }
