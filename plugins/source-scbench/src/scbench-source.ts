@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import {
   ConfigError,
   type ConfigIssue,
@@ -33,7 +33,12 @@ export class ScbenchSource implements Source {
     }
     const tasks: Task[] = [];
     for (const root of this.select(roots, path, issues)) {
+      const id = basename(root);
+      // The experiment's `tasks:` filter: a problem it leaves out is not read, so its faults hold nothing up.
+      if (ctx.tasks && !ctx.tasks.some((pattern) => matchesTaskPattern(id, pattern))) continue;
+      const before = issues.length;
       const task = await loadProblem(root, this.options, issues);
+      for (const issue of issues.slice(before)) issue.task = id;
       if (task) tasks.push(task);
     }
     // The problems that could be built go with the issues, so the environment is asked about them too.

@@ -1,15 +1,12 @@
-import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, build } from './cli-build.js';
+import { build, longhaul } from './cli-build.js';
 
 // A version manager's shim first on PATH (pyenv's, here one that sees none of Debian's packages):
 // the hidden tests run with the interpreter the experiment names, so that one is asked whether it
 // has pytest and pytest-timeout, not the python3 that comes first on PATH.
-const run = promisify(execFile);
 const fixtures = join(import.meta.dirname, 'fixtures/fidelity');
 const debianPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 let work: string;
@@ -19,7 +16,7 @@ beforeAll(async () => {
   await build();
   work = await mkdtemp(join(tmpdir(), 'longhaul-scbench-interpreter-'));
   shims = join(work, 'shims');
-  await run('mkdir', [shims]);
+  await mkdir(shims);
   await writeFile(join(shims, 'python3'), '#!/bin/sh\nexec /usr/bin/python3 -I -S "$@"\n');
   await chmod(join(shims, 'python3'), 0o755);
 }, 620_000);
@@ -42,15 +39,7 @@ async function validate(python: string): Promise<{ code: number; output: string 
       '',
     ].join('\n'),
   );
-  return run('node', [bin, 'validate', file], {
-    env: { ...process.env, PATH: `${shims}:${debianPath}` },
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({
-      code: error.code,
-      output: error.stdout + error.stderr,
-    }),
-  );
+  return longhaul(['validate', file], { ...process.env, PATH: `${shims}:${debianPath}` });
 }
 
 describe('source scbench: the interpreter that runs the tests is the one asked for their packages', () => {

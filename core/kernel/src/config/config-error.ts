@@ -12,6 +12,11 @@ export interface ConfigIssue {
   message: string;
   /** A likely fix, e.g. the plugin id the user probably meant. */
   suggestion?: string;
+  /**
+   * The id of the task the issue is about, when it is one task's (a source's problem that does not
+   * load): an experiment whose `tasks:` leave that task out is not held up by it.
+   */
+  task?: string;
 }
 
 export function formatIssue(issue: ConfigIssue): string {

@@ -212,6 +212,7 @@ export async function loadExperiment(
   // Issues of tasks a source still built: the experiment is made with those tasks all the same,
   // carried by the error so the environment's checks can be added to them.
   const taskIssues = new Set<ConfigIssue>();
+  const unselected: ConfigIssue[] = [];
   const selected = await selectTasks(
     refs.source ?? [],
     registry,
@@ -221,6 +222,7 @@ export async function loadExperiment(
     issues,
     locateTask,
     taskIssues,
+    unselected,
   );
   const onlyTaskIssues = issues.every((issue) => taskIssues.has(issue));
   if (!onlyTaskIssues || !selected || selected.length === 0) throw new ConfigError(inFileOrder(issues));
@@ -279,7 +281,11 @@ export async function loadExperiment(
     tasks: selected,
     conditions,
     trials,
-    warnings: [...modelWarnings, ...pluginWarnings(config, registry, { tasks: selected })],
+    warnings: [
+      ...modelWarnings,
+      ...unselectedWarning(unselected),
+      ...pluginWarnings(config, registry, { tasks: selected }),
+    ],
     locate: (key) => {
       const at = parseKeyPath(key);
       return at ? yaml.locate(at) : undefined;
@@ -421,18 +427,46 @@ async function selectTasks(
   issues: ConfigIssue[],
   locateTask: LocateTask,
   taskIssues: Set<ConfigIssue>,
+  unselected: ConfigIssue[],
 ): Promise<Task[] | undefined> {
   const matching = (task: Task) => patterns!.some((pattern) => matchesTaskPattern(task.id, pattern));
+  // An issue of one task the filter leaves out (a source that reads every task) holds nothing up.
+  const ours = (found: ConfigIssue[]) => {
+    if (!patterns) return found;
+    const left = found.filter(
+      (issue) =>
+        issue.task !== undefined && !patterns.some((pattern) => matchesTaskPattern(issue.task!, pattern)),
+    );
+    unselected.splice(0, unselected.length, ...left);
+    return found.filter((issue) => !left.includes(issue));
+  };
   if (patterns) {
     const scratch: ConfigIssue[] = [];
     const filtered = await loadTasks(sources, registry, baseDir, patterns, issueAt, scratch, taskIssues);
     const everyPatternMatches = patterns.every((pattern) =>
       filtered?.some((task) => matchesTaskPattern(task.id, pattern)),
     );
-    if (filtered && scratch.length === 0 && everyPatternMatches) return filtered.filter(matching);
+    const kept = ours(scratch);
+    if (filtered && everyPatternMatches && kept.every((issue) => taskIssues.has(issue))) {
+      issues.push(...kept);
+      return filtered.filter(matching);
+    }
   }
-  const tasks = await loadTasks(sources, registry, baseDir, undefined, issueAt, issues, taskIssues);
+  const found: ConfigIssue[] = [];
+  const tasks = await loadTasks(sources, registry, baseDir, undefined, issueAt, found, taskIssues);
+  issues.push(...ours(found));
   return tasks && filterTasks(tasks, patterns, locateTask, issues);
+}
+
+/** One line for the issues of tasks the experiment does not select, however many there are. */
+function unselectedWarning(unselected: readonly ConfigIssue[]): string[] {
+  if (unselected.length === 0) return [];
+  const ids = [...new Set(unselected.map((issue) => issue.task!))];
+  const shown = ids.length > 5 ? `${ids.slice(0, 5).join(', ')}, ...` : ids.join(', ');
+  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return [
+    `${count(unselected.length, 'problem')} in ${count(ids.length, 'task')} this experiment does not select (${shown}); select them in tasks: to see them`,
+  ];
 }
 
 async function loadTasks(

@@ -262,6 +262,20 @@ describe('a bad experiment file is rejected with file, line, column and key', ()
     expect(worse.loaded).toBeUndefined();
   });
 
+  it("a task's issue holds up only an experiment that selects it; another gets one warning line", async () => {
+    const file = join(experiments, 'unready-task.yaml');
+    const experiment = await loadExperiment(file, { cwd, env: {}, tasks: ['word*'] });
+    expect(experiment.tasks.map((task) => task.id)).toEqual(['wordfreq']);
+    expect(experiment.warnings).toEqual([
+      '1 problem in 1 task this experiment does not select (tinykv); select them in tasks: to see them',
+    ]);
+    const selected = (await loadExperiment(file, { cwd, env: {}, tasks: ['tinykv'] }).catch(
+      (caught: unknown) => caught,
+    )) as ConfigError;
+    expect(selected.issues.map(formatIssue)).toEqual([expect.stringContaining('Git LFS pointer')]);
+    expect(selected.loaded?.experiment?.tasks.map((task) => task.id)).toEqual(['tinykv']);
+  });
+
   it('a file that does not exist', async () => {
     expect(await issuesOf('no-such-experiment.yaml')).toEqual([
       {
