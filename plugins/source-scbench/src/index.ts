@@ -1,6 +1,7 @@
 import { definePlugin, tokens } from '@longhaul/core';
 import { optionsSchema } from './options.js';
 import { ScbenchSource } from './scbench-source.js';
+import { testCodeNotes } from './test-code.js';
 
 export { entryFileOf, problemRequirements } from './load-problem.js';
 export { optionsSchema, type ScbenchOptions } from './options.js';
@@ -15,4 +16,5 @@ export default definePlugin({
   register(bind, options) {
     bind(tokens.Source).toConstantValue(new ScbenchSource(options));
   },
+  warnings: (_options, use) => use.tasks.filter((task) => task.source === 'scbench').flatMap(testCodeNotes),
 });

@@ -1,5 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, extname, join, relative } from 'node:path';
 import {
   ConfigError,
   type ConfigIssue,
@@ -19,6 +19,7 @@ import { assemble, cacheDir } from './materialize.js';
 import { optionsSchema, type ScbenchOptions } from './options.js';
 import { type PythonTree, requirementsOf } from './requirements.js';
 import { renderSpec } from './spec-text.js';
+import { splitTestCode, type TestCode } from './test-code.js';
 
 const ignored = new Set(['__pycache__', '.pytest_cache', '.DS_Store']);
 
@@ -66,23 +67,40 @@ export function entryFileOf(entry: string): string {
 
 type ProblemYaml = Awaited<ReturnType<typeof readYaml>>;
 
+/** Each checkpoint's reference solution as Python sources (empty where there is none). */
+function solutionTrees(root: string, config: ConfigFile): Promise<PythonTree[]> {
+  return Promise.all(
+    Object.keys(config.checkpoints).map((name) => pythonTree(join(root, 'solutions', name))),
+  );
+}
+
+/** The tests' code apart from their data, with the modules the reference solutions hold (see `splitTestCode`). */
+async function testCodeOf(root: string, solutions: readonly PythonTree[]): Promise<TestCode> {
+  const held = new Map<string, string>();
+  for (const solution of solutions)
+    for (const file of solution.files) {
+      const module = basename(file.path, '.py');
+      if (!held.has(module)) held.set(module, relative(root, file.path));
+    }
+  const testsDir = join(root, 'tests');
+  return splitTestCode(testsDir, root, await pythonTree(testsDir), held);
+}
+
 /** What the problem needs where it runs, each with the file that asks for it (see `requirementsOf`). */
-async function requirementsOfProblem(
+function requirementsOfProblem(
   root: string,
   config: ConfigFile,
   yaml: ProblemYaml,
   options: Pick<ScbenchOptions, 'entryCommand' | 'requiresPython' | 'python'>,
   tests: PythonTree,
-): Promise<Requirements> {
+  solutions: readonly PythonTree[],
+): Requirements {
   const configPath = join(root, 'config.yaml');
   const at = (key: string) => {
     const where = yaml.locate([key]);
     return where ? `${configPath}:${where.line}` : configPath;
   };
   const python = config.requires_python ?? options.requiresPython;
-  const solutions = await Promise.all(
-    Object.keys(config.checkpoints).map((name) => pythonTree(join(root, 'solutions', name))),
-  );
   return requirementsOf({
     python:
       python === undefined
@@ -112,12 +130,14 @@ export async function problemRequirements(
   const yaml = await readYaml(join(root, 'config.yaml'));
   const checked = checkYaml(yaml, configFileSchema);
   if (!checked.data) throw new ConfigError(checked.issues);
+  const solutions = await solutionTrees(root, checked.data);
   return requirementsOfProblem(
     root,
     checked.data,
     yaml,
     optionsSchema.parse({ path: root, ...options }),
-    await pythonTree(join(root, 'tests')),
+    (await testCodeOf(root, solutions)).code,
+    solutions,
   );
 }
 
@@ -167,12 +187,13 @@ export async function loadProblem(
       message: 'missing tests/conftest.py (it declares --entrypoint and --checkpoint)',
     });
   }
-  const tests = await pythonTree(testsDir);
+  const solutionSources = await solutionTrees(root, config);
+  const tests = await testCodeOf(root, solutionSources);
   // The task is still built when only its data is at fault, so what it needs is checked too.
   const dataAt = issues.length;
   const dataIssues = await dataFileIssues(
     testsDir,
-    tests.files,
+    tests.code.files,
     new Set(Object.keys(config.static_assets)),
     Object.values(config.static_assets).map((asset) => join(root, asset.path)),
   );
@@ -210,7 +231,7 @@ export async function loadProblem(
   const hash = await hashProblem(root);
   const assets = Object.values(config.static_assets).map((asset) => asset.path);
   const cache = cacheDir(hash);
-  const requires = await requirementsOfProblem(root, config, yaml, options, tests);
+  const requires = requirementsOfProblem(root, config, yaml, options, tests.code, solutionSources);
   const suite: PytestSuite = {
     testsDir,
     python: options.python,
@@ -265,6 +286,9 @@ export async function loadProblem(
       tags: config.tags,
       author: config.author,
       testDependencies: config.test_dependencies,
+      // Said at validate: what was read as data, and which imports are the agent's to provide.
+      testData: tests.data,
+      agentModules: tests.agentModules,
     },
   };
 }

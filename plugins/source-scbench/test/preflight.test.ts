@@ -62,6 +62,62 @@ describe('source scbench: the preflight on upstream-format problems', () => {
     ]);
   });
 
+  it('reads a sample project the tests search as data: its imports (numpy, pandas, seaborn, cryptography) are not required, and validate says so', async () => {
+    const [codesearch] = await load(fixtures, ['codesearch']);
+    expect(codesearch!.environment.requires).toEqual({
+      pythonPackages: [],
+      interpreters: { '/usr/bin/python3': ['pytest', 'pytest-timeout'] },
+      commands: ['python3'],
+      origins: {},
+    });
+    expect(codesearch!.metadata.testData).toEqual([
+      {
+        path: 'tests/data/checkpoint_1/proj',
+        files: 3,
+        readAt: `${fixtures}/codesearch/tests/test_checkpoint_1.py:10`,
+      },
+    ]);
+    expect(plugin.warnings!(plugin.options.parse({ path: fixtures }), { tasks: [codesearch!] })).toEqual([
+      `task codesearch: read as data, not as code to run (what they import is not required): tests/data/checkpoint_1/proj/ (3 .py files, read at ${fixtures}/codesearch/tests/test_checkpoint_1.py:10)`,
+    ]);
+  });
+
+  it('takes a module the tests hand the agent’s program to write as the agent’s, not as a package to install', async () => {
+    const [genbuffer] = await load(fixtures, ['genbuffer']);
+    expect(genbuffer!.environment.requires?.interpreters).toEqual({
+      '/usr/bin/python3': ['pytest', 'pytest-timeout'],
+    });
+    expect(genbuffer!.environment.requires?.pythonPackages).toEqual([]);
+    const note = `task genbuffer: dynamic_py_buffer, imported at ${fixtures}/genbuffer/tests/assets/run.py:5, is not required: the tests hand that name to the agent's program (${fixtures}/genbuffer/tests/test_checkpoint_1.py:22)`;
+    expect(plugin.warnings!(plugin.options.parse({ path: fixtures }), { tasks: [genbuffer!] })).toEqual([
+      note,
+    ]);
+  });
+
+  it('still requires what a script the tests run imports, and what a module of data the tests import needs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'longhaul-scbench-'));
+    temps.push(dir);
+    for (const name of ['genbuffer', 'codesearch'])
+      await cp(join(fixtures, name), join(dir, name), { recursive: true });
+    const script = join(dir, 'genbuffer/tests/assets/run.py');
+    await writeFile(
+      script,
+      `import numpy
+${await readFile(script, 'utf8')}`,
+    );
+    const helpers = join(dir, 'codesearch/tests/search_helpers.py');
+    // A test that imports a module kept under data/ makes it code, with its imports.
+    await writeFile(
+      helpers,
+      `from data.checkpoint_1.proj.A.I import summary
+${await readFile(helpers, 'utf8')}`,
+    );
+    const [codesearch, genbuffer] = await load(dir);
+    expect(genbuffer!.environment.requires?.interpreters?.['/usr/bin/python3']).toContain('numpy');
+    expect(codesearch!.environment.requires?.interpreters?.['/usr/bin/python3']).toContain('scipy');
+    expect(codesearch!.environment.requires?.interpreters?.['/usr/bin/python3']).not.toContain('numpy');
+  });
+
   it('checks data files by content: an LFS pointer, an empty file and a file joined by os.path that is not there, each at its line', async () => {
     const file = `${fixtures}/ledger/tests/test_checkpoint_1.py`;
     expect(await issuesOf(fixtures, ['ledger'])).toEqual([
@@ -76,6 +132,8 @@ describe('source scbench: the preflight on upstream-format problems', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.issues).toHaveLength(3);
     expect(error.loaded?.tasks?.map((task) => task.id)).toEqual([
+      'codesearch',
+      'genbuffer',
       'jsonpatch',
       'ledger',
       'pricedb',
@@ -127,7 +185,7 @@ describe('source scbench: the preflight on upstream-format problems', () => {
   });
 
   it('gives what a problem needs to whoever picks its environment, as its task states it', async () => {
-    for (const name of ['rulecheck', 'jsonpatch', 'pricedb']) {
+    for (const name of ['rulecheck', 'jsonpatch', 'pricedb', 'codesearch', 'genbuffer']) {
       const [task] = await load(fixtures, [name]);
       expect(await problemRequirements(join(fixtures, name))).toEqual(task!.environment.requires);
     }

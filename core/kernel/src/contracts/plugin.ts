@@ -4,7 +4,7 @@ import type { Task } from './task.js';
 
 /** What a use of a plugin will meet, for its warnings: the experiment's selected tasks. */
 export interface PluginUse {
-  tasks: readonly Pick<Task, 'id' | 'source' | 'environment'>[];
+  tasks: readonly (Pick<Task, 'id' | 'source' | 'environment'> & Partial<Pick<Task, 'metadata'>>)[];
 }
 
 export const pluginKinds = [
