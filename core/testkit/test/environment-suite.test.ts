@@ -4,6 +4,7 @@ import {
   type EnvironmentContext,
   environmentChecks,
   environmentContext,
+  judgeChecks,
 } from '../src/index.js';
 import { describeSuiteTeeth } from './support/failures.js';
 import { type EnvironmentFlaw, HostEnvironment, hostMaxFileBytes } from './support/host-environment.js';
@@ -26,6 +27,9 @@ const flaws: [EnvironmentFlaw, string][] = [
   ['exposes-bare-address', 'http URL'],
   ['plain-error-after-close', 'close is idempotent'],
   ['pulls-large-files', 'maxFileSize'],
+  ['judge-in-workspace', 'judge area is outside the workspace'],
+  ['claims-guarded', 'command run as the agent can neither read'],
+  ['claims-guarded', 'out of the judge area but for what share opened'],
 ];
 
 const containmentFlaws: [EnvironmentFlaw, string][] = [
@@ -46,7 +50,7 @@ afterAll(async () => {
 
 describeSuiteTeeth(
   'environment',
-  environmentChecks,
+  [...environmentChecks, ...judgeChecks],
   () => contextFor(),
   flaws.map(([flaw, fragment]) => [flaw, () => contextFor(flaw), fragment]),
   { concurrent: true },

@@ -76,8 +76,14 @@ export const dockerOptions = z
     workspace: z
       .string()
       .regex(/^\/.+/, 'an absolute path')
+      .refine(
+        (path) =>
+          !`${path.replace(/\/+$/, '')}/`.startsWith('/judge/') &&
+          !'/judge/'.startsWith(`${path.replace(/\/+$/, '')}/`),
+        'a path apart from /judge, the judge area of every container',
+      )
       .default('/workspace')
-      .describe('Where the workspace is mounted inside containers.'),
+      .describe('Where the workspace is mounted inside containers (anywhere but /judge, the judge area).'),
     setupTimeoutMs: z
       .number()
       .int()

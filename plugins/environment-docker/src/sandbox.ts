@@ -17,6 +17,7 @@ import type Docker from 'dockerode';
 import { agentUser, packFiles, readArchive } from './archive.js';
 import type { Containment } from './containment.js';
 import { DockerCommand as Command, type DockerCommand, type DockerExecResult } from './exec.js';
+import { DockerJudgeArea } from './judge-area.js';
 import type { DockerOptions } from './options.js';
 import type { ContainerCgroup } from './proc.js';
 
@@ -66,12 +67,15 @@ export class DockerSandbox implements Sandbox {
   readonly id: string;
   readonly workspace: string;
   readonly hostAddress: string;
+  /** `/judge`, root's: see DockerJudgeArea. */
+  readonly judge: DockerJudgeArea;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly parts: SandboxParts) {
     this.id = parts.container.id.slice(0, 12);
     this.workspace = parts.options.workspace;
     this.hostAddress = parts.hostAddress;
+    this.judge = new DockerJudgeArea(parts.container, (argv, options) => this.exec(argv, options));
   }
 
   private guard(what: string): void {

@@ -23,6 +23,8 @@ export interface HardenedPaths {
   tmp: string;
   /** Holds the passwd and group files the sandbox sees. */
   etc: string;
+  /** The judge area: bound (read-write) in commands run as root only. */
+  judge?: string;
 }
 
 async function onPath(program: string): Promise<string | undefined> {
@@ -165,12 +167,56 @@ export function hardenedArgv(options: {
     '--bind',
     paths.workspace,
     paths.workspace,
+    ...(options.user === 'root' && paths.judge !== undefined ? ['--bind', paths.judge, paths.judge] : []),
     ...options.mounts.flatMap((mount) => ['--ro-bind', mount.source, mount.target]),
     '--chdir',
     options.cwd,
     '--',
     ...options.argv,
   ];
+}
+
+/** Quotes one word for a POSIX shell script. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The judge area's helper (see FolderJudgeArea): it runs a program under test that a judge
+ * command (root, seeing the area) starts in a bwrap nested in the sandbox's, with PID and mount
+ * namespaces of its own, every capability dropped (none comes back on exec: bwrap sets
+ * no_new_privs), and the sandbox's view but the judge area swapped for an empty read-only folder
+ * (`shared` paths of it bound read-only). The sandbox's user namespace maps a single id, so the
+ * program keeps root's id there, without a privilege: it cannot unmount the cover, make a
+ * namespace that uncovers it, or see the judge's processes (its /proc is its own). A new user
+ * namespace would lock the mounts it inherits, and then no /proc could be mounted over the
+ * sandbox's (its /proc/sys is covered). bwrap, its parent, is what a test runner kills: the
+ * program dies with it.
+ */
+export function confineScript(bwrap: string, judge: string, shared: readonly string[]): string {
+  const argv = [
+    bwrap,
+    '--unshare-pid',
+    '--die-with-parent',
+    '--cap-drop',
+    'ALL',
+    '--bind',
+    '/',
+    '/',
+    '--tmpfs',
+    judge,
+    ...shared.flatMap((path) => ['--ro-bind', join(judge, path), join(judge, path)]),
+    '--remount-ro',
+    judge,
+    '--proc',
+    '/proc',
+    '--',
+    '/bin/sh',
+    '-c',
+    'umask 022 && exec "$@"',
+    'sh',
+  ];
+  return `#!/bin/sh\nexec ${argv.map(shellWord).join(' ')} "$@"\n`;
 }
 
 /** bwrap reports a program it cannot start as exit 1 and a line; give the code a shell would. */

@@ -9,6 +9,7 @@ import {
   ClassifiedError,
   type Environment,
   excludeMatcher,
+  FolderJudgeArea,
   FolderWorkspace,
   missingRequirements,
   parseSize,
@@ -20,7 +21,7 @@ import {
   type SnapshotStore,
   type Task,
 } from '@longhaul/core';
-import { hardenedPath, hardeningTools, type ReadOnlyMount } from './bubblewrap.js';
+import { confineScript, hardenedPath, hardeningTools, type ReadOnlyMount } from './bubblewrap.js';
 import { type Containment, PlainContainment } from './containment.js';
 import { HardenedContainment } from './hardened-containment.js';
 import { LocalSandbox, type LocalSandboxDirs } from './local-sandbox.js';
@@ -90,13 +91,21 @@ export class LocalEnvironment implements Environment {
       parseSize(this.options.maxFileSize),
     );
     const id = basename(root);
+    // Beside the workspace, never in it: no pull or snapshot covers it. Plain commands reach it
+    // (nothing is isolated there); hardened ones see it only when they run as root.
+    const judgeDir = join(root, 'judge');
+    const judge = await new FolderJudgeArea(
+      judgeDir,
+      tools !== undefined,
+      tools ? (shared) => confineScript(tools.bwrap, judgeDir, shared) : undefined,
+    ).create();
     let containment: Containment;
     try {
       containment = tools
         ? await HardenedContainment.open({
             tools,
             root,
-            paths: { workspace: files.root, home: dirs.home, tmp: dirs.tmp, etc },
+            paths: { workspace: files.root, home: dirs.home, tmp: dirs.tmp, etc, judge: judgeDir },
             mounts,
             hostAddress: runHostAddress(spec.runId),
           })
@@ -105,7 +114,7 @@ export class LocalEnvironment implements Environment {
       await rm(root, { recursive: true, force: true });
       throw error;
     }
-    const sandbox = new LocalSandbox(id, files, dirs, this.options, this.store, containment);
+    const sandbox = new LocalSandbox(id, files, dirs, this.options, this.store, containment, judge);
     try {
       if (spec.from !== undefined) {
         await sandbox.restore(spec.from);

@@ -4,6 +4,7 @@ import {
   type ExecResult,
   type FileEntry,
   type FolderWorkspace,
+  type JudgeArea,
   type PullOptions,
   type Sandbox,
   type SandboxProcess,
@@ -56,6 +57,8 @@ export class LocalSandbox implements Sandbox {
     private readonly options: LocalOptions,
     private readonly store: SnapshotStore | undefined,
     private readonly containment: Containment,
+    /** `judge/` beside the workspace; see LocalEnvironment.open for who reaches it. */
+    readonly judge: JudgeArea,
   ) {}
 
   get workspace(): string {

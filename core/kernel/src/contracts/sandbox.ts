@@ -87,6 +87,58 @@ export interface PullOptions {
 }
 
 /**
+ * The judge's own folder in a sandbox (`Sandbox.judge`): where a scorer puts hidden tests, their
+ * configuration and helpers, and where its test runner writes its results. It is outside the
+ * workspace, so `pull`, `push`, `snapshot`, `restore` and the file methods of the sandbox never
+ * cover it, and it starts empty in every sandbox.
+ *
+ * Two kinds of commands meet there. The judge's own (the test runner) run with `user: 'root'`:
+ * they read and write the area. The program under test runs as the agent: directly (`user:
+ * 'agent'`), or started by a judge command through `confine(argv)`, which is how a test runner
+ * launches it. Where `guarded`, the program under test can neither write nor replace nor read
+ * anything in the area but what `share` opened to it (and that read-only), so it cannot forge the
+ * judge's results, change its tests or read the expected answers.
+ *
+ * ```ts
+ * await sandbox.judge.writeFile('tests/test_cli.py', hidden);
+ * const entrypoint = sandbox.judge.confine(['python3', 'main.py']);
+ * await sandbox.exec(['python3', '-m', 'pytest', `${sandbox.judge.path}/tests`, ...], { user: 'root' });
+ * const results = await sandbox.judge.readFile('results.json');
+ * ```
+ */
+export interface JudgeArea {
+  /** Absolute path of the area as commands in the sandbox see it; never inside the workspace. */
+  readonly path: string;
+  /**
+   * Whether the environment keeps the program under test out of the area as described above.
+   * False only where commands run without isolation (the local environment's `isolation: none`):
+   * there the area is still out of the workspace and its snapshots, but a program that looks for
+   * it can read and write it.
+   */
+  readonly guarded: boolean;
+  /** Writes a file (a path relative to the area), making its folders; `mode` defaults to 0o644. */
+  writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
+  /** Reads a file of the area (relative path), e.g. results a judge command wrote. */
+  readFile(path: string): Promise<Uint8Array>;
+  /**
+   * Lets the program under test read a folder or file of the area (relative path), never write
+   * it: data a test hands it by path (SlopCodeBench's static assets). Applies to what the area
+   * holds at that path when `share` is called.
+   */
+  share(path: string): Promise<void>;
+  /**
+   * The argv that runs `argv` as the program under test from inside a judge command: as the
+   * agent (where the sandbox has a single user id, as that id stripped of every privilege), with
+   * the agent's HOME (unless the judge set another), umask 022, the same workspace,
+   * TMPDIR, environment and network, its exit code and standard streams passed through. Where
+   * `guarded`, it cannot signal or inspect the judge's processes either. No word of the argv
+   * added holds a blank, so a test that splits its entrypoint at blanks gets it whole. It may
+   * name a helper in the area: call it once the area holds the suite.
+   */
+  confine(argv: readonly string[]): string[];
+}
+
+/**
  * Where the agent works. Paths given to file methods are relative to the workspace (absolute
  * paths are refused unless they are inside it). Implementations must make every method safe to
  * call after `close()` (they reject with a ClassifiedError of class `sandbox`).
@@ -130,6 +182,11 @@ export interface Sandbox {
   /** Stores what `pull` gives, with the files it skipped, in the snapshot store. */
   snapshot(): Promise<SnapshotRef>;
   restore(ref: SnapshotRef): Promise<void>;
+  /**
+   * The judge's folder (see JudgeArea). Every environment that ships has one, and the environment
+   * conformance suite checks it; scorers that run hidden tests need it.
+   */
+  readonly judge?: JudgeArea;
   /** A URL on the host that reaches `port` inside the sandbox. */
   expose(port: number): Promise<string>;
   /**

@@ -1,5 +1,6 @@
 export * from './excludes.js';
 export * from './file-size.js';
+export * from './folder-judge-area.js';
 export * from './folder-workspace.js';
 export * from './skip-note.js';
 export * from './walk.js';

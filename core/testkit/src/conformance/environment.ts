@@ -14,6 +14,7 @@ import {
 } from '@longhaul/core';
 import { expect } from 'vitest';
 import { type Check, describeChecks, expectClassified } from './checks.js';
+import { judgeChecks } from './judge-area.js';
 import { linkChecks } from './workspace-links.js';
 
 export interface EnvironmentContext {
@@ -475,7 +476,7 @@ export function describeEnvironment(
 ): void {
   describeChecks<EnvironmentContext & { dispose(): Promise<void> }>(
     `environment conformance: ${name}`,
-    [...environmentChecks, ...(options.containment ? containmentChecks : []), ...linkChecks],
+    [...environmentChecks, ...judgeChecks, ...(options.containment ? containmentChecks : []), ...linkChecks],
     async () => ({
       ...(await environmentContext(await factory(), options.spec, options.maxFileBytes)),
       raceOps: options.raceOps ?? 2_000,

@@ -4,6 +4,7 @@ export * from './environment.js';
 export * from './executor.js';
 export * from './harness.js';
 export * from './instantiate.js';
+export * from './judge-area.js';
 export * from './memory.js';
 export * from './reporter.js';
 export * from './sample-task.js';

@@ -4,6 +4,7 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  type JudgeArea,
   type PullOptions,
   readDirectoryFiles,
   type Sandbox,
@@ -44,6 +45,52 @@ export interface FakeEnvironmentOptions {
 }
 
 const workspace = '/workspace';
+
+/**
+ * The judge area of a fake sandbox, in memory: files by relative path, the paths `share` opened,
+ * and `confine` giving back the argv unchanged (the fake runs nothing), so a test's `exec` script
+ * sees the program under test as the scorer named it.
+ */
+export class FakeJudgeArea implements JudgeArea {
+  readonly path = '/judge';
+  readonly guarded = false;
+  readonly files = new Map<string, { data: Uint8Array; mode: number }>();
+  readonly shared = new Set<string>();
+
+  private relative(path: string): string {
+    const parts = path.split('/').filter((part) => part !== '' && part !== '.');
+    if (path.startsWith('/') || parts.length === 0 || parts.includes('..'))
+      throw new ClassifiedError('sandbox', `${path} is not a path inside the judge area`);
+    return parts.join('/');
+  }
+
+  /** The area as path → text, for assertions. */
+  text(): Record<string, string> {
+    const decoder = new TextDecoder();
+    return Object.fromEntries(
+      [...this.files].sort().map(([path, file]) => [path, decoder.decode(file.data)]),
+    );
+  }
+
+  async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+    const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data);
+    this.files.set(this.relative(path), { data: bytes, mode: options.mode ?? 0o644 });
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    const file = this.files.get(this.relative(path));
+    if (!file) throw Object.assign(new Error(`no such file in the judge area: ${path}`), { code: 'ENOENT' });
+    return new Uint8Array(file.data);
+  }
+
+  async share(path: string): Promise<void> {
+    this.shared.add(this.relative(path));
+  }
+
+  confine(argv: readonly string[]): string[] {
+    return [...argv];
+  }
+}
 
 /**
  * An environment whose sandboxes keep their workspace in memory. It honours the Sandbox
@@ -87,6 +134,8 @@ export class FakeSandbox implements Sandbox {
   readonly hostAddress = '127.0.0.1';
   readonly files = new Map<string, { data: Uint8Array; mode: number }>();
   readonly execs: string[][] = [];
+  /** Never part of `files`, pulls or snapshots. */
+  readonly judge = new FakeJudgeArea();
   /** How many times `sweep` was called. */
   sweeps = 0;
   closed = false;

@@ -9,6 +9,7 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  FolderJudgeArea,
   type PullOptions,
   readDirectoryFiles,
   type Sandbox,
@@ -39,7 +40,9 @@ export type EnvironmentFlaw =
   | 'plain-error-after-close'
   | 'leaves-detached'
   | 'sweep-does-nothing'
-  | 'pulls-large-files';
+  | 'pulls-large-files'
+  | 'judge-in-workspace'
+  | 'claims-guarded';
 
 /** Kills, a few rounds over, every process of this user whose environment matches. */
 async function killMarked(matches: (environ: string[]) => boolean): Promise<void> {
@@ -83,7 +86,12 @@ export class HostEnvironment implements Environment {
     const workspace = join(root, 'w');
     await mkdir(workspace);
     await mkdir(join(root, 'home'));
-    const sandbox = new HostSandbox(root, workspace, this);
+    // Nothing here isolates: the judge area is guarded only where a flaw claims it is.
+    const judge = await new FolderJudgeArea(
+      this.flaw === 'judge-in-workspace' ? join(workspace, '.judge') : join(root, 'judge'),
+      this.flaw === 'claims-guarded',
+    ).create();
+    const sandbox = new HostSandbox(root, workspace, this, judge);
     if (spec.from !== undefined && this.flaw !== 'ignores-from')
       await sandbox.push(await this.store.get(spec.from));
     else if (spec.task.seed && this.flaw !== 'ignores-seed')
@@ -108,6 +116,7 @@ class HostSandbox implements Sandbox {
     private readonly root: string,
     readonly workspace: string,
     private readonly env: HostEnvironment,
+    readonly judge: FolderJudgeArea,
   ) {}
 
   private alive(): void {

@@ -36,6 +36,7 @@ export class FolderEnvironment implements Environment {
     );
     const sandbox = new FolderSandbox(root, this.snapshots, files);
     try {
+      await sandbox.judge.create();
       // A sandbox starts from a snapshot (a resumed step, a scorer's own) or from the task's seed.
       if (spec.from) await sandbox.restore(spec.from);
       else if (spec.task.seed) await cp(spec.task.seed, workspace, { recursive: true });

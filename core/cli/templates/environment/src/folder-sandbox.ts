@@ -7,6 +7,7 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  FolderJudgeArea,
   type FolderWorkspace,
   type PullOptions,
   type Sandbox,
@@ -29,6 +30,12 @@ export class FolderSandbox implements Sandbox {
   readonly workspace: string;
   /** Processes here run on the host: the host reaches them on loopback, and they reach it there. */
   readonly hostAddress = '127.0.0.1';
+  /**
+   * The judge's folder, `root/judge`, beside the workspace: scorers put hidden tests there and
+   * read their results from there. This environment isolates nothing (`guarded: false`): an
+   * environment that can should keep the program under test out of it (see JudgeArea).
+   */
+  readonly judge: FolderJudgeArea;
   private readonly home: string;
   private readonly started = new Set<ChildProcess>();
   private closed = false;
@@ -42,6 +49,7 @@ export class FolderSandbox implements Sandbox {
     this.id = root;
     this.workspace = join(root, 'workspace');
     this.home = join(root, 'home');
+    this.judge = new FolderJudgeArea(join(root, 'judge'), false);
   }
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
