@@ -213,6 +213,8 @@
     return (chosen.length > 0 ? chosen : keys.slice(0, 6)).slice(0, 12);
   }
 
+  const flagColumns = [{ key: 'toolFailures', label: 'tools failed', format: 'number', digits: 0 }];
+
   function overview(run) {
     const section = el('section', { class: 'run', 'data-run': run.name });
     section.append(el('h2', {}, run.name), el('p', { class: 'dir' }, run.dir));
@@ -241,6 +243,8 @@
           { key: 'strict', label: 'strict', format: 'percent' },
           { key: 'iso', label: 'iso', format: 'percent' },
           { key: 'core', label: 'core', format: 'percent' },
+          // Shown where measured: steps to look at whatever their score says.
+          ...flagColumns.filter((column) => run.conditionRows.some((row) => row[column.key] != null)),
           { key: 'costUsd', label: 'cost', format: 'usd' },
           { key: 'inputTokens', label: 'input tokens', format: 'number', digits: 0 },
           { key: 'outputTokens', label: 'output tokens', format: 'number', digits: 0 },
@@ -535,6 +539,7 @@
         'summary',
         {},
         `${step.index + 1}. ${step.id} — ${summary?.status ?? ''}, ${summary?.turns ?? 0} turn(s), ${duration(summary?.durationMs)}`,
+        ...(summary?.flags ?? []).map((flag) => el('span', { class: 'flag' }, flag)),
       ),
     );
     const body = () => [
@@ -682,14 +687,25 @@
         el(
           'span',
           {
-            class: `bar ${step.status === 'ok' ? 'ok' : 'bad'}`,
+            class: `bar ${step.status === 'ok' ? 'ok' : 'bad'}${step.flags?.length ? ' flagged' : ''}`,
             style: `flex-grow:${Math.max(step.durationMs / total, 0.01)}`,
-            title: `${step.index + 1}. ${step.id}: ${step.status}, ${step.turns} turn(s), ${duration(step.durationMs)}, $${step.costUsd.toFixed(3)}`,
+            title: [
+              `${step.index + 1}. ${step.id}: ${step.status}, ${step.turns} turn(s), ${duration(step.durationMs)}, $${step.costUsd.toFixed(3)}`,
+              ...(step.flags ?? []),
+            ].join('\n'),
           },
           `${step.index + 1}`,
         ),
       ),
     );
+  }
+
+  /** A trial's steps to look at whatever their score says, counted in its summary line. */
+  function flaggedNote(trial) {
+    const flagged = trial.steps.filter((step) => step.flags?.length).length;
+    return flagged > 0
+      ? [el('span', { class: 'flag' }, `${flagged} step${flagged === 1 ? '' : 's'} flagged`)]
+      : [];
   }
 
   function trialView(trial) {
@@ -700,6 +716,7 @@
         'summary',
         {},
         `${trial.id} — ${trial.status}, ${trial.steps.length} steps, ${duration(trial.durationMs)}, $${trial.costUsd.toFixed(3)}`,
+        ...flaggedNote(trial),
       ),
     );
     let filled = false;

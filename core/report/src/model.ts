@@ -5,6 +5,7 @@ import {
   formatOutcomeCounts,
   type Interval,
   missingCell,
+  mostToolCallsFailed,
   type OutcomeCounts,
   outcomeLegend,
   type PairedValue,
@@ -12,8 +13,10 @@ import {
   type StepStatus,
   type StoredFigure,
   stepOutcome,
+  type ToolCalls,
   type TrialRecord,
 } from '@longhaul/core';
+import { stepFlags } from './flags.js';
 import { type LoadedRun, regradedKey } from './load-run.js';
 
 /** One trial as the overview and the timeline show it (no step content: that comes per trial). */
@@ -37,6 +40,10 @@ export interface TrialRow {
     turns: number;
     durationMs: number;
     costUsd: number;
+    /** The agent's tool calls in the step and the failed ones, where recorded. */
+    tools?: ToolCalls;
+    /** What to look at whatever the score says (most tool calls failed), a line each. */
+    flags: string[];
     scores: Record<string, number | boolean | null>;
   }[];
 }
@@ -55,6 +62,8 @@ export interface ConditionRow {
   strict: number | null;
   iso: number | null;
   core: number | null;
+  /** Scored steps where most tool calls failed; null where no step recorded its tool calls. */
+  toolFailures: number | null;
   costUsd: number;
   inputTokens: number;
   outputTokens: number;
@@ -175,6 +184,8 @@ function trialRow(record: TrialRecord, key: string): TrialRow {
       turns: step.turns,
       durationMs: step.durationMs,
       costUsd: step.usage.costUsd,
+      ...(step.tools ? { tools: step.tools } : {}),
+      flags: stepFlags(step),
       scores: { ...step.scores },
     })),
   };
@@ -221,6 +232,9 @@ function conditionRow(condition: string, trials: TrialRow[]): ConditionRow {
     strict: rate('strict'),
     iso: rate('iso'),
     core: rate('core'),
+    toolFailures: steps.some((step) => step.tools)
+      ? scored.filter((step) => mostToolCallsFailed(step.tools)).length
+      : null,
     costUsd: trials.reduce((sum, trial) => sum + trial.costUsd, 0),
     inputTokens: trials.reduce((sum, trial) => sum + trial.inputTokens, 0),
     outputTokens: trials.reduce((sum, trial) => sum + trial.outputTokens, 0),

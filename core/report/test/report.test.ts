@@ -122,6 +122,26 @@ describe('report', () => {
     expect(stat('working', 'quality.erosion')!.skipped).toBeUndefined();
   });
 
+  it('flags the steps where most tool calls failed, per step and per condition', async () => {
+    const loaded = await loadRun(await run(4));
+    for (const trial of loaded.trials)
+      for (const step of trial.record.steps)
+        step.tools =
+          trial.record.condition === 'oracle/just-solve/none'
+            ? { calls: 6, failed: 6 }
+            : { calls: 5, failed: 2 };
+    const built = buildRunModel(loaded, 0);
+    const rows = Object.fromEntries(built.conditionRows.map((row) => [row.condition, row.toolFailures]));
+    expect(rows).toEqual({ 'oracle/anti-slop/none': 0, 'oracle/just-solve/none': 6 });
+    const failing = built.trials.find((trial) => trial.condition === 'oracle/just-solve/none')!;
+    expect(failing.steps[0]!.flags).toEqual(['6 of 6 tool calls failed']);
+    const fine = built.trials.find((trial) => trial.condition === 'oracle/anti-slop/none')!;
+    expect(fine.steps[0]!.flags).toEqual([]);
+    // Records from before steps counted their tool calls: not measured, not 0.
+    const old = buildRunModel(await loadRun(await run(2)), 0);
+    expect(old.conditionRows.map((row) => row.toolFailures)).toEqual([null, null]);
+  });
+
   it('keeps agent-written text inert: a prompt closing the script element stays data', async () => {
     const dir = await run(2);
     const loaded = await loadRun(dir);

@@ -4,13 +4,24 @@ import { noValue } from '@longhaul/core';
  * One short line per abbreviation the table shows, printed under it. The solve rates follow
  * SlopCodeBench's checkpoint rules (strict ≤ iso ≤ core), read from the solve scorer's scores.
  */
-export function tableLegend(options: { solveScorer: string; scores: string[]; dashes: boolean }): string {
+export function tableLegend(options: {
+  solveScorer: string;
+  scores: string[];
+  dashes: boolean;
+  /** Labels of the flag columns shown (see `flagColumns`). */
+  flags?: string[];
+}): string {
+  const flagLines: Record<string, string> = {
+    'tools failed':
+      "tools failed: scored steps where most of the agent's tool calls failed (the step's scores.json says why)",
+  };
   const from = (metric: string) => `(${options.solveScorer}.${metric})`;
   return [
     `strict: share of scored steps whose every test passes, earlier steps' included ${from('strict')}`,
     `iso: share of scored steps whose own tests all pass, earlier steps' left out ${from('iso')}`,
     `core: share of scored steps whose core tests (what the spec states or shows) pass ${from('core')}`,
     'scored / errored / cancelled: steps scored / lost to a fault / stopped; rates and means are over scored steps',
+    ...(options.flags ?? []).flatMap((flag) => (flagLines[flag] ? [flagLines[flag]] : [])),
     ...(options.scores.length > 0
       ? [`${options.scores.join(', ')}: mean over the scored steps (and trials) that have the score`]
       : []),

@@ -5,7 +5,7 @@ import { tableLegend } from './legend.js';
 import type { SummaryOptions } from './options.js';
 import { columnNotes, scoreColumns, scoreOrder, skippedNotes } from './score-columns.js';
 import { type RunSummary, summarizeRun } from './summary.js';
-import { conditionTable, formatPassAtK, formatTable, formatTimes } from './table.js';
+import { conditionTable, flagColumns, formatPassAtK, formatTable, formatTimes } from './table.js';
 
 /** Writes summary.json (per trial, per step and per condition) and prints the solve-rate table. */
 export class SummaryReporter implements Reporter {
@@ -41,6 +41,7 @@ export class SummaryReporter implements Reporter {
         solveScorer: this.options.solveScorer,
         scores: columns.shown,
         dashes: table.split('\n').some((line) => line.includes(noValue)),
+        flags: flagColumns(summary.conditions).map((flag) => flag.label),
       });
       const notes = [...skippedNotes(summary.conditions, columns.shown), ...columnNotes(columns)];
       const passAtK = formatPassAtK(summary.experimentScores);
@@ -58,7 +59,12 @@ export class SummaryReporter implements Reporter {
     const summary = this.summarize(ctx);
     if (summary.conditions.length === 0) return [];
     const { shown } = this.columns(summary, ctx);
-    const note = tableLegend({ solveScorer: this.options.solveScorer, scores: shown, dashes: true });
+    const note = tableLegend({
+      solveScorer: this.options.solveScorer,
+      scores: shown,
+      dashes: true,
+      flags: flagColumns(summary.conditions).map((flag) => flag.label),
+    });
     return [{ ...conditionTable(summary.conditions, shown), note }];
   }
 }

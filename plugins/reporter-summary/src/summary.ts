@@ -1,9 +1,11 @@
 import {
   type ConditionScore,
   countOutcomes,
+  mostToolCallsFailed,
   type ScoreValue,
   type StepStatus,
   stepOutcome,
+  type ToolCalls,
   type TrialRecord,
   type TrialSpec,
   type Usage,
@@ -15,6 +17,8 @@ export interface StepSummary {
   index: number;
   id: string;
   status: StepStatus;
+  /** The agent's tool calls in the step and the failed ones (absent where not recorded). */
+  tools?: ToolCalls;
   scores: Scores;
 }
 
@@ -57,6 +61,11 @@ export interface ConditionSummary {
   /** Steps cut short or never reached because the run was stopped. */
   cancelled: number;
   solveRates: SolveRates;
+  /**
+   * Scored steps where most of the agent's tool calls failed (its tools did not work for it, so
+   * the step measured little of the agent); null when no step recorded its tool calls.
+   */
+  toolFailures: number | null;
   costUsd: number;
   /** Trial time: the durations of the condition's trials, summed. */
   durationMs: number;
@@ -120,6 +129,7 @@ function stepsOf(spec: TrialSpec, record: TrialRecord): StepSummary[] {
       index: step.index,
       id: step.id,
       status: done?.status ?? 'skipped',
+      ...(done?.tools ? { tools: { calls: done.tools.calls, failed: done.tools.failed } } : {}),
       scores: sortedScores(done?.scores ?? {}),
     };
   });
@@ -237,6 +247,9 @@ export function summarizeCondition(
     errorClasses: counts.errorClasses,
     cancelled: counts.cancelled,
     solveRates: { strict: rate('strict'), iso: rate('iso'), core: rate('core') },
+    toolFailures: steps.some((step) => step.tools)
+      ? scored.filter((step) => mostToolCallsFailed(step.tools)).length
+      : null,
     costUsd: trials.reduce((sum, trial) => sum + trial.usage.costUsd, 0),
     durationMs: trials.reduce((sum, trial) => sum + trial.durationMs, 0),
     wallMs: wallTime(trials),

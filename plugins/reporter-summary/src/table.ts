@@ -21,12 +21,32 @@ function duration(ms: number | null): string {
   return ms === null ? '–' : formatDuration(ms);
 }
 
+const count = (value: number | null) => (value === null ? '–' : String(value));
+
+/**
+ * Counts of scored steps that call for a look beside the solve rates, each shown when some
+ * condition has it measured: steps where most tool calls failed.
+ */
+export interface FlagColumn {
+  key: string;
+  label: string;
+  value(condition: ConditionSummary): number | null;
+}
+
+export function flagColumns(conditions: ConditionSummary[]): FlagColumn[] {
+  const all: FlagColumn[] = [
+    { key: 'toolFailures', label: 'tools failed', value: (condition) => condition.toolFailures ?? null },
+  ];
+  return all.filter((flag) => conditions.some((condition) => flag.value(condition) !== null));
+}
+
 /**
  * The per-condition table printed at the end of a run: counts, solve rates, the means of the
  * `scores` given, cost and times, split to fit `width` when given. "trial time" sums the trials'
  * durations; "wall" is how long at least one of them ran, shorter when trials ran side by side.
  */
 export function formatTable(conditions: ConditionSummary[], scores: string[] = [], width?: number): string {
+  const flags = flagColumns(conditions);
   const header = [
     'condition',
     'trials',
@@ -37,6 +57,7 @@ export function formatTable(conditions: ConditionSummary[], scores: string[] = [
     'strict',
     'iso',
     'core',
+    ...flags.map((flag) => flag.label),
     ...scores,
     'cost',
     'trial time',
@@ -53,6 +74,7 @@ export function formatTable(conditions: ConditionSummary[], scores: string[] = [
     percent(condition.solveRates.strict),
     percent(condition.solveRates.iso),
     percent(condition.solveRates.core),
+    ...flags.map((flag) => count(flag.value(condition))),
     ...means.map((cells) => cells[row]!),
     `$${condition.costUsd.toFixed(2)}`,
     formatDuration(condition.durationMs),
@@ -118,6 +140,12 @@ export function conditionTable(conditions: ConditionSummary[], scores: string[] 
       { key: 'strict', label: 'strict', format: 'percent', digits: 1 },
       { key: 'iso', label: 'iso', format: 'percent', digits: 1 },
       { key: 'core', label: 'core', format: 'percent', digits: 1 },
+      ...flagColumns(conditions).map((flag) => ({
+        key: flag.key,
+        label: flag.label,
+        format: 'number' as const,
+        digits: 0,
+      })),
       ...scores.map((key) => ({ key: `score:${key}`, label: key, format: 'number' as const, digits: 3 })),
       { key: 'costUsd', label: 'cost', format: 'usd', digits: 2 },
       { key: 'durationMs', label: 'trial time', format: 'duration' },
@@ -133,6 +161,7 @@ export function conditionTable(conditions: ConditionSummary[], scores: string[] 
       strict: condition.solveRates.strict,
       iso: condition.solveRates.iso,
       core: condition.solveRates.core,
+      ...Object.fromEntries(flagColumns(conditions).map((flag) => [flag.key, flag.value(condition)])),
       ...Object.fromEntries(scores.map((key) => [`score:${key}`, condition.scores[key] ?? null])),
       costUsd: condition.costUsd,
       durationMs: condition.durationMs,

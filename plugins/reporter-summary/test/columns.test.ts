@@ -76,6 +76,33 @@ describe('score columns of the summary table', () => {
     );
   });
 
+  it('flags the scored steps where most tool calls failed, beside the solve rates', async () => {
+    const list = withTodoCount().map(({ spec, record }) => ({
+      spec,
+      record: {
+        ...record,
+        steps: record.steps.map((step) => ({
+          ...step,
+          // The agent's write_file calls all failed validation at its first step.
+          tools:
+            record.condition === 'agent' && step.index === 0
+              ? { calls: 6, failed: 6 }
+              : { calls: 4, failed: 1 },
+        })),
+      },
+    }));
+    const { lines, figure } = await print({ columns: [] }, list);
+    expect(lines.slice(0, 3)).toEqual([
+      'condition  trials  steps  scored  errored  cancelled  strict     iso    core  tools failed   cost  trial time    wall',
+      'agent           2      6       4        2          0   50.0%   75.0%   75.0%             2  $2.00      2m 00s  1m 30s',
+      'oracle          1      3       3        0          0  100.0%  100.0%  100.0%             0  $0.00      1m 00s  1m 00s',
+    ]);
+    expect(lines).toContain(
+      "tools failed: scored steps where most of the agent's tool calls failed (the step's scores.json says why)",
+    );
+    expect(figure.rows.map((row) => row.toolFailures)).toEqual([2, 0]);
+  });
+
   it('shows the scores the columns option names, in its order, and only those', async () => {
     const { lines } = await print({ columns: ['todo-count.todos', 'tests.pass_rate'] });
     expect(lines[0]).toMatch(/core {2}todo-count\.todos {2}tests\.pass_rate {3}cost/);

@@ -54,6 +54,22 @@ export interface TrialSpec {
   models?: unknown;
 }
 
+/**
+ * The agent's tool calls during a step's turns, as its trajectory shows them: how many it made and
+ * how many failed (a `tool.result` with `isError`: invalid arguments, an unknown tool, a refusal,
+ * a command the tool reports as failed). Counted by the kernel for every harness.
+ */
+export interface ToolCalls {
+  calls: number;
+  failed: number;
+}
+
+/** A failed tool call, for scores.json: which tool and the first line of what it answered. */
+export interface ToolFailure {
+  tool: string;
+  error: string;
+}
+
 export interface StepRecord {
   index: number;
   id: string;
@@ -70,6 +86,8 @@ export interface StepRecord {
    */
   agentUsage?: Usage;
   snapshot?: string;
+  /** The step's tool calls and failed ones; absent in records written before steps counted them. */
+  tools?: ToolCalls;
   scores: Record<string, number | boolean | null>;
 }
 

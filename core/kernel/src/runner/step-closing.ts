@@ -9,6 +9,7 @@ import {
   type TurnPlan,
   type Usage,
 } from '../contracts/index.js';
+import { ToolTally } from '../stats/tool-calls.js';
 import type { StepScoresFile } from '../store/run-store.js';
 import type { StepFault } from './step-fault.js';
 import type { StepOutcome } from './step-scoring.js';
@@ -22,7 +23,12 @@ export interface OpenStep {
   turns: number;
   usage: Usage;
   agentUsage?: Usage;
+  /** The tool calls of the step's turns, and the failed ones. */
+  tools: ToolTally;
 }
+
+/** A step's tool calls for its record; none for a step no turn worked on. */
+const toolsOf = (open: OpenStep | undefined) => (open ? { tools: open.tools.counts } : {});
 
 /** A step's usage fields for its records: the metered usage, and the agent's own when it gave one. */
 const usageOf = (open: OpenStep | undefined) => ({
@@ -110,6 +116,7 @@ export class StepClosing {
         startMs: Date.now(),
         turns: 0,
         usage: emptyUsage(),
+        tools: new ToolTally(),
       };
       this.open.set(step.index, open);
       this.trial.emit({ type: 'step.start', trialId: this.trial.spec.id, step: step.index, stepId: step.id });
@@ -135,6 +142,7 @@ export class StepClosing {
       startedAt: open.startedAt,
       endedAt,
       ...(outcome.snapshot ? { snapshot: outcome.snapshot } : {}),
+      tools: { ...open.tools.counts, failures: open.tools.failures },
     };
     await store.writeStepScores(spec.id, open.step, file);
     if (outcome.snapshot) this.previousSnapshot = outcome.snapshot;
@@ -168,6 +176,7 @@ export class StepClosing {
       endedAt: new Date().toISOString(),
       durationMs: open ? Date.now() - open.startMs : 0,
       ...usageOf(open),
+      ...toolsOf(open),
       scores: {},
     });
     this.open.delete(step.index);
@@ -190,6 +199,7 @@ export class StepClosing {
         endedAt: open ? new Date().toISOString() : undefined,
         durationMs: open ? Date.now() - open.startMs : 0,
         ...usageOf(open),
+        ...toolsOf(open),
         scores: {},
       });
     }
@@ -234,6 +244,7 @@ function stepRecordOf(file: StepScoresFile): StepRecord {
     usage: file.usage,
     ...(file.agentUsage ? { agentUsage: file.agentUsage } : {}),
     ...(file.snapshot ? { snapshot: file.snapshot } : {}),
+    ...(file.tools ? { tools: { calls: file.tools.calls, failed: file.tools.failed } } : {}),
     scores: file.scores,
   };
 }

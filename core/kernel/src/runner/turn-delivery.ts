@@ -138,6 +138,7 @@ export class TurnDelivery {
       abandonMs: this.trial.abandonMs,
       onEvent: (event) => {
         trajectory.append(event);
+        owner.tools.add(event);
         this.sessionEvents.push(event);
         this.trial.emit({ type: 'trajectory', trialId: spec.id, turn: t, event });
       },

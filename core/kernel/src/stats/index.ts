@@ -1,2 +1,3 @@
 export * from './bootstrap.js';
 export * from './step-outcome.js';
+export * from './tool-calls.js';

@@ -4,6 +4,8 @@ import type {
   RunEvent,
   StampedRunEvent,
   StepStatus,
+  ToolCalls,
+  ToolFailure,
   TrajectoryEvent,
   TrialRecord,
   Usage,
@@ -35,6 +37,8 @@ export interface StepScoresFile {
   startedAt?: string;
   endedAt?: string;
   snapshot?: string;
+  /** The agent's tool calls during the step, with the first failures and why each failed. */
+  tools?: ToolCalls & { failures: ToolFailure[] };
 }
 
 /** What a resumed run needs to continue a trial's session. */

@@ -1,0 +1,120 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from './install-copy.js';
+import { runCli } from './run-cli.js';
+
+const problems = join(import.meta.dirname, 'fixtures', 'problems');
+
+/**
+ * Two models through the ide harness on a two-step Python task: `broken` calls write_file with
+ * `path` instead of `file_path` (six calls, each refused by the harness's argument check), so it
+ * writes nothing; the oracle writes the reference solutions.
+ */
+const experiment = `
+name: signals
+source: { id: longhaul, options: { path: ${JSON.stringify(problems)} } }
+tasks: [greet]
+models:
+  oracle: { backend: oracle }
+  broken:
+    backend: scripted
+    replies:
+      - toolCalls:
+          - { name: write_file, input: { path: main.py, content: "print('hello')" } }
+          - { name: write_file, input: { path: util.py, content: "x = 1" } }
+          - { name: write_file, input: { path: main.py, content: "print('hello, ada')" } }
+      - { text: done }
+      - toolCalls:
+          - { name: write_file, input: { path: main.py, content: "print('HELLO')" } }
+          - { name: write_file, input: { path: util.py, content: "x = 2" } }
+          - { name: write_file, input: { path: main.py, content: "print('HELLO, ADA')" } }
+      - { text: done }
+harness:
+  - { id: ide, label: broken, options: { model: broken, explanation: optional } }
+  - { id: ide, label: oracle, options: { model: oracle, explanation: optional } }
+scorers: [tests, { id: quality, options: { details: false } }]
+`;
+
+let dir: string;
+let runDir: string;
+let table: string;
+let report: {
+  runs: {
+    conditionRows: { condition: string; toolFailures: number | null }[];
+    paired: { key: string; condition: string; skipped?: number }[];
+    trials: { condition: string; steps: { flags: string[] }[] }[];
+  }[];
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'longhaul-signals-'));
+  await writeFile(join(dir, 'signals.yaml'), experiment);
+  runDir = join(dir, 'run');
+  const run = await runCli(['run', join(dir, 'signals.yaml'), '--run-dir', runDir], repoRoot);
+  expect(run.code, run.stderr).toBe(0);
+  table = run.stdout;
+  const out = join(dir, 'report.html');
+  const written = await runCli(['report', runDir, '--out', out], repoRoot);
+  expect(written.code, written.stderr).toBe(0);
+  const html = await readFile(out, 'utf8');
+  const data = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
+  report = JSON.parse(data);
+}, 600_000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('a run whose tool calls all failed', () => {
+  it('shows it in the terminal table, though every step ended ok', () => {
+    const lines = table.split('\n');
+    const header = lines.find((line) => line.startsWith('condition'))!;
+    expect(header).toContain('tools failed');
+    const column = header.indexOf('tools failed') + 'tools failed'.length;
+    const cell = (condition: string) =>
+      lines
+        .find((line) => line.startsWith(condition))!
+        .slice(0, column)
+        .trim()
+        .split(/\s+/)
+        .at(-1);
+    expect(cell('broken/')).toBe('2');
+    expect(cell('oracle/')).toBe('0');
+    expect(table).toContain("tools failed: scored steps where most of the agent's tool calls failed");
+  });
+
+  it('records why each call failed in the step, and flags the steps in the report', async () => {
+    const id = 'greet.broken.checkpoints.none.r1';
+    const scores = JSON.parse(
+      await readFile(join(runDir, 'trials', id, 'steps', '01-hello', 'scores.json'), 'utf8'),
+    );
+    expect(scores.status).toBe('ok');
+    expect(scores.tools).toMatchObject({ calls: 3, failed: 3 });
+    expect(scores.tools.failures[0].tool).toBe('write_file');
+    expect(scores.tools.failures[0].error).toMatch(/Invalid arguments for write_file.*file_path/);
+    const [run] = report.runs;
+    expect(run!.conditionRows.map((row) => [row.condition, row.toolFailures])).toEqual([
+      ['broken/checkpoints/none', 2],
+      ['oracle/checkpoints/none', 0],
+    ]);
+    const broken = run!.trials.find((trial) => trial.condition.startsWith('broken'))!;
+    expect(broken.steps.map((step) => step.flags)).toEqual([
+      ['3 of 3 tool calls failed'],
+      ['3 of 3 tool calls failed'],
+    ]);
+  });
+});
+
+describe('an agent that wrote nothing', () => {
+  it('has no erosion, so the paired difference cannot call it the cleaner', () => {
+    const [run] = report.runs;
+    // The working agent is compared with the first condition, the broken one: no pair measured.
+    expect(run!.paired.find((p) => p.key === 'quality.erosion')).toBeUndefined();
+    expect(run!.paired.find((p) => p.key === 'tests.strict')).toMatchObject({
+      condition: 'oracle/checkpoints/none',
+    });
+    expect(table).toMatch(/^broken\/checkpoints\/none .*–/m);
+  });
+});
