@@ -232,7 +232,8 @@ function conditionRow(condition: string, trials: TrialRow[]): ConditionRow {
     strict: rate('strict'),
     iso: rate('iso'),
     core: rate('core'),
-    toolFailures: steps.some((step) => step.tools)
+    // No call at all measured nothing: a dash, not 0.
+    toolFailures: steps.some((step) => (step.tools?.calls ?? 0) > 0)
       ? scored.filter((step) => mostToolCallsFailed(step.tools)).length
       : null,
     costUsd: trials.reduce((sum, trial) => sum + trial.costUsd, 0),

@@ -63,7 +63,7 @@ export interface ConditionSummary {
   solveRates: SolveRates;
   /**
    * Scored steps where most of the agent's tool calls failed (its tools did not work for it, so
-   * the step measured little of the agent); null when no step recorded its tool calls.
+   * the step measured little of the agent); null when no step made (or recorded) a tool call.
    */
   toolFailures: number | null;
   costUsd: number;
@@ -247,7 +247,8 @@ export function summarizeCondition(
     errorClasses: counts.errorClasses,
     cancelled: counts.cancelled,
     solveRates: { strict: rate('strict'), iso: rate('iso'), core: rate('core') },
-    toolFailures: steps.some((step) => step.tools)
+    // No call at all measured nothing: a dash, not 0.
+    toolFailures: steps.some((step) => (step.tools?.calls ?? 0) > 0)
       ? scored.filter((step) => mostToolCallsFailed(step.tools)).length
       : null,
     costUsd: trials.reduce((sum, trial) => sum + trial.usage.costUsd, 0),
