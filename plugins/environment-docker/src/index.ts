@@ -35,6 +35,7 @@ export {
 } from './profiles.js';
 export { type PruneOptions, type PruneReport, prune, removedNames } from './prune.js';
 export { DockerSandbox } from './sandbox.js';
+export { scbenchDebianHolds, scbenchDebianPackages, scbenchPackages } from './scbench-packages.js';
 
 export default definePlugin({
   kind: 'environment',

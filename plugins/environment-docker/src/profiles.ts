@@ -1,32 +1,22 @@
 import { createHash } from 'node:crypto';
 import { pythonPackagesOf, type Requirements, versionAtLeast } from '@longhaul/core';
 import { type BaseRecipe, baseImageHash, baseImageRef, baseRecipe, baseVariants } from './base-image.js';
+import { scbenchDebianHolds, scbenchDebianPackages } from './scbench-packages.js';
 
 /**
- * SlopCodeBench's profile: Debian 13 (python3 3.13) with the Python packages upstream's tests and
- * reference solutions import that Debian packages, and the Go and Rust toolchains its
- * multi-language problems call. Everything comes from the Debian mirror: no network beyond it.
+ * SlopCodeBench's profile: Debian 13 (python3 3.13, at least the 3.12 upstream runs) with every
+ * Debian package of `scbenchPackages`, the table of what upstream's problems import and run:
+ * Python packages and the Go and Rust toolchains of its multi-language problems. Everything comes
+ * from the Debian mirror: no network beyond it.
  */
 export const scbenchRecipe: BaseRecipe = {
-  version: 1,
+  version: 2,
   suite: 'trixie',
   profile: 'scbench',
   packages: baseRecipe.packages,
-  aptPackages: [
-    'python3-pip',
-    'python3-httpx',
-    'python3-jsonschema',
-    'python3-deepdiff',
-    'python3-pandas',
-    'python3-numpy',
-    'python3-pydantic',
-    'python3-fastapi',
-    'python3-uvicorn',
-    'python3-ruamel.yaml',
-    'python3-sqlglot',
-    'golang-go',
-    'cargo',
-  ],
+  aptPackages: scbenchDebianPackages().filter(
+    (name) => !(baseRecipe.packages as readonly string[]).includes(name),
+  ),
 };
 
 /**
@@ -99,21 +89,8 @@ const baseHolds = {
 export const declaredContents = {
   base: baseHolds,
   scbench: {
-    pythonPackages: [
-      ...baseHolds.pythonPackages,
-      'pip',
-      'httpx',
-      'jsonschema',
-      'deepdiff',
-      'pandas',
-      'numpy',
-      'pydantic',
-      'fastapi',
-      'uvicorn',
-      'ruamel-yaml',
-      'sqlglot',
-    ],
-    commands: [...baseHolds.commands, 'pip', 'go', 'cargo', 'rustc', 'gcc'],
+    pythonPackages: [...new Set([...baseHolds.pythonPackages, ...scbenchDebianHolds().pythonPackages])],
+    commands: [...new Set([...baseHolds.commands, ...scbenchDebianHolds().commands])],
   },
 };
 

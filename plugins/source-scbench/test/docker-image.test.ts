@@ -63,6 +63,30 @@ describe('scbench in docker: the image picked from what a problem requires', () 
     expect(lock).not.toContain(ref());
   }, 620_000);
 
+  // Shaped like the problems #47 found wrongly refused: eve_industry (typer), eve_market_tools
+  // (scipy), migrate_configs (toml), code_search (a sample project under tests/data whose imports
+  // are data) and dynamic_buffer (a script of the tests imports the module the agent's program
+  // writes). Each validates and scores strict 1 with the oracle, in the image its needs pick.
+  for (const [dir, problem, image] of [
+    ['image', 'industry', 'scbench'],
+    ['image', 'pricebook', 'scbench'],
+    ['image', 'migrate', 'scbench'],
+    ['preflight', 'codesearch', 'base'],
+    ['preflight', 'genbuffer', 'base'],
+  ] as const)
+    it(`validates and runs ${problem} in the ${image} image, strict 1`, async (context) => {
+      if (!dockerReady) return context.skip();
+      const file = await experiment(problem, dir, problem);
+      await run('node', [bin, 'validate', file], { cwd: repoRoot, timeout: 120_000 });
+      const runDir = join(work, problem);
+      await run('node', [bin, 'run', file, '--run-dir', runDir], { cwd: repoRoot, timeout: 600_000 });
+      const table = JSON.parse(await readFile(join(runDir, 'solve-rates.json'), 'utf8'));
+      expect(table['oracle/just-solve/none']).toMatchObject({ strict: 1, iso: 1, core: 1 });
+      const lock = await readFile(join(runDir, 'lock.json'), 'utf8');
+      if (image === 'scbench') expect(lock).toContain(scbench);
+      else expect(lock).toContain(ref());
+    }, 620_000);
+
   it('refuses a problem needing uv before the run without the pip layer, naming uv and the consent it takes', async (context) => {
     if (!dockerReady) return context.skip();
     const failed = await run('node', [bin, 'validate', await experiment('uvrun', 'requirements', 'uvrun')], {
