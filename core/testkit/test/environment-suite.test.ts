@@ -30,6 +30,8 @@ const flaws: [EnvironmentFlaw, string][] = [
   ['judge-in-workspace', 'judge area is outside the workspace'],
   ['claims-guarded', 'command run as the agent can neither read'],
   ['claims-guarded', 'out of the judge area but for what share opened'],
+  ['reads-whole-file', 'readFile with maxBytes'],
+  ['pull-ignores-only', 'pull with only'],
 ];
 
 const containmentFlaws: [EnvironmentFlaw, string][] = [

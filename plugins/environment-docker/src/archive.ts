@@ -78,7 +78,7 @@ function entryType(header: Header): FileEntry['type'] | undefined {
 export async function readArchive(
   stream: NodeJS.ReadableStream,
   prefix: string,
-  withData: (path: string) => boolean,
+  withData: (path: string, size: number) => boolean,
   maxFileBytes = Number.POSITIVE_INFINITY,
 ): Promise<ArchiveEntry[]> {
   const reader = extract();
@@ -92,7 +92,7 @@ export async function readArchive(
     const type = entryType(header);
     const mode = (header.mode ?? 0) & 0o7777;
     const size = header.size ?? 0;
-    if (type === 'file' && withData(path)) {
+    if (type === 'file' && withData(path, size)) {
       if (size > maxFileBytes) {
         entry.resume();
         entries.push({ path, type, mode, size, skipped: true });

@@ -4,9 +4,11 @@ import {
   type ExcludeMatcher,
   type ExecOptions,
   type FileEntry,
+  FileTooLargeError,
   linkLeaves,
   type PullOptions,
   parseSize,
+  type ReadFileOptions,
   type Sandbox,
   type SnapshotRef,
   type SnapshotStore,
@@ -22,6 +24,25 @@ import type { DockerOptions } from './options.js';
 import type { ContainerCgroup } from './proc.js';
 
 const defaultMaxOutputBytes = 16 * 1024 * 1024;
+
+/**
+ * `PullOptions.only` asked once per path (it may count what it takes against a budget), with a
+ * file or link under a folder it refused refused too: a tar stream cannot skip a folder, so the
+ * folder's answer is asked when the first entry below it comes.
+ */
+function pullSelection(only: PullOptions['only']) {
+  const answers = new Map<string, boolean>();
+  const ask = (path: string, type: FileEntry['type'], size: number): boolean => {
+    if (!only) return true;
+    const known = answers.get(path);
+    if (known !== undefined) return known;
+    const parent = posix.dirname(path);
+    const answer = (parent === '.' || ask(parent, 'dir', 0)) && only({ path, type, size });
+    answers.set(path, answer);
+    return answer;
+  };
+  return ask;
+}
 
 export interface SandboxParts {
   docker: Docker;
@@ -197,7 +218,11 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
-  private async archive(rel: string, withData: (path: string) => boolean, maxFileBytes?: number) {
+  private async archive(
+    rel: string,
+    withData: (path: string, size: number) => boolean,
+    maxFileBytes?: number,
+  ) {
     try {
       const stream = await this.parts.container.getArchive({ path: this.absolute(rel) });
       return await readArchive(stream, rel, withData, maxFileBytes);
@@ -215,15 +240,17 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
-  async readFile(path: string): Promise<Uint8Array> {
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     this.guard('readFile');
     let rel = this.relative(path);
     // Symlinks are followed (a few hops), as long as they stay in the workspace.
     for (let hop = 0; hop < 8; hop++) {
       const current = rel;
-      const [entry] = await this.archive(current, (p) => p === current);
+      const [entry] = await this.archive(current, (p) => p === current, options.maxBytes);
       if (entry === undefined || entry.path !== current) throw notFound(path);
       if (entry.type === 'dir') throw new Error(`${path} is a directory, not a file`);
+      if (entry.type === 'file' && entry.skipped)
+        throw new FileTooLargeError(path, entry.size, options.maxBytes ?? 0);
       if (entry.type === 'file') return new Uint8Array(entry.data ?? Buffer.alloc(0));
       const target = (entry.data ?? Buffer.alloc(0)).toString('utf8');
       rel = this.relative(posix.isAbsolute(target) ? target : posix.join(posix.dirname(current), target));
@@ -288,12 +315,21 @@ export class DockerSandbox implements Sandbox {
 
   async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.guard('pull');
+    const wanted = pullSelection(options.only);
     const keep = (path: string) => path !== '' && !this.parts.excluded(path);
+    const maxFileBytes = Math.min(
+      parseSize(this.parts.options.maxFileSize),
+      options.maxFileBytes ?? Number.POSITIVE_INFINITY,
+    );
     // Files over maxFileSize are drained from the tar stream as it arrives, never held.
-    const entries = await this.archive('', keep, parseSize(this.parts.options.maxFileSize));
+    const entries = await this.archive(
+      '',
+      (path, size) => keep(path) && wanted(path, 'file', size),
+      maxFileBytes,
+    );
     const files: WorkspaceFile[] = [];
     for (const e of entries) {
-      if (e.type === 'dir' || !keep(e.path)) continue;
+      if (e.type === 'dir' || !keep(e.path) || !wanted(e.path, e.type, e.size)) continue;
       // As every environment pulls: a link leading out of the workspace is recorded, not carried.
       if (
         e.type === 'symlink' &&

@@ -6,6 +6,7 @@ import {
   type FolderWorkspace,
   type JudgeArea,
   type PullOptions,
+  type ReadFileOptions,
   type Sandbox,
   type SandboxProcess,
   type SnapshotRef,
@@ -177,9 +178,9 @@ export class LocalSandbox implements Sandbox {
   }
 
   // File methods never open a path whole: see FolderWorkspace and the kernel's WorkspaceHandle.
-  async readFile(path: string): Promise<Uint8Array> {
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     this.alive();
-    return this.files.readFile(path);
+    return this.files.readFile(path, options);
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {

@@ -84,6 +84,45 @@ export interface SkippedFile {
 export interface PullOptions {
   /** Told of every file left out for its size (see SkippedFile). */
   onSkipped?: (file: SkippedFile) => void;
+  /**
+   * Which entries to take: asked of each file, link and folder (with its workspace-relative path)
+   * before it is read or entered; false leaves a file out unread, a folder unentered, and neither
+   * is reported to `onSkipped`. For callers that want part of a workspace within a budget (a
+   * search over source files), not for snapshots.
+   */
+  only?: (entry: Pick<FileEntry, 'path' | 'type' | 'size'>) => boolean;
+  /** Files larger than this are left out unread, as over `maxFileSize` (the smaller of the two counts). */
+  maxFileBytes?: number;
+}
+
+/** Options of `Sandbox.readFile`. */
+export interface ReadFileOptions {
+  /** A larger file is refused unread, with a FileTooLargeError giving its size. */
+  maxBytes?: number;
+}
+
+/**
+ * What `readFile` rejects with when the file is larger than its `maxBytes`: nothing was read. Told
+ * apart by `isFileTooLarge`, which also knows one thrown by another copy of the kernel.
+ */
+export class FileTooLargeError extends Error {
+  readonly code = 'EFBIG';
+
+  constructor(
+    readonly path: string,
+    /** Bytes the file has (at least). */
+    readonly size: number,
+    readonly maxBytes: number,
+  ) {
+    super(`"${path}" is ${size} bytes, over the ${maxBytes} bytes asked for; it was not read`);
+    this.name = 'FileTooLargeError';
+  }
+}
+
+/** Whether `error` is a FileTooLargeError, of this copy of the kernel or another. */
+export function isFileTooLarge(error: unknown): error is FileTooLargeError {
+  const candidate = error as Partial<FileTooLargeError> | null;
+  return candidate?.code === 'EFBIG' && typeof candidate.size === 'number';
 }
 
 /**
@@ -164,7 +203,8 @@ export interface Sandbox {
   exec(argv: string[], options?: ExecOptions): Promise<ExecResult>;
   /** Starts `argv` in the background (a server, a watcher) and returns at once; see SandboxProcess. */
   start(argv: string[], options?: Omit<ExecOptions, 'timeoutMs' | 'stdin'>): Promise<SandboxProcess>;
-  readFile(path: string): Promise<Uint8Array>;
+  /** A file's bytes; with `maxBytes`, a larger file is refused unread (FileTooLargeError). */
+  readFile(path: string, options?: ReadFileOptions): Promise<Uint8Array>;
   /** Writes a file, making its folders; `mode` defaults to the environment's (usually 0o644). */
   writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
   /** Removes a file or a folder with everything in it; a missing path is no error. */
@@ -173,8 +213,8 @@ export interface Sandbox {
   list(path?: string, options?: { recursive?: boolean }): Promise<FileEntry[]>;
   /**
    * Every file of the workspace (minus the environment's excludes), for snapshots and diffs.
-   * Regular files over the environment's `maxFileSize` are left out without being read, and
-   * reported to `onSkipped`.
+   * Regular files over the environment's `maxFileSize` (or `maxFileBytes`) are left out without
+   * being read, and reported to `onSkipped`; `only` narrows it to part of the workspace.
    */
   pull(options?: PullOptions): Promise<WorkspaceFile[]>;
   /** Makes the workspace hold exactly these files. */

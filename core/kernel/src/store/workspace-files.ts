@@ -7,13 +7,12 @@ import { walkWorkspace } from '../workspace/walk.js';
  * never followed; FIFOs, sockets and devices are left out. With `maxFileBytes`, larger files are
  * left out unread; they, and names that are not UTF-8, are reported to `onSkipped`.
  */
-export async function readDirectoryFiles(
-  root: string,
-  options: PullOptions & { maxFileBytes?: number } = {},
-): Promise<WorkspaceFile[]> {
+export async function readDirectoryFiles(root: string, options: PullOptions = {}): Promise<WorkspaceFile[]> {
   const files: WorkspaceFile[] = [];
   await walkWorkspace(root, {
     visit: async (entry) => {
+      const type = entry.type === 'special' ? 'file' : entry.type;
+      if (options.only && !options.only({ path: entry.path, type, size: entry.size })) return false;
       if (entry.type === 'symlink') {
         files.push({ path: entry.path, mode: 0o120777, data: new TextEncoder().encode(entry.target ?? '') });
       } else if (entry.type === 'file') {

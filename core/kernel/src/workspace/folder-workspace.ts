@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileEntry, PullOptions, WorkspaceFile } from '../contracts/index.js';
+import type { FileEntry, PullOptions, ReadFileOptions, WorkspaceFile } from '../contracts/index.js';
 import { ClassifiedError } from '../contracts/status.js';
 import type { ExcludeMatcher } from './excludes.js';
 import { type WalkEntry, walkWorkspace } from './walk.js';
@@ -58,8 +58,8 @@ export class FolderWorkspace {
       );
   }
 
-  readFile(path: string): Promise<Uint8Array> {
-    return this.handle.readFile(path);
+  readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+    return this.handle.readFile(path, options.maxBytes);
   }
 
   writeFile(path: string, data: string | Uint8Array, mode?: number): Promise<void> {
@@ -122,9 +122,15 @@ export class FolderWorkspace {
    */
   async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     const files: WorkspaceFile[] = [];
+    const maxFileBytes = Math.min(this.maxFileBytes, options.maxFileBytes ?? Number.POSITIVE_INFINITY);
     await walkWorkspace(this.root, {
       visit: async (entry) => {
         if (this.excluded(entry.path)) return false;
+        if (
+          options.only &&
+          !options.only({ path: entry.path, type: entryType(entry.type), size: entry.size })
+        )
+          return false;
         if (entry.type === 'dir') return true;
         if (entry.type === 'symlink') {
           const target = entry.target ?? '';
@@ -137,11 +143,11 @@ export class FolderWorkspace {
           options.onSkipped?.({ path: entry.path, size: entry.size, reason: 'type' });
           return;
         }
-        if (entry.size > this.maxFileBytes) {
+        if (entry.size > maxFileBytes) {
           options.onSkipped?.({ path: entry.path, size: entry.size });
           return;
         }
-        const data = await entry.read(this.maxFileBytes);
+        const data = await entry.read(maxFileBytes);
         if (typeof data === 'string') {
           options.onSkipped?.({
             path: entry.path,

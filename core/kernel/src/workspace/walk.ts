@@ -1,7 +1,15 @@
 import type { Stats } from 'node:fs';
 import { type FileHandle, open, opendir, readlink, realpath } from 'node:fs/promises';
 import type { SkippedFile } from '../contracts/sandbox.js';
-import { dirFlags, inHandle, lstatIn, openFile, readFlags, WorkspaceHandle } from './workspace-handle.js';
+import {
+  dirFlags,
+  inHandle,
+  lstatIn,
+  openFile,
+  readFlags,
+  readOpened,
+  WorkspaceHandle,
+} from './workspace-handle.js';
 
 /** Why a walk left an entry out (see SkippedFile.reason). */
 export type SkipReason = NonNullable<SkippedFile['reason']>;
@@ -187,17 +195,8 @@ async function readIn(
     throw error;
   }
   try {
-    const { size } = await file.stat();
-    if (size > limit) return 'size';
-    // A file that grows while it is read is taken at the size it had when opened.
-    const buffer = Buffer.alloc(size);
-    let filled = 0;
-    while (filled < size) {
-      const { bytesRead } = await file.read(buffer, filled, size - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
+    const read = await readOpened(file, limit);
+    return 'data' in read ? read.data : 'size';
   } catch (error) {
     if (code(error) === 'EISDIR' || code(error) === 'EIO') return 'unreadable';
     throw error;

@@ -11,6 +11,7 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
+import { FileTooLargeError } from '../contracts/sandbox.js';
 import { ClassifiedError } from '../contracts/status.js';
 
 /*
@@ -213,12 +214,15 @@ export class WorkspaceHandle {
   }
 
   /** The bytes of a regular file; links are followed inside the workspace. */
-  async readFile(path: string): Promise<Buffer> {
+  /** A file's bytes; one larger than `maxBytes` is refused unread (FileTooLargeError). */
+  async readFile(path: string, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer> {
     return this.at(path, { followLast: true }, async ({ dir, name }) => {
       if (name === undefined) throw new ClassifiedError('sandbox', `"${path}" is the workspace, not a file`);
       const file = await openFile(dir, name, readFlags, path);
       try {
-        return await file.readFile();
+        const read = await readOpened(file, maxBytes);
+        if ('size' in read) throw new FileTooLargeError(path, read.size, maxBytes);
+        return read.data;
       } finally {
         await file.close();
       }
@@ -329,6 +333,27 @@ export async function openFile(dir: FileHandle, name: string | Buffer, flags: nu
     await file.close();
     throw error;
   }
+}
+
+/**
+ * An open regular file's bytes, or its size when that is over `limit` (nothing is read then). A
+ * file that grows while it is read is taken at the size it had when opened, so no more than
+ * `limit` bytes are ever held.
+ */
+export async function readOpened(
+  file: FileHandle,
+  limit: number,
+): Promise<{ data: Buffer } | { size: number }> {
+  const { size } = await file.stat();
+  if (size > limit) return { size };
+  const buffer = Buffer.alloc(size);
+  let filled = 0;
+  while (filled < size) {
+    const { bytesRead } = await file.read(buffer, filled, size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return { data: buffer.subarray(0, filled) };
 }
 
 /** A folder's identity, to know it again after climbing back to it through `..`. */

@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import {
   defaultMaxFileSize,
   type Environment,
+  isFileTooLarge,
   parseSize,
   type Sandbox,
   type SandboxSpec,
@@ -316,6 +317,52 @@ export const environmentChecks: Check<EnvironmentContext>[] = [
           },
           { from: ref, purpose: 'scorer' },
         );
+      }),
+  },
+  {
+    name: 'readFile with maxBytes refuses a larger file unread, giving its size, and reads one up to it',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        // The agent makes the file inside the sandbox; larger than maxFileSize too, as a log can be.
+        const size = context.maxFileBytes + 4096;
+        const made = await sandbox.exec(['sh', '-c', `head -c ${size} /dev/zero > huge.bin`]);
+        expect(made.exitCode).toBe(0);
+        const refused = await sandbox
+          .readFile('huge.bin', { maxBytes: 1024 })
+          .catch((error: unknown) => error);
+        expect(isFileTooLarge(refused)).toBe(true);
+        expect(refused).toMatchObject({ size, maxBytes: 1024 });
+        await sandbox.writeFile('small.txt', 'x'.repeat(1024));
+        expect((await sandbox.readFile('small.txt', { maxBytes: 1024 })).length).toBe(1024);
+      }),
+  },
+  {
+    name: 'pull with only and maxFileBytes reads just the entries asked for, each once, and no folder refused',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        await sandbox.writeFile('src/a.py', 'a\n');
+        await sandbox.writeFile('src/big.py', 'b'.repeat(2048));
+        await sandbox.writeFile('node_modules/pkg/index.js', 'x\n');
+        await sandbox.writeFile('notes.md', 'n\n');
+        const asked: string[] = [];
+        const skipped: SkippedFile[] = [];
+        const files = await sandbox.pull({
+          maxFileBytes: 1024,
+          onSkipped: (file) => skipped.push(file),
+          only: (entry) => {
+            asked.push(entry.path);
+            return entry.path !== 'node_modules' && entry.path !== 'notes.md';
+          },
+        });
+        const paths = files.map((f) => f.path);
+        expect(paths).toContain('src/a.py');
+        expect(paths).toContain('seed.txt');
+        expect(paths).not.toContain('notes.md');
+        expect(paths).not.toContain('node_modules/pkg/index.js');
+        expect(paths).not.toContain('src/big.py');
+        expect(skipped).toContainEqual({ path: 'src/big.py', size: 2048 });
+        expect(asked.filter((path) => path.startsWith('node_modules/'))).toEqual([]);
+        expect(asked.length).toBe(new Set(asked).size);
       }),
   },
   {

@@ -4,8 +4,10 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  FileTooLargeError,
   type JudgeArea,
   type PullOptions,
+  type ReadFileOptions,
   readDirectoryFiles,
   type Sandbox,
   type SandboxProcess,
@@ -181,10 +183,12 @@ export class FakeSandbox implements Sandbox {
     return { pid: undefined, output: () => output, wait: () => done, kill: async () => {} };
   }
 
-  async readFile(path: string): Promise<Uint8Array> {
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     this.check();
     const file = this.files.get(this.relative(path));
     if (!file) throw new ClassifiedError('sandbox', `no such file in the workspace: ${path}`);
+    if (options.maxBytes !== undefined && file.data.length > options.maxBytes)
+      throw new FileTooLargeError(path, file.data.length, options.maxBytes);
     return new Uint8Array(file.data);
   }
 
@@ -228,9 +232,24 @@ export class FakeSandbox implements Sandbox {
 
   async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.check();
-    const limit = this.environment.options.maxFileBytes ?? Number.POSITIVE_INFINITY;
+    const limit = Math.min(
+      this.environment.options.maxFileBytes ?? Number.POSITIVE_INFINITY,
+      options.maxFileBytes ?? Number.POSITIVE_INFINITY,
+    );
+    // Each path is asked once, folders before what they hold, as the environments do.
+    const answers = new Map<string, boolean>();
+    const wanted = (path: string, type: FileEntry['type'], size: number): boolean => {
+      if (!options.only) return true;
+      const known = answers.get(path);
+      if (known !== undefined) return known;
+      const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+      const answer = (parent === '' || wanted(parent, 'dir', 0)) && options.only({ path, type, size });
+      answers.set(path, answer);
+      return answer;
+    };
     const files: WorkspaceFile[] = [];
     for (const [path, file] of [...this.files].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (!wanted(path, 'file', file.data.length)) continue;
       if (file.data.length > limit) options.onSkipped?.({ path, size: file.data.length });
       else files.push({ path, mode: file.mode, data: new Uint8Array(file.data) });
     }

@@ -9,8 +9,10 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileEntry,
+  FileTooLargeError,
   FolderJudgeArea,
   type PullOptions,
+  type ReadFileOptions,
   readDirectoryFiles,
   type Sandbox,
   type SandboxProcess,
@@ -42,7 +44,9 @@ export type EnvironmentFlaw =
   | 'sweep-does-nothing'
   | 'pulls-large-files'
   | 'judge-in-workspace'
-  | 'claims-guarded';
+  | 'claims-guarded'
+  | 'reads-whole-file'
+  | 'pull-ignores-only';
 
 /** Kills, a few rounds over, every process of this user whose environment matches. */
 async function killMarked(matches: (environ: string[]) => boolean): Promise<void> {
@@ -208,8 +212,11 @@ class HostSandbox implements Sandbox {
     };
   }
 
-  async readFile(path: string): Promise<Uint8Array> {
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     this.alive();
+    const { size } = await stat(this.path(path));
+    if (options.maxBytes !== undefined && size > options.maxBytes && this.env.flaw !== 'reads-whole-file')
+      throw new FileTooLargeError(path, size, options.maxBytes);
     return readFile(this.path(path));
   }
 
@@ -250,8 +257,12 @@ class HostSandbox implements Sandbox {
 
   async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
     this.alive();
-    const limit = this.env.flaw === 'pulls-large-files' ? undefined : hostMaxFileBytes;
-    return readDirectoryFiles(this.workspace, { ...options, maxFileBytes: limit });
+    const limit =
+      this.env.flaw === 'pulls-large-files'
+        ? undefined
+        : Math.min(hostMaxFileBytes, options.maxFileBytes ?? Number.POSITIVE_INFINITY);
+    const only = this.env.flaw === 'pull-ignores-only' ? undefined : options.only;
+    return readDirectoryFiles(this.workspace, { ...options, only, maxFileBytes: limit });
   }
 
   async push(files: WorkspaceFile[], keepOthers = false): Promise<void> {

@@ -10,6 +10,7 @@ import {
   FolderJudgeArea,
   type FolderWorkspace,
   type PullOptions,
+  type ReadFileOptions,
   type Sandbox,
   type SandboxProcess,
   type SkippedFile,
@@ -77,9 +78,9 @@ export class FolderSandbox implements Sandbox {
     };
   }
 
-  async readFile(path: string): Promise<Uint8Array> {
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     this.open();
-    return this.files.readFile(path);
+    return this.files.readFile(path, options);
   }
 
   async writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
