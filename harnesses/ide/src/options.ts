@@ -152,6 +152,13 @@ export const ideOptions = z
       .positive()
       .default(120)
       .describe('Time limit of a foreground run_terminal_cmd (paper: 120 s)'),
+    searchTimeoutSeconds: z
+      .number()
+      .positive()
+      .default(30)
+      .describe(
+        "Time limit of one search (codebase_search, grep_search, a file_search glob), which runs off the runner's thread; a pattern that backtracks past it gets an error result",
+      ),
     outputLimit: z
       .number()
       .int()

@@ -49,6 +49,23 @@ export function capOutput(text: string, limit: number): string {
   return `${text.slice(0, half)}\n...[${text.length - limit} characters cut]...\n${text.slice(-half)}`;
 }
 
+/**
+ * `work`, or a rejection with the signal's reason as soon as it aborts: a tool that ignores its
+ * signal (an extra tool, an MCP server that never answers) cannot keep the turn past its limit.
+ * What it does afterwards is left to finish on its own.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 function tagsOf(metadata: Record<string, unknown>): string[] {
   const tags = metadata.tags;
   return Array.isArray(tags) ? tags.map(String) : typeof tags === 'string' ? tags.split(/[\s,[\]]+/) : [];
@@ -218,7 +235,7 @@ export class IdeSession implements Session {
         let output: string;
         let isError: boolean;
         try {
-          const toolResult = await runTool(call.toolName, call.input, offered, ctx);
+          const toolResult = await untilAborted(runTool(call.toolName, call.input, offered, ctx), signal);
           output = capOutput(formatResult(toolResult), o.outputLimit);
           isError = !toolResult.success;
           if (toolResult.success && editTools.has(call.toolName)) edited = true;

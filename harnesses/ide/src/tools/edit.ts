@@ -73,7 +73,7 @@ export const editFile = defineTool({
   }),
   async run(input, ctx) {
     const rel = ctx.policy.resolve(input.target_file);
-    const before = await readText(ctx, rel);
+    const before = await readText(ctx, rel, 'edit_file');
     const applied = applyLineEdits(before ?? '', input.line_edits);
     if ('error' in applied) return fail(applied.error, { target_file: rel });
     const result = await writeChecked(ctx, rel, before, applied.text);
@@ -93,7 +93,7 @@ export const searchReplace = defineTool({
   }),
   async run(input, ctx) {
     const rel = ctx.policy.resolve(input.file_path);
-    const before = await readText(ctx, rel);
+    const before = await readText(ctx, rel, 'search_replace');
     if (before === undefined) return fail(`File not found: ${rel}`, { file_path: rel });
     const count = before.split(input.old_string).length - 1;
     if (count === 0) return fail(`Old string not found in file ${rel}`, { file_path: rel });

@@ -1,5 +1,8 @@
+import { formatSize } from '@longhaul/core';
 import { z } from 'zod';
-import { decode, defineTool, exists, fail, isBinary, readText, splitLines } from './tool.js';
+import { limits } from './limits.js';
+import { exists, lineWindow, readBounded } from './read.js';
+import { decode, defineTool, fail, isBinary } from './tool.js';
 import { writeChecked } from './write.js';
 
 /** Directories list_dir and the searches leave out (IDE-Bench's ignore list). */
@@ -30,7 +33,7 @@ export function ignoredPath(rel: string): boolean {
 export const readFile = defineTool({
   name: 'read_file',
   description:
-    'Read a text file of the workspace, whole or a line range. Returns the lines prefixed with their 1-based numbers (the numbers edit_file uses) and total_lines.',
+    'Read a text file of the workspace, whole or a line range. Returns the lines prefixed with their 1-based numbers (the numbers edit_file uses) and total_lines. A long file is shown up to the output limit; the result then says where to read on.',
   input: z.object({
     target_file: z.string().describe('Path relative to the workspace (or absolute inside it)'),
     start_line_one_indexed: z.number().int().positive().optional().describe('First line to read (default 1)'),
@@ -44,32 +47,47 @@ export const readFile = defineTool({
   }),
   async run(input, ctx) {
     const rel = ctx.policy.resolve(input.target_file);
-    const data = await ctx.sandbox.readFile(rel).catch(() => undefined);
-    if (!data) return fail(`File not found: ${rel}`, { target_file: rel });
+    const read = await readBounded(ctx, rel, limits.readBytes).catch(() => ({ missing: true }) as const);
+    if ('missing' in read) return fail(`File not found: ${rel}`, { target_file: rel });
+    if ('size' in read)
+      return fail(
+        `${rel} is ${formatSize(read.size)}, larger than the ${formatSize(limits.readBytes)} read_file reads; look into it with run_terminal_cmd instead (wc -l ${rel}; head -n 100 ${rel}; sed -n '1000,1100p' ${rel}; grep -n PATTERN ${rel})`,
+        { target_file: rel, size: read.size },
+      );
+    const { data } = read;
     if (isBinary(data)) return fail(`${rel} is a binary file (${data.length} bytes)`, { target_file: rel });
-    const lines = splitLines(decode(data));
     const whole = input.should_read_entire_file ?? false;
     const start = whole ? 1 : (input.start_line_one_indexed ?? 1);
     const end = whole
-      ? lines.length
-      : Math.min(input.end_line_one_indexed_inclusive ?? lines.length, lines.length);
-    if (start > Math.max(lines.length, 1))
-      return fail(`start line ${start} is past the end of ${rel} (${lines.length} lines)`, {
+      ? Number.POSITIVE_INFINITY
+      : (input.end_line_one_indexed_inclusive ?? Number.POSITIVE_INFINITY);
+    const window = lineWindow(data, start, end, Math.max(1000, ctx.options.outputLimit - 1000));
+    const total = window.totalLines;
+    if (start > Math.max(total, 1))
+      return fail(`start line ${start} is past the end of ${rel} (${total} lines)`, {
         target_file: rel,
-        total_lines: lines.length,
+        total_lines: total,
       });
-    const width = String(end).length;
-    const content = lines
-      .slice(start - 1, end)
-      .map((line, i) => `${String(start + i).padStart(width)}|${line}`)
-      .join('\n');
+    const wanted = Math.min(end, total);
+    const next = window.end + 1;
+    const notShown = [
+      ...(window.cutLine
+        ? [
+            `line ${window.end} is cut: see all of it with run_terminal_cmd (e.g. sed -n '${window.end}p' ${rel} | cut -c 1-5000)`,
+          ]
+        : []),
+      ...(next <= wanted
+        ? [`lines ${next}-${wanted} not shown (output limit); read on with start_line_one_indexed=${next}`]
+        : []),
+    ];
     return {
       success: true,
       target_file: rel,
-      content,
+      content: window.content,
       start_line: start,
-      end_line: end,
-      total_lines: lines.length,
+      end_line: window.end,
+      total_lines: total,
+      ...(notShown.length > 0 ? { truncated: notShown.join('; ') } : {}),
     };
   },
 });
@@ -108,7 +126,13 @@ export const writeFile = defineTool({
   }),
   async run(input, ctx) {
     const rel = ctx.policy.resolve(input.file_path);
-    return writeChecked(ctx, rel, await readText(ctx, rel), input.content);
+    const before = await readBounded(ctx, rel, limits.editBytes);
+    return writeChecked(
+      ctx,
+      rel,
+      'data' in before ? decode(before.data) : 'size' in before ? { unread: before.size } : undefined,
+      input.content,
+    );
   },
 });
 

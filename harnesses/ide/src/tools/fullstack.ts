@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { formatSize } from '@longhaul/core';
 import { z } from 'zod';
+import { limits } from './limits.js';
 import { sandboxUrl } from './local-url.js';
 import { defineTool, fail } from './tool.js';
 import { WebSocketClient } from './websocket.js';
@@ -48,12 +50,17 @@ export const apiCall = defineTool({
           : undefined,
         signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(input.timeout_seconds * 1000)]),
       });
-      const text = await response.text();
+      const { text, cut } = await boundedBody(response, limits.responseBytes);
       let data: unknown = text.slice(0, bodyLimit);
       try {
         data = JSON.parse(text);
       } catch {}
       return {
+        ...(cut
+          ? {
+              truncated: `the body is longer than ${formatSize(limits.responseBytes)}; only its start was read`,
+            }
+          : {}),
         success: response.ok,
         status_code: response.status,
         headers: Object.fromEntries(response.headers),
@@ -68,6 +75,27 @@ export const apiCall = defineTool({
     }
   },
 });
+
+/** A response body up to `maxBytes` (the rest is not read: a server may send without end). */
+async function boundedBody(response: Response, maxBytes: number): Promise<{ text: string; cut: boolean }> {
+  if (!response.body) return { text: '', cut: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let cut = false;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+    if (size > maxBytes) {
+      cut = true;
+      await reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  return { text: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'), cut };
+}
 
 /** A mongosh script running one operation given as JSON (embedded as a literal, never spliced). */
 function mongoScript(spec: unknown): string {
@@ -105,16 +133,17 @@ export const databaseQuery = defineTool({
   async run(input, ctx) {
     const result = await ctx.sandbox.exec(
       ['mongosh', '--quiet', ctx.options.mongoUri, '--eval', mongoScript(input)],
-      {
-        timeoutMs: 60_000,
-        signal: ctx.signal,
-      },
+      { timeoutMs: 60_000, signal: ctx.signal, maxOutputBytes: limits.responseBytes },
     );
     if (result.exitCode === 127)
       return fail('database_query needs mongosh in the sandbox, and it is not installed');
     if (result.exitCode !== 0)
       return fail(
         `mongosh exited ${result.exitCode}: ${(result.stderr || result.stdout).trim().slice(0, 2000)}`,
+      );
+    if (result.truncated)
+      return fail(
+        `the result is larger than ${formatSize(limits.responseBytes)}; ask for less (a lower limit, a narrower query, a projection in an aggregate)`,
       );
     const line = result.stdout.trim().split('\n').at(-1) ?? '';
     try {
@@ -178,13 +207,18 @@ export const websocketTest = defineTool({
       else if (text === '2') socket.send('3');
       else if (text.startsWith('40')) connected = true;
       else if (text.startsWith('42')) {
-        const [event, ...args] = JSON.parse(text.slice(2)) as [string, ...unknown[]];
-        received.push({ event, data: args.length === 1 ? args[0] : args });
+        // Called from the socket's data events: a malformed packet must not throw there.
+        try {
+          const [event, ...args] = JSON.parse(text.slice(2)) as [string, ...unknown[]];
+          received.push({ event: String(event), data: args.length === 1 ? args[0] : args });
+        } catch {
+          received.push({ event: 'malformed', data: text.slice(0, limits.lineChars) });
+        }
       }
     };
     const deadline = Date.now() + input.listen_seconds * 1000;
     try {
-      client = await WebSocketClient.connect(url, onText, 10_000);
+      client = await WebSocketClient.connect(url, onText, 10_000, limits.responseBytes);
       while (!connected && Date.now() < deadline && !client.isClosed)
         await sleep(20, undefined, { signal: ctx.signal });
       if (!connected) return fail('the Socket.IO handshake did not complete', { received });
@@ -204,6 +238,11 @@ export const websocketTest = defineTool({
         success: missing.length === 0,
         connected: true,
         received,
+        ...(client.overflowed
+          ? {
+              truncated: `the server sent more than ${formatSize(limits.responseBytes)}; the connection was closed there`,
+            }
+          : {}),
         ...(missing.length > 0 ? { error: `never received: ${missing.join(', ')}` } : {}),
       };
     } catch (error) {

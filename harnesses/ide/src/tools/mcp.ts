@@ -3,6 +3,7 @@ import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { ClassifiedError } from '@longhaul/core';
 import { z } from 'zod';
 import type { IdeOptions } from '../options.js';
+import { limits } from './limits.js';
 import { toolNames } from './names.js';
 import { defineTool, type IdeTool } from './tool.js';
 
@@ -86,7 +87,8 @@ export async function connectMcp(servers: IdeOptions['mcpServers']): Promise<Mcp
               };
               const text = (result.content ?? [])
                 .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
-                .join('\n');
+                .join('\n')
+                .slice(0, limits.responseBytes);
               return {
                 success: result.isError !== true,
                 content: text,

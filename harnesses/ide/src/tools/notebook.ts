@@ -38,7 +38,7 @@ export const editNotebook = defineTool({
   async run(input, ctx) {
     const rel = ctx.policy.resolve(input.target_notebook);
     if (!rel.endsWith('.ipynb')) return fail(`${rel} is not a notebook (.ipynb)`);
-    const before = await readText(ctx, rel);
+    const before = await readText(ctx, rel, 'edit_notebook');
     let notebook: { cells: Cell[] } & Record<string, unknown>;
     try {
       notebook =

@@ -1,68 +1,125 @@
 import { posix } from 'node:path';
+import { formatSize } from '@longhaul/core';
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { ignoredPath } from './files.js';
-import { decode, defineTool, fail, isBinary, splitLines, type ToolContext } from './tool.js';
+import { ignoredDirs, ignoredPath } from './files.js';
+import { limits } from './limits.js';
+import { OffThreadTimeout, runOffThread } from './off-thread.js';
+import { type GlobPattern, globJob, type SearchJob, type SearchOutput, searchJob } from './search-job.js';
+import { decode, defineTool, fail, isBinary, type ToolContext, type ToolResult } from './tool.js';
 
-interface TextFile {
-  path: string;
-  lines: string[];
+interface SourceFiles {
+  files: { path: string; text: string }[];
+  /** Files left out because the search's byte budget was spent. */
+  leftOut: number;
 }
 
-const maxSearchedBytes = 1024 * 1024;
-
-/** Text files of the workspace the agent may see, under `dirs` (workspace-relative) when given. */
-async function visibleFiles(ctx: ToolContext, dirs: string[] = ['.']): Promise<TextFile[]> {
+/**
+ * The text files of the workspace the agent may see, under `dirs` (workspace-relative) when given:
+ * no ignored folder is entered, no protected path read, and only files up to the per-file limit
+ * are read, until the search's byte budget is spent. So a search holds at most that budget,
+ * whatever the workspace holds.
+ */
+async function sourceFiles(ctx: ToolContext, dirs: string[] = ['.']): Promise<SourceFiles> {
   const roots = dirs.map((dir) => ctx.policy.resolve(dir));
-  const files = await ctx.sandbox.pull();
-  return files
+  const under = (path: string) =>
+    roots.some((root) => root === '.' || path === root || path.startsWith(`${root}/`));
+  const above = (path: string) => roots.some((root) => root.startsWith(`${path}/`));
+  let budget: number = limits.searchBytes;
+  let leftOut = 0;
+  const pulled = await ctx.sandbox.pull({
+    maxFileBytes: limits.searchFileBytes,
+    only: (entry) => {
+      if (ignoredDirs.has(posix.basename(entry.path)) || ctx.policy.blocked(entry.path)) return false;
+      if (entry.type === 'dir') return under(entry.path) || above(entry.path);
+      if (entry.type !== 'file' || !under(entry.path) || entry.size > limits.searchFileBytes) return false;
+      if (entry.size > budget) {
+        leftOut++;
+        return false;
+      }
+      budget -= entry.size;
+      return true;
+    },
+  });
+  const files = pulled
     .filter(
       (file) =>
-        roots.some((root) => root === '.' || file.path === root || file.path.startsWith(`${root}/`)) &&
+        under(file.path) &&
         !ignoredPath(file.path) &&
         !ctx.policy.blocked(file.path) &&
-        file.data.length <= maxSearchedBytes &&
+        file.data.length <= limits.searchFileBytes &&
         !isBinary(file.data),
     )
-    .map((file) => ({ path: file.path, lines: splitLines(decode(file.data)) }));
+    .map((file) => ({ path: file.path, text: decode(file.data) }));
+  return { files, leftOut };
 }
 
-interface Match {
-  file: string;
-  line: number;
-  text: string;
-  context?: string[];
-}
-
-function withContext(file: TextFile, index: number, context: number): Match {
-  const match: Match = { file: file.path, line: index + 1, text: file.lines[index]! };
-  if (context > 0) {
-    const from = Math.max(0, index - context);
-    match.context = file.lines
-      .slice(from, index + context + 1)
-      .map((line, i) => `${from + i + 1}${from + i === index ? ':' : '-'}${line}`);
-  }
-  return match;
-}
-
-function globMatcher(pattern: string | undefined): ((path: string) => boolean) | undefined {
+function globPattern(pattern: string | undefined): GlobPattern | undefined {
   if (!pattern) return undefined;
-  const match = picomatch(pattern, { dot: true, basename: !pattern.includes('/') });
-  return (path) => match(path);
+  const regex = picomatch.makeRe(pattern, { dot: true });
+  return { source: regex.source, flags: regex.flags, basename: !pattern.includes('/') };
 }
+
+/** Runs a search job off the runner's thread, within the session's search time limit. */
+async function offThread<Input, Output>(
+  ctx: ToolContext,
+  job: (input: Input) => Output,
+  input: Input,
+): Promise<Output | { timedOut: number }> {
+  const seconds = ctx.options.searchTimeoutSeconds;
+  try {
+    return await runOffThread(job, input, {
+      timeoutMs: seconds * 1000,
+      signal: ctx.signal,
+      heapMb: limits.searchHeapMb,
+    });
+  } catch (error) {
+    if (error instanceof OffThreadTimeout) return { timedOut: seconds };
+    throw error;
+  }
+}
+
+const slowPattern = (seconds: number) =>
+  `the search took longer than ${seconds} s and was stopped: a pattern with nested repetition such as (a+)+ can take exponential time on some lines; simplify it, or narrow the files searched`;
 
 const maxMatches = 100;
 
-function found(matches: Match[], extra: Record<string, unknown>) {
+type Searched = Exclude<SearchOutput, { error: string }>;
+
+function found(output: Searched, leftOut: number, extra: Record<string, unknown>) {
+  const { matches, total } = output;
+  const notes = [
+    ...(total > matches.length ? [`${total - matches.length} more matches not shown`] : []),
+    ...(leftOut > 0
+      ? [
+          `${leftOut} files not searched: the search reads at most ${formatSize(limits.searchBytes)}; narrow it to the folders or files that matter`,
+        ]
+      : []),
+  ];
   return {
     success: true,
     ...extra,
-    matches: matches.slice(0, maxMatches),
-    total_matches: matches.length,
-    ...(matches.length > maxMatches
-      ? { truncated: `${matches.length - maxMatches} more matches not shown` }
-      : {}),
+    matches,
+    total_matches: total,
+    ...(notes.length > 0 ? { truncated: notes.join('; ') } : {}),
   };
+}
+
+async function search(
+  ctx: ToolContext,
+  job: Omit<SearchJob, 'files' | 'shown' | 'lineChars'>,
+  dirs?: string[],
+): Promise<ToolResult> {
+  const { files, leftOut } = await sourceFiles(ctx, dirs);
+  const output = await offThread(ctx, searchJob, {
+    ...job,
+    files,
+    shown: maxMatches,
+    lineChars: limits.lineChars,
+  });
+  if ('timedOut' in output) return fail(slowPattern(output.timedOut), { query: job.query });
+  if ('error' in output) return fail(output.error, { query: job.query });
+  return found(output, leftOut, { query: job.query });
 }
 
 export const codebaseSearch = defineTool({
@@ -76,16 +133,20 @@ export const codebaseSearch = defineTool({
     context_lines: z.number().int().min(0).max(10).default(2).describe('Lines of context before and after'),
   }),
   async run(input, ctx) {
-    const query = input.query.toLowerCase();
-    const types = input.file_types?.map((t) => `.${t.replace(/^\./, '').toLowerCase()}`);
-    const matches: Match[] = [];
-    for (const file of await visibleFiles(ctx, input.target_directories)) {
-      if (types && !types.includes(posix.extname(file.path).toLowerCase())) continue;
-      file.lines.forEach((line, i) => {
-        if (line.toLowerCase().includes(query)) matches.push(withContext(file, i, input.context_lines));
-      });
-    }
-    return found(matches, { query: input.query });
+    return search(
+      ctx,
+      {
+        mode: 'literal',
+        query: input.query,
+        caseSensitive: false,
+        multiline: false,
+        context: input.context_lines,
+        ...(input.file_types
+          ? { types: input.file_types.map((t) => `.${t.replace(/^\./, '').toLowerCase()}`) }
+          : {}),
+      },
+      input.target_directories,
+    );
   },
 });
 
@@ -102,33 +163,23 @@ export const grepSearch = defineTool({
     context_lines: z.number().int().min(0).max(10).default(0).describe('Lines of context before and after'),
   }),
   async run(input, ctx) {
-    let regex: RegExp;
+    let include: GlobPattern | undefined;
+    let exclude: GlobPattern | undefined;
     try {
-      const flags = `g${input.case_sensitive ? '' : 'i'}${input.multiline ? 'ms' : ''}`;
-      regex = new RegExp(input.query, flags);
+      include = globPattern(input.include_pattern);
+      exclude = globPattern(input.exclude_pattern);
     } catch (error) {
-      return fail(`Invalid regular expression: ${(error as Error).message}`, { query: input.query });
+      return fail(`Invalid glob: ${(error as Error).message}`, { query: input.query });
     }
-    const include = globMatcher(input.include_pattern);
-    const exclude = globMatcher(input.exclude_pattern);
-    const matches: Match[] = [];
-    for (const file of await visibleFiles(ctx)) {
-      if ((include && !include(file.path)) || exclude?.(file.path)) continue;
-      if (input.multiline) {
-        const text = file.lines.join('\n');
-        for (const m of text.matchAll(regex)) {
-          const index = text.slice(0, m.index).split('\n').length - 1;
-          matches.push({ ...withContext(file, index, input.context_lines), text: m[0].slice(0, 500) });
-          if (m[0] === '') break;
-        }
-      } else {
-        file.lines.forEach((line, i) => {
-          regex.lastIndex = 0;
-          if (regex.test(line)) matches.push(withContext(file, i, input.context_lines));
-        });
-      }
-    }
-    return found(matches, { query: input.query });
+    return search(ctx, {
+      mode: 'regex',
+      query: input.query,
+      caseSensitive: input.case_sensitive,
+      multiline: input.multiline,
+      context: input.context_lines,
+      ...(include ? { include } : {}),
+      ...(exclude ? { exclude } : {}),
+    });
   },
 });
 
@@ -159,19 +210,19 @@ export const fileSearch = defineTool({
     const entries = (await ctx.sandbox.list('.', { recursive: true })).filter(
       (entry) => entry.type === 'file' && !ignoredPath(entry.path) && !ctx.policy.blocked(entry.path),
     );
-    const glob = /[*?[\]{}]/.test(input.query) ? globMatcher(input.query) : undefined;
-    const ranked = entries
-      .map((entry) => ({
-        path: entry.path,
-        score: glob ? (glob(entry.path) ? 1 : 0) : fuzzyScore(input.query, entry.path),
-      }))
-      .filter((entry) => entry.score > 0)
-      .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path));
-    return {
-      success: true,
-      query: input.query,
-      results: ranked.slice(0, 10).map((entry) => entry.path),
-      total: ranked.length,
-    };
+    const paths = entries.map((entry) => entry.path);
+    let ranked: string[];
+    if (/[*?[\]{}]/.test(input.query)) {
+      const matched = await offThread(ctx, globJob, { paths, glob: globPattern(input.query)! });
+      if ('timedOut' in matched) return fail(slowPattern(matched.timedOut), { query: input.query });
+      ranked = matched.sort((a, b) => a.localeCompare(b));
+    } else {
+      ranked = paths
+        .map((path) => ({ path, score: fuzzyScore(input.query, path) }))
+        .filter((entry) => entry.score > 0)
+        .sort((a, b) => b.score - a.score || a.path.localeCompare(b.path))
+        .map((entry) => entry.path);
+    }
+    return { success: true, query: input.query, results: ranked.slice(0, 10), total: ranked.length };
   },
 });

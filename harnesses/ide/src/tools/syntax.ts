@@ -72,6 +72,7 @@ export class SyntaxChecker {
         stdin: text,
         timeoutMs: 30_000,
         signal,
+        maxOutputBytes: 64 * 1024,
       });
       if (result.exitCode === 0) return undefined;
       if (result.exitCode === 3) {

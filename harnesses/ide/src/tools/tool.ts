@@ -2,7 +2,9 @@ import type { Sandbox } from '@longhaul/core';
 import type { z } from 'zod';
 import type { IdeOptions } from '../options.js';
 import type { BackgroundProcesses } from './background.js';
+import { limits } from './limits.js';
 import type { PathPolicy } from './policy.js';
+import { readBounded, tooLargeToEdit } from './read.js';
 import type { SyntaxChecker } from './syntax.js';
 
 /** What a tool returns: IDE-Bench's shape, `success` plus fields; serialized as JSON for the model. */
@@ -49,20 +51,14 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
-/** Reads a workspace text file; undefined when it does not exist. */
-export async function readText(ctx: ToolContext, rel: string): Promise<string | undefined> {
-  try {
-    return decode(await ctx.sandbox.readFile(rel));
-  } catch (error) {
-    if (await exists(ctx, rel)) throw error;
-    return undefined;
-  }
-}
-
-export async function exists(ctx: ToolContext, rel: string): Promise<boolean> {
-  const dir = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '.';
-  const entries = await ctx.sandbox.list(dir).catch(() => []);
-  return entries.some((entry) => entry.path === rel);
+/**
+ * Reads a workspace text file an edit tool rewrites; undefined when it does not exist. One larger
+ * than the edit tools work on is refused with a hint.
+ */
+export async function readText(ctx: ToolContext, rel: string, tool: string): Promise<string | undefined> {
+  const read = await readBounded(ctx, rel, limits.editBytes);
+  if ('size' in read) throw tooLargeToEdit(tool, rel, read.size, limits.editBytes);
+  return 'data' in read ? decode(read.data) : undefined;
 }
 
 /**

@@ -6,10 +6,14 @@ import type { Duplex } from 'node:stream';
 export class WebSocketClient {
   private buffer = Buffer.alloc(0);
   private closed = false;
+  private receivedBytes = 0;
+  /** The server sent more than `maxBytes`: the connection was closed there. */
+  overflowed = false;
 
   private constructor(
     private readonly socket: Duplex,
     private readonly onText: (text: string, client: WebSocketClient) => void,
+    private readonly maxBytes: number,
   ) {
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
     socket.on('close', () => {
@@ -24,6 +28,7 @@ export class WebSocketClient {
     url: URL,
     onText: (text: string, client: WebSocketClient) => void,
     timeoutMs: number,
+    maxBytes: number,
   ): Promise<WebSocketClient> {
     return new Promise((resolve, reject) => {
       const req = request({
@@ -39,7 +44,7 @@ export class WebSocketClient {
         },
       });
       req.on('upgrade', (_res, socket, head) => {
-        const client = new WebSocketClient(socket, onText);
+        const client = new WebSocketClient(socket, onText, maxBytes);
         if (head.length > 0) client.receive(head);
         resolve(client);
       });
@@ -77,6 +82,14 @@ export class WebSocketClient {
   }
 
   private receive(chunk: Buffer): void {
+    if (this.closed) return;
+    // A server may send without end, or announce a frame of any length: past the cap, hang up.
+    this.receivedBytes += chunk.length;
+    if (this.receivedBytes > this.maxBytes) {
+      this.overflowed = true;
+      this.close();
+      return;
+    }
     this.buffer = Buffer.concat([this.buffer, chunk]);
     while (this.buffer.length >= 2) {
       const opcode = this.buffer[0]! & 0x0f;

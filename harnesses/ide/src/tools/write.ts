@@ -19,18 +19,21 @@ export function lineChanges(before: string, after: string): { added: number; rem
 /**
  * Writes `after` over `before` (undefined: a new file) unless that breaks the file's syntax: an
  * edit that leaves a parsable Python / TS / JS file unparsable is refused and nothing is written.
+ * `before` is `{unread: size}` for a file too large to compare (write_file over a big one): it is
+ * then taken as parsable, and the lines changed are not measured.
  */
 export async function writeChecked(
   ctx: ToolContext,
   rel: string,
-  before: string | undefined,
+  before: string | undefined | { unread: number },
   after: string,
 ): Promise<ToolResult> {
   if (before === after)
     return fail('No effective change (new content identical to existing file)', { file: rel });
   if (ctx.options.syntaxCheck && SyntaxChecker.checks(rel)) {
     const problem = await ctx.syntax.problem(rel, after, ctx.signal);
-    const wasBroken = problem && before !== undefined && (await ctx.syntax.problem(rel, before, ctx.signal));
+    const wasBroken =
+      problem && typeof before === 'string' && (await ctx.syntax.problem(rel, before, ctx.signal));
     if (problem && !wasBroken)
       return fail(
         `Syntax error in ${rel}: ${problem.message} at line ${problem.line}; the file was not changed`,
@@ -43,6 +46,7 @@ export async function writeChecked(
       );
   }
   await ctx.sandbox.writeFile(rel, after);
+  if (typeof before === 'object') return { success: true, file: rel, created: false };
   const { added, removed } = lineChanges(before ?? '', after);
   return {
     success: true,

@@ -1,17 +1,20 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import type {
-  ExecOptions,
-  ExecResult,
-  FileEntry,
-  Sandbox,
-  SandboxProcess,
-  WorkspaceFile,
+import { join, resolve } from 'node:path';
+import {
+  defaultWorkspaceExcludes,
+  type ExecOptions,
+  type ExecResult,
+  excludeMatcher,
+  type FileEntry,
+  FolderWorkspace,
+  type PullOptions,
+  type ReadFileOptions,
+  type Sandbox,
+  type SandboxProcess,
+  type WorkspaceFile,
 } from '@longhaul/core';
-
-const excluded = new Set(['node_modules', '.git', '__pycache__', '.venv']);
 
 /**
  * The sandbox contract over a temp directory on this machine: real commands (sh, python3), real
@@ -23,10 +26,15 @@ export class DirSandbox implements Sandbox {
   readonly exposed: number[] = [];
   private readonly children = new Set<number>();
 
-  private constructor(readonly workspace: string) {}
+  /** Files through the kernel's FolderWorkspace, as the local environment handles them. */
+  private readonly files: FolderWorkspace;
+
+  private constructor(readonly workspace: string) {
+    this.files = new FolderWorkspace(workspace, excludeMatcher(defaultWorkspaceExcludes), 32 * 1024 * 1024);
+  }
 
   static async create(files: Record<string, string> = {}): Promise<DirSandbox> {
-    const root = await mkdtemp(join(tmpdir(), 'longhaul-ide-'));
+    const root = await realpath(await mkdtemp(join(tmpdir(), 'longhaul-ide-')));
     const sandbox = new DirSandbox(root);
     for (const [path, text] of Object.entries(files)) await sandbox.writeFile(path, text);
     return sandbox;
@@ -107,40 +115,24 @@ export class DirSandbox implements Sandbox {
     };
   }
 
-  async readFile(path: string): Promise<Uint8Array> {
-    return readFile(this.abs(path));
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+    return this.files.readFile(path, options);
   }
 
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
-    await mkdir(dirname(this.abs(path)), { recursive: true });
-    await writeFile(this.abs(path), data);
+    await this.files.writeFile(path, data);
   }
 
   async remove(path: string): Promise<void> {
-    await rm(this.abs(path), { recursive: true, force: true });
+    await this.files.remove(path);
   }
 
   async list(path = '.', options: { recursive?: boolean } = {}): Promise<FileEntry[]> {
-    const out: FileEntry[] = [];
-    const walk = async (dir: string) => {
-      for (const entry of await readdir(dir, { withFileTypes: true })) {
-        const abs = join(dir, entry.name);
-        const info = await stat(abs);
-        const type = entry.isDirectory() ? 'dir' : entry.isSymbolicLink() ? 'symlink' : 'file';
-        out.push({ path: relative(this.workspace, abs), type, size: info.size, mode: info.mode & 0o777 });
-        if (options.recursive && entry.isDirectory()) await walk(abs);
-      }
-    };
-    await walk(this.abs(path));
-    return out;
+    return this.files.list(path, options.recursive ?? false);
   }
 
-  async pull(): Promise<WorkspaceFile[]> {
-    const entries = await this.list('.', { recursive: true });
-    const files = entries.filter((e) => e.type === 'file' && !e.path.split('/').some((p) => excluded.has(p)));
-    return Promise.all(
-      files.map(async (e) => ({ path: e.path, mode: e.mode, data: await readFile(this.abs(e.path)) })),
-    );
+  async pull(options: PullOptions = {}): Promise<WorkspaceFile[]> {
+    return this.files.pull(options);
   }
 
   async push(): Promise<void> {
