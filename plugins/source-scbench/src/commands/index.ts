@@ -1,0 +1,4 @@
+import { scbenchCommand } from './scbench.js';
+
+/** The CLI commands this package adds (declared under "longhaul" in package.json). */
+export default [scbenchCommand];
