@@ -1,33 +1,36 @@
-"""Records every test pytest collected: file, name, markers and outcome, as JSON lines in
-$AGREEMENT_REPORT. Loaded with `-p agreement_report`; it stands in for the pytest-json-report and
-CTRF reports SlopCodeBench's runner reads (neither is packaged by Debian). A test collected but
-never run (collection interrupted, pytest's exit 2) is recorded as `not-run`, never as passed."""
+"""Records each test pytest ran as pytest-json-report records it, which SlopCodeBench's runner reads
+(Debian packages neither it nor pytest-json-ctrf): one entry per node id, made by the first report
+of any of its phases, with the node's keywords (`list(report.keywords)`) and an outcome that starts
+as "passed" and is replaced by every phase whose status category (the pytest_report_teststatus
+hook) is neither "passed" nor empty, so a test that fails and then errors in teardown is one entry,
+"error". A test collected but never run has no report, so no entry: upstream leaves it out. Written
+as JSON lines to $AGREEMENT_REPORT, with pytest's exit status last. Loaded with
+`-p agreement_report`."""
 
 import json
 import os
 
-_outcomes = {}
+_config = None
+_tests = {}
+
+
+def pytest_configure(config):
+    global _config
+    _config = config
 
 
 def pytest_runtest_logreport(report):
-    item = _outcomes.setdefault(report.nodeid, {"nodeid": report.nodeid, "outcome": "not-run"})
-    if report.failed:
-        item["outcome"] = "failed" if report.when == "call" else "error"
-    elif report.skipped and item["outcome"] in ("not-run", "passed"):
-        item["outcome"] = "skipped"
-    elif report.passed and report.when == "call" and item["outcome"] == "not-run":
-        item["outcome"] = "passed"
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        entry = _outcomes.setdefault(item.nodeid, {"nodeid": item.nodeid, "outcome": "not-run"})
-        entry["file"] = item.path.name
-        entry["markers"] = sorted({marker.name for marker in item.iter_markers()})
+    entry = _tests.get(report.nodeid)
+    if entry is None:
+        entry = {"nodeid": report.nodeid, "keywords": list(report.keywords), "outcome": "passed"}
+        _tests[report.nodeid] = entry
+    category = _config.hook.pytest_report_teststatus(report=report, config=_config)[0]
+    if category not in ("passed", ""):
+        entry["outcome"] = category
 
 
 def pytest_sessionfinish(session, exitstatus):
     with open(os.environ["AGREEMENT_REPORT"], "w") as out:
-        for entry in _outcomes.values():
+        for entry in _tests.values():
             out.write(json.dumps(entry) + "\n")
         out.write(json.dumps({"exitstatus": int(exitstatus)}) + "\n")
