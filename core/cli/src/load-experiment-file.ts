@@ -11,7 +11,8 @@ import { installDirOption } from './plugin-search.js';
 /**
  * Loads an experiment as `run` and `validate` see it: plugins found where `longhaul` is installed
  * too, `models:` and `prices:` checked by the gateway (backends, key variables set, files
- * present), every problem located in the file. The gateway is imported only for an experiment
+ * present, scripted models' tool calls against the harnesses' tools), every problem located in
+ * the file. The gateway is imported only for an experiment
  * that has `models:` or `prices:`. When tasks have issues of their own, the environment is still
  * asked about every task a source could build, and its answers join the same ConfigError.
  */
@@ -30,6 +31,8 @@ export async function loadExperimentFile(
         : { model: await (await import('@longhaul/gateway')).modelFromFlag(model, process.cwd()) }),
       checkModels: async (section, context) =>
         (await import('@longhaul/gateway')).checkGatewayConfig(section, context),
+      checkToolCalls: async (models, uses, context) =>
+        (await import('@longhaul/gateway')).checkScriptedToolCalls(models, uses, context),
       ...installDirOption(),
     });
   } catch (error) {

@@ -19,7 +19,12 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** The quickstart with `extra` appended; lines 1-9 are the same in every file. */
-async function experiment(name: string, extra: string, environment = 'local'): Promise<string> {
+async function experiment(
+  name: string,
+  extra: string,
+  environment = 'local',
+  harness = 'oracle',
+): Promise<string> {
   const file = join(dir, `${name}.yaml`);
   await writeFile(
     file,
@@ -27,7 +32,7 @@ async function experiment(name: string, extra: string, environment = 'local'): P
       `name: ${name}`,
       `source: {id: longhaul, options: {path: ${problems}}}`,
       'tasks: [worklog]',
-      'harness: oracle',
+      `harness: ${harness}`,
       `environment: ${environment}`,
       'script: checkpoints',
       'memory: none',
@@ -50,6 +55,15 @@ async function problemsOf(file: string): Promise<string[]> {
     .split('\n')
     .filter((line) => line !== '' && !line.startsWith('warning:') && !/^\d+ problems? found$/.test(line));
 }
+
+/** Whether `file` validates (exit 0), saying what it found if not. */
+async function validates(file: string): Promise<boolean> {
+  const result = await runCli(['validate', file], root);
+  expect(result.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('warning:'))).toEqual([]);
+  return result.code === 0;
+}
+
+const ideOnAgent = '{id: ide, options: {model: agent}}';
 
 describe('longhaul validate checks what run checks before it starts', () => {
   it('refuses a misspelt provider at its line and column, suggesting the real one', async () => {
@@ -145,5 +159,96 @@ describe('longhaul schema', () => {
       type: 'object',
       required: ['input', 'output'],
     });
+  });
+});
+
+describe("longhaul validate checks a scripted model's tool calls against the harness's tools", () => {
+  it("in the experiment: a call of write_file with the gateway README's old {path, content}, a misspelt tool, a wrong type", async () => {
+    const file = await experiment(
+      'inline',
+      [
+        'models:',
+        '  agent:',
+        '    backend: scripted',
+        '    replies:',
+        '      - toolCalls:',
+        '          - name: write_file',
+        '            input: {path: main.py, content: "print(1)", explanation: write it}',
+        '          - {name: read_fil, input: {target_file: main.py, explanation: check}}',
+        '      - toolCalls:',
+        '          - {name: read_file, input: {target_file: main.py, start_line_one_indexed: "2", explanation: check}}',
+        '      - {text: done}',
+      ].join('\n'),
+      'local',
+      ideOnAgent,
+    );
+    expect(await problemsOf(file)).toEqual([
+      `${file}:16:13: models.agent.replies[0].toolCalls[0].input.file_path: write_file of harness 'ide': missing required key 'file_path' (string)`,
+      `${file}:16:21: models.agent.replies[0].toolCalls[0].input.path: write_file of harness 'ide': unknown key 'path' (did you mean 'file_path'?)`,
+      `${file}:17:14: models.agent.replies[0].toolCalls[1].name: harness 'ide' offers its model no tool 'read_fil' (its tools: read_file, list_dir, codebase_search, grep_search, file_search, edit_file, search_replace, write_file, delete_file, create_directory, run_terminal_cmd, edit_notebook) (did you mean 'read_file'?)`,
+      `${file}:19:61: models.agent.replies[1].toolCalls[0].input.start_line_one_indexed: read_file of harness 'ide': expected number, got string '2'`,
+    ]);
+  });
+
+  it('in a replies file, at its own line and column, through a record model that wraps it', async () => {
+    await writeFile(
+      join(dir, 'tool-replies.yaml'),
+      [
+        '- toolCalls:',
+        '    - name: run_terminal_cmd',
+        '      input: {cmd: ls}',
+        '- toolCalls:',
+        '    - {name: write_file, input: {path: x, content: y}, invalid: true}',
+        '- text: done',
+      ].join('\n'),
+    );
+    const file = await experiment(
+      'file',
+      [
+        'models:',
+        '  agent: {backend: record, wraps: script}',
+        '  script: {backend: scripted, file: tool-replies.yaml}',
+      ].join('\n'),
+      'local',
+      ideOnAgent,
+    );
+    const replies = join(dir, 'tool-replies.yaml');
+    expect(await problemsOf(file)).toEqual([
+      `${replies}:3:7: [0].toolCalls[0].input.explanation: run_terminal_cmd of harness 'ide': missing required key 'explanation' (string)`,
+      `${replies}:3:15: [0].toolCalls[0].input.cmd: run_terminal_cmd of harness 'ide': unknown key 'cmd' (did you mean 'command'?)`,
+    ]);
+  });
+
+  it('passes calls that fit, of the tools a full-stack task is offered too, and those of tools loaded at run time', async () => {
+    const valid = await experiment(
+      'valid',
+      [
+        'models:',
+        '  agent:',
+        '    backend: scripted',
+        '    replies:',
+        '      - toolCalls:',
+        '          - {name: write_file, input: {file_path: main.py, content: "print(1)"}}',
+        '          - {name: run_terminal_cmd, input: "{\\"command\\": \\"python3 main.py\\"}"}',
+        '      - {text: done}',
+      ].join('\n'),
+      'local',
+      '{id: ide, options: {model: agent, explanation: optional}}',
+    );
+    expect(await validates(valid)).toBe(true);
+    const fullStack = await experiment(
+      'full-stack',
+      'models:\n  agent:\n    backend: scripted\n    replies: [{toolCalls: [{name: api_call, input: {method: GET, url: /}}]}]',
+      'local',
+      '{id: ide, options: {model: agent, explanation: optional, fullStack: "on"}}',
+    );
+    expect(await validates(fullStack)).toBe(true);
+    const open = await experiment(
+      'open',
+      'models:\n  agent:\n    backend: scripted\n    replies: [{toolCalls: [{name: count_lines, input: {path: a}}]}]',
+      'local',
+      '{id: ide, options: {model: agent, explanation: optional, extraTools: [./tools.mjs]}}',
+    );
+    expect(await validates(open)).toBe(true);
   });
 });

@@ -87,6 +87,12 @@ export const toolCallSchema = z.strictObject({
   name: z.string().min(1).describe('Tool name, as the calling agent offers it'),
   input: z.unknown().describe('Tool arguments (an object; a string for free-form tools)'),
   id: z.string().optional().describe('Call id; generated when absent'),
+  invalid: z
+    .boolean()
+    .optional()
+    .describe(
+      "Arguments wrong on purpose (a test of how the agent takes a refused call): validate does not check this call against the harness's tools",
+    ),
 });
 
 export const scriptedReplySchema = z

@@ -20,4 +20,5 @@ export type { ModelMessage, ModelReply, ModelRequest, Part, TokenCounts, ToolSpe
 export { modelFromFlag, providerKeyVariables } from './model-flag.js';
 export { requestKey } from './recording/key.js';
 export { type RecordedExchange, recordingFile } from './recording/recording.js';
+export { checkScriptedToolCalls } from './scripted-calls.js';
 export type { RequestEntry } from './server.js';

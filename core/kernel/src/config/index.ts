@@ -1,6 +1,7 @@
 export * from './config-error.js';
 export * from './experiment-plugins.js';
 export * from './experiment-schema.js';
+export * from './harness-tools.js';
 export * from './json-schema.js';
 export * from './load-experiment.js';
 export * from './matrix.js';

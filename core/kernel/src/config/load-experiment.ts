@@ -8,6 +8,7 @@ import type { Condition, PluginRef, TrialSpec } from '../contracts/trial.js';
 import { PluginRegistry } from '../plugins/registry.js';
 import { ConfigError, type ConfigIssue, isConfigError } from './config-error.js';
 import { type ExperimentConfig, experimentSchema, type RefField, refFields } from './experiment-schema.js';
+import { type HarnessModelUse, harnessModelUses } from './harness-tools.js';
 import { interpolateEnv, maskSecrets } from './interpolate.js';
 import { expandConditions, expandTrials, limitTrials } from './matrix.js';
 import { modelOptionKeys } from './model-option.js';
@@ -56,6 +57,16 @@ export interface LoadExperimentOptions {
     section: { models?: unknown; prices?: unknown },
     context: { env: Record<string, string | undefined>; baseDir: string },
   ): Promise<PathIssue[]>;
+  /**
+   * Checks the tool calls of the experiment's scripted models against the tools each harness use
+   * offers its model (the CLI passes the gateway's check), once `models:` passed `checkModels`.
+   * A problem in the experiment file comes as a key path; one in a replies file located there.
+   */
+  checkToolCalls?(
+    models: unknown,
+    uses: HarnessModelUse[],
+    context: { baseDir: string },
+  ): Promise<(PathIssue | ConfigIssue)[]>;
 }
 
 /**
@@ -184,9 +195,11 @@ export async function loadExperiment(
       issueAt(['prices', key], unmatchedPriceMessage(key, raw.models)),
     ),
   );
+  let modelsSound = true;
   if (opts.checkModels && (raw.models !== undefined || raw.prices !== undefined)) {
     const section = { models: raw.models, prices: raw.prices };
     for (const issue of await opts.checkModels(section, { env: opts.env ?? process.env, baseDir })) {
+      if (issue.path[0] === 'models') modelsSound = false;
       const last = issue.path[issue.path.length - 1];
       const suggestion =
         issue.suggestion ??
@@ -224,6 +237,12 @@ export async function loadExperiment(
     taskIssues,
     unselected,
   );
+  if (opts.checkToolCalls && selected && modelsSound && raw.models !== undefined) {
+    const uses = harnessModelUses(refs.harness ?? [], registry, { tasks: selected });
+    if (uses.length > 0)
+      for (const issue of await opts.checkToolCalls(raw.models, uses, { baseDir }))
+        issues.push('file' in issue ? issue : issueAt(issue.path, issue.message, issue.suggestion));
+  }
   const onlyTaskIssues = issues.every((issue) => taskIssues.has(issue));
   if (!onlyTaskIssues || !selected || selected.length === 0) throw new ConfigError(inFileOrder(issues));
 

@@ -7,6 +7,30 @@ export interface PluginUse {
   tasks: readonly (Pick<Task, 'id' | 'source' | 'environment'> & Partial<Pick<Task, 'metadata'>>)[];
 }
 
+/** A problem with a tool call's arguments, at a key path inside them (`[]`: the arguments as a whole). */
+export interface ToolInputIssue {
+  path: (string | number)[];
+  message: string;
+  /** A likely fix (the argument name the call probably meant). */
+  suggestion?: string;
+}
+
+/** A tool a harness offers its model, as `validate` checks a scripted model's calls of it. */
+export interface OfferedTool {
+  name: string;
+  /** What is wrong with `input` as this tool's arguments, checked as the harness checks them; empty when nothing. */
+  check(input: unknown): ToolInputIssue[];
+}
+
+/** The model a harness asks the run's gateway for, and the tools it offers that model. */
+export interface ModelTools {
+  /** A model of the experiment's `models:`; undefined for the gateway's default (its first). */
+  model?: string;
+  tools: OfferedTool[];
+  /** More tools may be offered at run time (loaded from modules, servers): other names are not refused. */
+  open?: boolean;
+}
+
 export const pluginKinds = [
   'harness',
   'environment',
@@ -40,6 +64,14 @@ export interface PluginDefinition<Options extends z.ZodType = z.ZodType> {
    * and `longhaul run` print them as `warning: ...` lines before anything starts.
    */
   warnings?(options: z.output<Options>, use: PluginUse): string[];
+  /**
+   * Harnesses that run their own tool loop over a model of the gateway: that model and the tools
+   * it is offered under these options, so that `longhaul validate` can check a scripted model's
+   * tool calls (names and arguments) before a run. Undefined when the harness calls no model of
+   * the gateway (a provider called directly); harnesses whose tools belong to an agent program
+   * they run (Claude Code, Codex) leave it out.
+   */
+  modelTools?(options: z.output<Options>, use: PluginUse): ModelTools | undefined;
 }
 
 export function definePlugin<Options extends z.ZodType>(
