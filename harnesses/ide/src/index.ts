@@ -1,5 +1,6 @@
 import { definePlugin, tokens } from '@longhaul/core';
 import { IdeHarness } from './harness.js';
+import { ideModelTools } from './model-tools.js';
 import { ideOptions } from './options.js';
 
 export { IdeHarness } from './harness.js';
@@ -8,12 +9,13 @@ export { defaultProtected, type IdeOptions, ideOptions, paperProtected } from '.
 export { paperSystemPrompt, systemPrompt } from './prompt.js';
 export { isTransient, modelFault, withRetries } from './retry.js';
 export { capOutput, IdeSession, type IdeState, isIdeState } from './session.js';
+export { argumentTable, replaceArgumentTable } from './tools/argument-table.js';
 export { applyLineEdits } from './tools/edit.js';
 export { loadExtraTools } from './tools/extra.js';
 export { connectMcp, type McpTools, mcpToolName } from './tools/mcp.js';
 export { fullStackTools, type ToolName, toolNames, unavailableTools } from './tools/names.js';
 export { PathPolicy } from './tools/policy.js';
-export { aiTools, allTools, offeredTools, runTool } from './tools/registry.js';
+export { aiTools, allTools, checkToolInput, offeredTools, runTool, taskTags } from './tools/registry.js';
 export { SyntaxChecker } from './tools/syntax.js';
 export { defineTool, type IdeTool, type ToolContext, type ToolResult } from './tools/tool.js';
 export { estimateTokens, truncateHistory } from './truncate.js';
@@ -24,6 +26,7 @@ export default definePlugin({
   description:
     "IDE-Bench's IDE-style tool loop (read_file, edit_file, search, terminal, full-stack tools) over any model, through the gateway or a provider",
   options: ideOptions,
+  modelTools: ideModelTools,
   register(bind, options) {
     bind(tokens.Harness).toDynamicValue(
       (ctx) => new IdeHarness(options, ctx.get(tokens.Gateway, { optional: true })),

@@ -17,7 +17,7 @@ import type { IdeOptions } from './options.js';
 import { withRetries } from './retry.js';
 import { BackgroundProcesses } from './tools/background.js';
 import { PathPolicy } from './tools/policy.js';
-import { aiTools, offeredTools, runTool } from './tools/registry.js';
+import { aiTools, offeredTools, runTool, taskTags } from './tools/registry.js';
 import { SyntaxChecker } from './tools/syntax.js';
 import { formatResult, type IdeTool, type ToolContext } from './tools/tool.js';
 import { truncateHistory } from './truncate.js';
@@ -64,11 +64,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-function tagsOf(metadata: Record<string, unknown>): string[] {
-  const tags = metadata.tags;
-  return Array.isArray(tags) ? tags.map(String) : typeof tags === 'string' ? tags.split(/[\s,[\]]+/) : [];
 }
 
 /**
@@ -120,7 +115,7 @@ export class IdeSession implements Session {
     yield { type: 'message', role: 'user', text: prompt };
     this.messages.push({ role: 'user', content: prompt });
 
-    const offered = offeredTools(this.options, tagsOf(focus.task.metadata), this.extraTools);
+    const offered = offeredTools(this.options, taskTags(focus.task.metadata), this.extraTools);
     const tools = aiTools(offered, this.options);
     const ctx: ToolContext = {
       sandbox: this.sandbox,

@@ -20,9 +20,9 @@ export const apiCall = defineTool({
     query: z.record(z.string(), z.string()).optional().describe('Query parameters'),
     auth: z
       .object({
-        bearer: z.string().optional(),
-        username: z.string().optional(),
-        password: z.string().optional(),
+        bearer: z.string().optional().describe('Bearer token (Authorization: Bearer ...)'),
+        username: z.string().optional().describe('Basic authentication user'),
+        password: z.string().optional().describe('Basic authentication password'),
       })
       .optional()
       .describe('Bearer token or basic credentials'),
@@ -122,7 +122,9 @@ export const databaseQuery = defineTool({
   description:
     "Run a MongoDB operation (find, findOne, count, insert, update, delete, aggregate) against the workspace's database, through mongosh inside the sandbox.",
   input: z.object({
-    query_type: z.enum(['find', 'findOne', 'count', 'insert', 'update', 'delete', 'aggregate']),
+    query_type: z
+      .enum(['find', 'findOne', 'count', 'insert', 'update', 'delete', 'aggregate'])
+      .describe('The operation'),
     collection: z.string().min(1).describe('Collection name'),
     database: z.string().optional().describe('Database name (default: the one in the connection URI)'),
     query: z.record(z.string(), z.unknown()).optional().describe('Filter (MongoDB syntax)'),
@@ -176,9 +178,17 @@ export const websocketTest = defineTool({
       .string()
       .default('/')
       .describe('Server URL (relative to the API base, or ws://localhost:PORT/...)'),
-    protocol: z.enum(['socket.io', 'websocket']).default('socket.io'),
+    protocol: z
+      .enum(['socket.io', 'websocket'])
+      .default('socket.io')
+      .describe('Socket.IO (engine.io v4) or a plain WebSocket'),
     emit: z
-      .array(z.object({ event: z.string(), data: z.unknown().optional() }))
+      .array(
+        z.object({
+          event: z.string().describe('Event name (Socket.IO)'),
+          data: z.unknown().optional().describe('Its payload, any JSON'),
+        }),
+      )
       .default([])
       .describe('Events to emit in order (plain WebSocket: data is sent as JSON, event ignored)'),
     listen_for: z.array(z.string()).default([]).describe('Stop early once each of these events arrived'),

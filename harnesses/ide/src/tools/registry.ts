@@ -1,4 +1,4 @@
-import { ClassifiedError } from '@longhaul/core';
+import { ClassifiedError, closest, schemaIssues, type ToolInputIssue } from '@longhaul/core';
 import { tool as aiTool, jsonSchema, type Tool } from 'ai';
 import { z } from 'zod';
 import type { IdeOptions } from '../options.js';
@@ -36,6 +36,12 @@ export const allTools: Record<ToolName, IdeTool> = {
 
 const explanationText =
   'One sentence explanation as to why this tool is being used, and how it contributes to the goal.';
+
+/** A task's tags, from its metadata (a list, or a string of words). */
+export function taskTags(metadata: Record<string, unknown> | undefined): string[] {
+  const tags = metadata?.tags;
+  return Array.isArray(tags) ? tags.map(String) : typeof tags === 'string' ? tags.split(/[\s,[\]]+/) : [];
+}
 
 /** The tools a session offers, from the options, the task's tags and the experiment's extra tools. */
 export function offeredTools(
@@ -75,6 +81,48 @@ export function aiTools(tools: readonly IdeTool[], options: IdeOptions): Record<
       return [tool.name, aiTool({ description: tool.description, inputSchema: jsonSchema(schema) })];
     }),
   );
+}
+
+/**
+ * What is wrong with `input` as the arguments of `tool`, as `runTool` finds it, and also keys the
+ * tool does not take (which it would drop without a word): for checking a scripted model's calls
+ * before a run.
+ */
+export function checkToolInput(tool: IdeTool, options: IdeOptions, input: unknown): ToolInputIssue[] {
+  const schema = inputSchema(tool, options);
+  const value = decodeArguments(input) ?? {};
+  const given = value !== null && typeof value === 'object' ? Object.keys(value) : [];
+  return schemaIssues(schema, value).issues.map((issue) => {
+    const last = issue.path.at(-1);
+    const suggestion =
+      issue.suggestion ??
+      (issue.known && typeof last === 'string'
+        ? (closest(last, issue.known) ?? (issue.path.length === 1 ? renamed(last, schema, given) : undefined))
+        : undefined);
+    return { path: issue.path, message: issue.message, ...(suggestion ? { suggestion } : {}) };
+  });
+}
+
+/**
+ * The argument an unknown key most likely stands for, when one stands out: the only one not given
+ * that holds its letters in order (`cmd` for `command`, `path` for `file_path`), else the only
+ * required one not given. `explanation` is never the one.
+ */
+function renamed(key: string, schema: z.ZodObject, given: string[]): string | undefined {
+  const open = Object.keys(schema.shape).filter((name) => name !== 'explanation' && !given.includes(name));
+  const inOrder = open.filter((name) => holdsInOrder(name.toLowerCase(), key.toLowerCase()));
+  if (inOrder.length === 1) return inOrder[0];
+  const required = open.filter((name) => !(schema.shape[name] as z.ZodType).safeParse(undefined).success);
+  return required.length === 1 ? required[0] : undefined;
+}
+
+function holdsInOrder(text: string, letters: string): boolean {
+  let at = 0;
+  for (const letter of letters) {
+    at = text.indexOf(letter, at) + 1;
+    if (at === 0) return false;
+  }
+  return true;
 }
 
 /** Arguments some providers send as a JSON string, sometimes twice encoded. */

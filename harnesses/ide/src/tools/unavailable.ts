@@ -29,9 +29,11 @@ export const uiTest = unavailable(
   'ui_test',
   'Browser automation of a frontend (not available in this environment).',
   z.object({
-    action: z.enum(['screenshot', 'click', 'type', 'navigate', 'wait_for_element', 'get_text']),
-    selector: z.string().optional(),
-    text: z.string().optional(),
-    url: z.string().optional(),
+    action: z
+      .enum(['screenshot', 'click', 'type', 'navigate', 'wait_for_element', 'get_text'])
+      .describe('What to do in the browser'),
+    selector: z.string().optional().describe('CSS selector of the element'),
+    text: z.string().optional().describe('Text to type'),
+    url: z.string().optional().describe('Page to open'),
   }),
 );
