@@ -32,6 +32,7 @@ const flaws: [EnvironmentFlaw, string][] = [
   ['claims-guarded', 'out of the judge area but for what share opened'],
   ['reads-whole-file', 'readFile with maxBytes'],
   ['pull-ignores-only', 'pull with only'],
+  ['hands-files-away', "agent's to change"],
 ];
 
 const containmentFlaws: [EnvironmentFlaw, string][] = [

@@ -11,7 +11,6 @@ import {
   type SandboxProcess,
   type SnapshotRef,
   type SnapshotStore,
-  snapshotWorkspace,
   type WorkspaceFile,
 } from '@longhaul/core';
 import type { Containment } from './containment.js';
@@ -216,12 +215,12 @@ export class LocalSandbox implements Sandbox {
 
   async snapshot(): Promise<SnapshotRef> {
     this.alive();
-    return snapshotWorkspace(this.snapshots(), (options) => this.files.pull(options));
+    return this.files.snapshot(this.snapshots());
   }
 
   async restore(ref: SnapshotRef): Promise<void> {
     this.alive();
-    await this.files.push(await this.snapshots().get(ref));
+    await this.files.restore(this.snapshots(), ref);
   }
 
   async expose(port: number): Promise<string> {

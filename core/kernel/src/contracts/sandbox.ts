@@ -212,15 +212,24 @@ export interface Sandbox {
   /** The entries of a folder of the workspace (default: its root), every level below with `recursive`. */
   list(path?: string, options?: { recursive?: boolean }): Promise<FileEntry[]>;
   /**
-   * Every file of the workspace (minus the environment's excludes), for snapshots and diffs.
-   * Regular files over the environment's `maxFileSize` (or `maxFileBytes`) are left out without
-   * being read, and reported to `onSkipped`; `only` narrows it to part of the workspace.
+   * The files of the workspace (minus the environment's excludes) in memory: for tools and
+   * memories that read part of it (`only` narrows it). Regular files over the environment's
+   * `maxFileSize` (or `maxFileBytes`) are left out without being read, and reported to
+   * `onSkipped`. A whole workspace goes through `snapshot` and `restore`, which stream.
    */
   pull(options?: PullOptions): Promise<WorkspaceFile[]>;
-  /** Makes the workspace hold exactly these files. */
+  /** Makes the workspace hold exactly these files (held in memory: for a few small ones). */
   push(files: WorkspaceFile[]): Promise<void>;
-  /** Stores what `pull` gives, with the files it skipped, in the snapshot store. */
+  /**
+   * Stores the workspace, as `pull` would give it with the files it skipped, in the snapshot
+   * store, streaming: each file's bytes go from the workspace to the store through a buffer of
+   * constant size (`SnapshotStore.writer`), so memory does not grow with the workspace.
+   */
   snapshot(): Promise<SnapshotRef>;
+  /**
+   * Makes the workspace hold exactly the snapshot's files, streaming them from the store
+   * (`SnapshotStore.entries` and `blob`); files already equal are left alone.
+   */
   restore(ref: SnapshotRef): Promise<void>;
   /**
    * The judge's folder (see JudgeArea). Every environment that ships has one, and the environment
@@ -252,11 +261,58 @@ export interface SandboxSpec {
   from?: SnapshotRef;
 }
 
+/** A file of a snapshot as its manifest lists it, without its bytes. */
+export interface SnapshotEntry {
+  path: string;
+  /** As WorkspaceFile's: a symlink has the type bits 0o120000 and its target as bytes. */
+  mode: number;
+  /** sha256 of the bytes, hex: equal hashes, equal files. */
+  blob: string;
+}
+
+/** The bytes of one stored file (a blob), read when asked. */
+export interface SnapshotBlob {
+  size(): Promise<number>;
+  /** All of it in memory: for small files (a symlink's target, a source file). */
+  bytes(): Promise<Uint8Array>;
+  /** Its bytes in chunks of bounded size. */
+  stream(): AsyncIterable<Uint8Array>;
+}
+
+/**
+ * A snapshot being stored file by file (`SnapshotStore.writer`): what `Sandbox.snapshot` uses so
+ * that no file, and no workspace, is ever whole in memory.
+ */
+export interface SnapshotWriter {
+  /**
+   * Stores one file. `data` is its bytes, or chunks read as they come (a file's stream): they are
+   * hashed and written as they pass, and the stream is read once.
+   */
+  add(file: { path: string; mode: number }, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void>;
+  /** Records a file the snapshot leaves out (see SkippedFile). */
+  skip(file: SkippedFile): void;
+  /** Stores the manifest once every `add` has resolved; gives the ref, as `put` would for the same files. */
+  finish(): Promise<SnapshotRef>;
+}
+
 /** Content-addressed storage of workspace snapshots in the run directory. */
 export interface SnapshotStore {
-  /** `skipped`: the files the pull left out for their size; recorded in the snapshot, not stored. */
+  /**
+   * Stores files held in memory; `skipped`: the files the pull left out, recorded in the snapshot,
+   * not stored. A whole workspace goes through `writer`.
+   */
   put(files: WorkspaceFile[], skipped?: readonly SkippedFile[]): Promise<SnapshotRef>;
-  get(ref: SnapshotRef): Promise<WorkspaceFile[]>;
+  /** Stores a snapshot file by file, streaming (see SnapshotWriter). */
+  writer(): SnapshotWriter;
+  /**
+   * The snapshot's files in memory, sorted by path; with `include`, only those whose path it
+   * accepts are read (a scorer that wants the sources of a large workspace holds only those).
+   */
+  get(ref: SnapshotRef, options?: { include?: (path: string) => boolean }): Promise<WorkspaceFile[]>;
+  /** The snapshot's files without their bytes, sorted by path. */
+  entries(ref: SnapshotRef): Promise<SnapshotEntry[]>;
+  /** The bytes of a file of `entries`, by its blob hash. */
+  blob(hash: string): SnapshotBlob;
   /** The files a snapshot left out for their size, sorted by path (usually none). */
   skipped(ref: SnapshotRef): Promise<SkippedFile[]>;
   has(ref: SnapshotRef): Promise<boolean>;

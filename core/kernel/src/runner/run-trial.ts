@@ -15,7 +15,7 @@ import type {
   TrialSpec,
   TurnPlan,
 } from '../contracts/index.js';
-import { workspaceDiff } from '../store/diff.js';
+import { snapshotDiff } from '../store/diff.js';
 import { errorMessage } from './faults.js';
 import { resumePoint } from './plan.js';
 import { SandboxLifecycle } from './sandbox-lifecycle.js';
@@ -240,15 +240,7 @@ class TrialRun {
     const { snapshots, store, spec } = this.trial;
     const given = await sandboxes.snapshotOf(sandboxes.current!, 'the snapshot of the workspace given');
     const start = this.steps.previousSnapshot;
-    const reset = await guard(
-      async () =>
-        workspaceDiff(start ? await snapshots.get(start) : [], await snapshots.get(given), {
-          before: start ? await snapshots.skipped(start) : [],
-          after: await snapshots.skipped(given),
-        }),
-      'sandbox',
-    );
-    await store.writeReset(spec.id, steps[0]!, reset);
+    await guard(() => store.writeReset(spec.id, steps[0]!, snapshotDiff(snapshots, start, given)), 'sandbox');
     this.steps.givenSnapshot = given;
   }
 

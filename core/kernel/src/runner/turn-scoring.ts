@@ -1,6 +1,6 @@
 import type { SkippedFile, StepStatus, TurnPlan } from '../contracts/index.js';
 import type { Release } from '../process/slots.js';
-import { workspaceDiff } from '../store/diff.js';
+import { snapshotDiff } from '../store/diff.js';
 import { formatSize } from '../workspace/file-size.js';
 import { skipNote } from '../workspace/skip-note.js';
 import { bounded, classifyAs, errorMessage, LimitExceeded } from './faults.js';
@@ -56,21 +56,17 @@ export async function scoreTurn(
   const start = steps.previousSnapshot;
   // The agent's own change: from what the turn gave it (after a reset), else from the last step.
   const base = steps.givenSnapshot ?? start;
-  let diff: string;
-  let skipped: { before: SkippedFile[]; after: SkippedFile[] };
+  let skipped: SkippedFile[];
   try {
-    const before = base ? await snapshots.get(base) : [];
-    const after = await snapshots.get(ref);
-    skipped = {
-      before: base ? await snapshots.skipped(base) : [],
-      after: await snapshots.skipped(ref),
-    };
-    diff = workspaceDiff(before, after, skipped);
+    skipped = await snapshots.skipped(ref);
+    // The turn's change goes to the first step it closes; the later ones changed nothing more.
+    // Written as it is made: only the files whose blobs differ are read, one at a time.
+    await store.writeDiff(spec.id, task.steps[turn.scores[0]!]!, snapshotDiff(snapshots, base, ref));
   } finally {
     release();
   }
   const stepIds = turn.scores.map((i) => task.steps[i]!.id).join(', ');
-  for (const file of skipped.after) {
+  for (const file of skipped) {
     const why =
       file.reason === undefined || file.reason === 'size'
         ? `(${formatSize(file.size)}) is over the environment's maxFileSize`
@@ -81,7 +77,7 @@ export async function scoreTurn(
   for (const i of turn.scores) {
     const step = task.steps[i]!;
     await store.writeSnapshotRef(spec.id, step, ref);
-    await store.writeDiff(spec.id, step, previous === start ? diff : '');
+    if (previous !== start) await store.writeDiff(spec.id, step, '');
     const outcome = await scoreStep(plugins.stepScorers, {
       task,
       step,
@@ -95,10 +91,7 @@ export async function scoreTurn(
       signal,
       timeoutMs: spec.limits.stepMs,
     });
-    const details =
-      skipped.after.length > 0
-        ? { ...outcome.details, snapshot: { skipped: skipped.after } }
-        : outcome.details;
+    const details = skipped.length > 0 ? { ...outcome.details, snapshot: { skipped } } : outcome.details;
     outcomes.set(i, { ...outcome, details, snapshot: ref });
     previous = ref;
   }

@@ -10,7 +10,8 @@ import { basename, dirname, join } from 'node:path';
  */
 export async function writeFileAtomic(
   path: string,
-  data: string | Uint8Array,
+  /** Chunks (a diff's parts) are written as they come. */
+  data: string | Uint8Array | AsyncIterable<string | Uint8Array>,
   { flush = true }: { flush?: boolean } = {},
 ): Promise<void> {
   const dir = dirname(path);

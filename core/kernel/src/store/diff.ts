@@ -1,8 +1,9 @@
 // The patch module alone: the package's index loads every kind of diff (about 20 modules) at start-up.
 import { createTwoFilesPatch } from 'diff/lib/patch/create.js';
-import type { SkippedFile, WorkspaceFile } from '../contracts/index.js';
+import type { SkippedFile, SnapshotRef, SnapshotStore, WorkspaceFile } from '../contracts/index.js';
 import { formatSize } from '../workspace/file-size.js';
 import { skipNote } from '../workspace/skip-note.js';
+import { sha256 } from './snapshot-store.js';
 
 /** Files larger than this (on either side) are summarized by their sizes, not diffed line by line. */
 export const maxDiffFileBytes = 1024 * 1024;
@@ -26,35 +27,40 @@ function asText(data: Uint8Array): string | undefined {
   }
 }
 
-function bytes(data: Uint8Array): Buffer {
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}
-
-/** One side of a path in a diff: a file of the snapshot, or one it skipped for its size. */
+/**
+ * One side of a path in a diff: a file of the snapshot (its blob hash, its bytes read only when
+ * the file changed and is small enough to show), or one it skipped.
+ */
 interface Side {
   mode?: number;
-  data?: Uint8Array;
-  size: number;
+  blob?: string;
+  size(): Promise<number>;
+  bytes(): Promise<Uint8Array>;
   /** Why a skipped side was left out of its snapshot. */
   skipped?: SkippedFile;
 }
 
-function sides(files: readonly WorkspaceFile[], skipped: readonly SkippedFile[]): Map<string, Side> {
-  const map = new Map<string, Side>();
-  for (const file of files) map.set(file.path, { mode: file.mode, data: file.data, size: file.data.length });
-  for (const file of skipped) map.set(file.path, { size: file.size, skipped: file });
+type Sides = Map<string, Side>;
+
+function skippedSides(map: Sides, skipped: readonly SkippedFile[]): Sides {
+  for (const file of skipped)
+    map.set(file.path, {
+      skipped: file,
+      size: async () => file.size,
+      bytes: async () => new Uint8Array(0),
+    });
   return map;
 }
 
-function unchanged(a: Side, b: Side): boolean {
-  if (a.data && b.data) return bytes(a.data).equals(bytes(b.data));
+async function unchanged(a: Side, b: Side): Promise<boolean> {
+  if (a.blob !== undefined && b.blob !== undefined) return a.blob === b.blob;
   // Two skipped files of one size: their bytes were never read, so they count as unchanged.
-  return a.data === undefined && b.data === undefined && a.size === b.size;
+  return a.blob === undefined && b.blob === undefined && (await a.size()) === (await b.size());
 }
 
-function sizeNote(side: Side): string {
-  return side.data || !side.skipped
-    ? ` (${formatSize(side.size)})`
+async function sizeNote(side: Side): Promise<string> {
+  return side.blob !== undefined || !side.skipped
+    ? ` (${formatSize(await side.size())})`
     : ` (${skipNote(side.skipped)}: not in the snapshot)`;
 }
 
@@ -64,25 +70,18 @@ export interface SkippedSides {
 }
 
 /**
- * A unified diff (git-style file headers) from one workspace to another: what a step changed.
- * Binary files are named, not dumped; large files and files the snapshots skipped for their size
- * are named with their sizes.
+ * The parts of a unified diff (git-style file headers) from one workspace to another, one file
+ * at a time: a file whose blob did not change is never read, and only one changed file's bytes
+ * are held at once.
  */
-export function workspaceDiff(
-  before: readonly WorkspaceFile[],
-  after: readonly WorkspaceFile[],
-  skipped: SkippedSides = {},
-): string {
-  const old = sides(before, skipped.before ?? []);
-  const now = sides(after, skipped.after ?? []);
+async function* diffParts(old: Sides, now: Sides): AsyncGenerator<string> {
   const paths = [...new Set([...old.keys(), ...now.keys()])].sort();
-  const parts: string[] = [];
   for (const path of paths) {
     const a = old.get(path);
     const b = now.get(path);
-    if (a && b && unchanged(a, b)) {
+    if (a && b && (await unchanged(a, b))) {
       if (a.mode !== b.mode) {
-        parts.push(`diff --git a/${path} b/${path}\nold mode ${mode(a)}\nnew mode ${mode(b)}\n`);
+        yield `diff --git a/${path} b/${path}\nold mode ${mode(a)}\nnew mode ${mode(b)}\n`;
       }
       continue;
     }
@@ -94,16 +93,18 @@ export function workspaceDiff(
     }
     const oldName = a ? `a/${path}` : '/dev/null';
     const newName = b ? `b/${path}` : '/dev/null';
-    const large = [a, b].some((side) => side && (side.data === undefined || side.size > maxDiffFileBytes));
-    const summary = `Large files ${oldName}${a ? sizeNote(a) : ''} and ${newName}${b ? sizeNote(b) : ''} differ`;
+    let large = false;
+    for (const side of [a, b])
+      if (side && (side.blob === undefined || (await side.size()) > maxDiffFileBytes)) large = true;
     if (large) {
-      parts.push(`${header.join('\n')}\n${summary}\n`);
+      const notes = `${oldName}${a ? await sizeNote(a) : ''} and ${newName}${b ? await sizeNote(b) : ''}`;
+      yield `${header.join('\n')}\nLarge files ${notes} differ\n`;
       continue;
     }
-    const oldText = a?.data ? asText(a.data) : '';
-    const newText = b?.data ? asText(b.data) : '';
+    const oldText = a ? asText(await a.bytes()) : '';
+    const newText = b ? asText(await b.bytes()) : '';
     if (oldText === undefined || newText === undefined) {
-      parts.push(`${header.join('\n')}\nBinary files ${oldName} and ${newName} differ\n`);
+      yield `${header.join('\n')}\nBinary files ${oldName} and ${newName} differ\n`;
       continue;
     }
     const whole = oldText === '' || newText === '';
@@ -113,14 +114,72 @@ export function workspaceDiff(
       timeout: diffTimeoutMs,
     });
     if (patch === undefined) {
-      parts.push(`${header.join('\n')}\nFiles ${oldName} and ${newName} differ in too many lines to show\n`);
+      yield `${header.join('\n')}\nFiles ${oldName} and ${newName} differ in too many lines to show\n`;
       continue;
     }
     // Drop the "Index:"/"=====" preamble the diff package writes; git-style headers replace it.
-    const body = patch.slice(patch.indexOf('--- '));
-    parts.push(`${header.join('\n')}\n${body}`);
+    yield `${header.join('\n')}\n${patch.slice(patch.indexOf('--- '))}`;
   }
-  return parts.join('');
+}
+
+async function storedSides(store: SnapshotStore, ref: SnapshotRef | undefined): Promise<Sides> {
+  const map: Sides = new Map();
+  if (ref === undefined) return map;
+  for (const entry of await store.entries(ref)) {
+    const blob = store.blob(entry.blob);
+    map.set(entry.path, {
+      mode: entry.mode,
+      blob: entry.blob,
+      size: () => blob.size(),
+      bytes: () => blob.bytes(),
+    });
+  }
+  return skippedSides(map, await store.skipped(ref));
+}
+
+/**
+ * The diff of two stored snapshots (`before` absent: from an empty workspace), as parts to write
+ * as they come (diff.patch): only the files whose blobs differ are read, one at a time.
+ */
+export async function* snapshotDiff(
+  store: SnapshotStore,
+  before: SnapshotRef | undefined,
+  after: SnapshotRef,
+): AsyncGenerator<string> {
+  const old = await storedSides(store, before);
+  const now = await storedSides(store, after);
+  yield* diffParts(old, now);
+}
+
+function memorySides(files: readonly WorkspaceFile[], skipped: readonly SkippedFile[]): Sides {
+  const map: Sides = new Map();
+  for (const file of files)
+    map.set(file.path, {
+      mode: file.mode,
+      blob: sha256(file.data),
+      size: async () => file.data.length,
+      bytes: async () => file.data,
+    });
+  return skippedSides(map, skipped);
+}
+
+/**
+ * A unified diff (git-style file headers) from one workspace held in memory to another: what a
+ * step changed. Binary files are named, not dumped; large files and files the snapshots skipped
+ * are named with their sizes. Stored snapshots are diffed by `snapshotDiff`, which streams.
+ */
+export async function workspaceDiff(
+  before: readonly WorkspaceFile[],
+  after: readonly WorkspaceFile[],
+  skipped: SkippedSides = {},
+): Promise<string> {
+  let text = '';
+  for await (const part of diffParts(
+    memorySides(before, skipped.before ?? []),
+    memorySides(after, skipped.after ?? []),
+  ))
+    text += part;
+  return text;
 }
 
 function mode(side: Side): string {

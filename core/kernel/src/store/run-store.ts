@@ -156,12 +156,13 @@ export class RunStore {
     await writeFileAtomic(this.stepFile(trialId, step, 'snapshot'), `${ref}\n`);
   }
 
-  async writeDiff(trialId: string, step: StepRef, patch: string): Promise<void> {
+  /** diff.patch; parts (a diff of a large workspace) are written as they come. */
+  async writeDiff(trialId: string, step: StepRef, patch: string | AsyncIterable<string>): Promise<void> {
     await writeFileAtomic(this.stepFile(trialId, step, 'diff.patch'), patch);
   }
 
   /** What the runner changed before the step's turn (a reset, hidden files): not the agent's doing. */
-  async writeReset(trialId: string, step: StepRef, patch: string): Promise<void> {
+  async writeReset(trialId: string, step: StepRef, patch: string | AsyncIterable<string>): Promise<void> {
     await writeFileAtomic(this.stepFile(trialId, step, 'reset.patch'), patch);
   }
 

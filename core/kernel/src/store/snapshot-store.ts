@@ -1,11 +1,15 @@
-import { createHash } from 'node:crypto';
-import { access, mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { access, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type {
   PullOptions,
   SkippedFile,
+  SnapshotBlob,
+  SnapshotEntry,
   SnapshotRef,
   SnapshotStore,
+  SnapshotWriter,
   WorkspaceFile,
 } from '../contracts/index.js';
 import { ClassifiedError } from '../contracts/index.js';
@@ -30,13 +34,8 @@ const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? 
  * Files skipped for their size are listed (path and size) only when there are any, so the refs of
  * workspaces without them do not change.
  */
-export function manifestOf(
-  files: readonly WorkspaceFile[],
-  skipped: readonly SkippedFile[] = [],
-): { entries: ManifestEntry[]; text: string } {
-  const entries = files
-    .map((file) => ({ path: file.path, mode: file.mode, blob: sha256(file.data) }))
-    .sort(byPath);
+export function manifestText(files: readonly ManifestEntry[], skipped: readonly SkippedFile[] = []): string {
+  const entries = files.map((file) => ({ path: file.path, mode: file.mode, blob: file.blob })).sort(byPath);
   // A reason is written only when it is not the size, so refs of size-only skips stay as they were.
   const left = skipped
     .map((file) => ({
@@ -46,7 +45,18 @@ export function manifestOf(
     }))
     .sort(byPath);
   const manifest = left.length > 0 ? { files: entries, skipped: left } : { files: entries };
-  return { entries, text: `${JSON.stringify(manifest)}\n` };
+  return `${JSON.stringify(manifest)}\n`;
+}
+
+/** The manifest of files held in memory (see manifestText). */
+export function manifestOf(
+  files: readonly WorkspaceFile[],
+  skipped: readonly SkippedFile[] = [],
+): { entries: ManifestEntry[]; text: string } {
+  const entries = files
+    .map((file) => ({ path: file.path, mode: file.mode, blob: sha256(file.data) }))
+    .sort(byPath);
+  return { entries, text: manifestText(entries, skipped) };
 }
 
 interface Manifest {
@@ -55,8 +65,9 @@ interface Manifest {
 }
 
 /**
- * What `Sandbox.snapshot()` does in every environment: pulls the workspace, noting the files the
- * pull skips for their size, and stores both.
+ * `Sandbox.snapshot()` for an environment that can only pull its workspace whole into memory:
+ * pulls it, noting the files the pull skips, and stores both. Environments whose workspace is a
+ * host folder stream instead (FolderWorkspace.snapshot).
  */
 export async function snapshotWorkspace(
   store: SnapshotStore,
@@ -71,6 +82,10 @@ const refPattern = /^[0-9a-f]{64}$/;
 
 /** Blobs read at once by `get`. */
 const blobReaders = 32;
+/** Chunks of a blob's stream. */
+const chunkBytes = 1024 * 1024;
+/** New blobs past which a snapshot flushes the filesystem once (`sync -f`) instead of each file. */
+const syncEachUpTo = 16;
 
 /**
  * Content-addressed snapshots in a run directory: file contents as sha256-named blobs under
@@ -87,26 +102,113 @@ export class BlobSnapshotStore implements SnapshotStore {
   }
 
   async put(files: WorkspaceFile[], skipped: readonly SkippedFile[] = []): Promise<SnapshotRef> {
-    const { entries, text } = manifestOf(files, skipped);
-    await mkdir(this.blobs, { recursive: true });
-    await mkdir(this.manifests, { recursive: true });
-    const dataByPath = new Map(files.map((file) => [file.path, file.data]));
-    const seen = new Set<string>();
-    for (const entry of entries) {
-      if (seen.has(entry.blob)) continue;
-      seen.add(entry.blob);
-      const path = this.blobPath(entry.blob);
-      if (!(await exists(path))) await writeFileAtomic(path, dataByPath.get(entry.path)!);
+    const writer = this.writer();
+    for (const file of files) await writer.add(file, file.data);
+    for (const file of skipped) writer.skip(file);
+    return writer.finish();
+  }
+
+  writer(): SnapshotWriter {
+    return new BlobWriter(this);
+  }
+
+  /** Stores bytes held in memory as a blob unless it is there; the path written, if any. */
+  async storeBytes(data: Uint8Array): Promise<{ blob: string; written?: string }> {
+    const blob = sha256(data);
+    const path = this.blobPath(blob);
+    if (await exists(path)) return { blob };
+    const temp = await this.tempFile();
+    try {
+      await writeFile(temp, data);
+      await this.settle(temp, path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
     }
+    return { blob, written: path };
+  }
+
+  /**
+   * Stores chunks as a blob, hashing and writing them as they pass: one chunk in memory at a time.
+   * The temp file becomes the blob, or goes when that blob is already stored.
+   */
+  async storeStream(chunks: AsyncIterable<Uint8Array>): Promise<{ blob: string; written?: string }> {
+    const temp = await this.tempFile();
+    const hash = createHash('sha256');
+    try {
+      const out = await open(temp, 'wx');
+      try {
+        for await (const chunk of chunks) {
+          hash.update(chunk);
+          await out.write(chunk);
+        }
+      } finally {
+        await out.close();
+      }
+      const blob = hash.digest('hex');
+      const path = this.blobPath(blob);
+      if (await exists(path)) {
+        await rm(temp, { force: true });
+        return { blob };
+      }
+      await this.settle(temp, path);
+      return { blob, written: path };
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  private async tempFile(): Promise<string> {
+    await mkdir(this.blobs, { recursive: true });
+    return join(this.blobs, `.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  }
+
+  private async settle(temp: string, path: string): Promise<void> {
+    await mkdir(dirname(path), { recursive: true });
+    await rename(temp, path);
+  }
+
+  /**
+   * Makes new blobs durable before a manifest names them: a few are flushed each, many at once by
+   * flushing their filesystem (`sync -f`, one call instead of an fsync per file).
+   */
+  async flush(paths: readonly string[]): Promise<void> {
+    if (paths.length > syncEachUpTo) {
+      const synced = await new Promise<boolean>((done) =>
+        execFile('sync', ['-f', this.blobs], (error) => done(error === null)),
+      );
+      if (synced) return;
+    }
+    let next = 0;
+    const flusher = async () => {
+      while (next < paths.length) {
+        const file = await open(paths[next++]!, 'r');
+        try {
+          await file.sync();
+        } finally {
+          await file.close();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(blobReaders, paths.length) }, flusher));
+  }
+
+  /** Writes a manifest (blobs first, manifest last: a manifest on disk always has all its blobs). */
+  async storeManifest(text: string): Promise<SnapshotRef> {
+    await mkdir(this.manifests, { recursive: true });
     const ref = sha256(text);
     const manifest = join(this.manifests, `${ref}.json`);
-    // Blobs first, manifest last: a manifest on disk always has all its blobs.
     if (!(await exists(manifest))) await writeFileAtomic(manifest, text);
     return ref;
   }
 
-  async get(ref: SnapshotRef): Promise<WorkspaceFile[]> {
-    const entries = await this.manifest(ref);
+  async get(
+    ref: SnapshotRef,
+    options: { include?: (path: string) => boolean } = {},
+  ): Promise<WorkspaceFile[]> {
+    const include = options.include ?? (() => true);
+    const entries = (await this.manifest(ref)).filter((entry) => include(entry.path));
     // Each blob is read once, however many files share it, and a few at a time: a workspace of
     // 200,000 files would otherwise open 200,000 at once (EMFILE) and hold a copy per file.
     const blobs = [...new Set(entries.map((entry) => entry.blob))];
@@ -115,11 +217,37 @@ export class BlobSnapshotStore implements SnapshotStore {
     const reader = async () => {
       while (next < blobs.length) {
         const blob = blobs[next++]!;
-        data.set(blob, new Uint8Array(await readFile(this.blobPath(blob))));
+        data.set(blob, new Uint8Array(await this.blob(blob).bytes()));
       }
     };
     await Promise.all(Array.from({ length: Math.min(blobReaders, blobs.length) }, reader));
     return entries.map((entry) => ({ path: entry.path, mode: entry.mode, data: data.get(entry.blob)! }));
+  }
+
+  entries(ref: SnapshotRef): Promise<SnapshotEntry[]> {
+    return this.manifest(ref);
+  }
+
+  blob(hash: string): SnapshotBlob {
+    if (!refPattern.test(hash)) throw new ClassifiedError('internal', `not a blob hash: '${hash}'`);
+    const path = this.blobPath(hash);
+    const missing = (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      throw new ClassifiedError('internal', `blob ${hash} is not in ${this.dir}`);
+    };
+    return {
+      size: () => stat(path).then((s) => s.size, missing),
+      bytes: () => readFile(path).catch(missing),
+      stream: () =>
+        (async function* () {
+          const file = await open(path, 'r').catch(missing);
+          try {
+            yield* file.createReadStream({ highWaterMark: chunkBytes, autoClose: false });
+          } finally {
+            await file.close();
+          }
+        })(),
+    };
   }
 
   async skipped(ref: SnapshotRef): Promise<SkippedFile[]> {
@@ -148,6 +276,35 @@ export class BlobSnapshotStore implements SnapshotStore {
 
   private blobPath(blob: string): string {
     return join(this.blobs, blob.slice(0, 2), blob.slice(2));
+  }
+}
+
+/** A snapshot of a BlobSnapshotStore being written, file by file. */
+class BlobWriter implements SnapshotWriter {
+  private readonly files: ManifestEntry[] = [];
+  private readonly left: SkippedFile[] = [];
+  /** Blobs this snapshot wrote, to flush before its manifest. */
+  private readonly written: string[] = [];
+
+  constructor(private readonly store: BlobSnapshotStore) {}
+
+  async add(
+    file: { path: string; mode: number },
+    data: Uint8Array | AsyncIterable<Uint8Array>,
+  ): Promise<void> {
+    const stored =
+      data instanceof Uint8Array ? await this.store.storeBytes(data) : await this.store.storeStream(data);
+    if (stored.written !== undefined) this.written.push(stored.written);
+    this.files.push({ path: file.path, mode: file.mode, blob: stored.blob });
+  }
+
+  skip(file: SkippedFile): void {
+    this.left.push(file);
+  }
+
+  async finish(): Promise<SnapshotRef> {
+    await this.store.flush(this.written);
+    return this.store.storeManifest(manifestText(this.files, this.left));
   }
 }
 

@@ -1,10 +1,19 @@
+import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileEntry, PullOptions, ReadFileOptions, WorkspaceFile } from '../contracts/index.js';
+import type {
+  FileEntry,
+  PullOptions,
+  ReadFileOptions,
+  SkippedFile,
+  SnapshotRef,
+  SnapshotStore,
+  WorkspaceFile,
+} from '../contracts/index.js';
 import { ClassifiedError } from '../contracts/status.js';
 import type { ExcludeMatcher } from './excludes.js';
-import { type WalkEntry, walkWorkspace } from './walk.js';
-import { linkLeaves, lstatIn, WorkspaceHandle } from './workspace-handle.js';
+import { chunksOf, readWhole, type SkipReason, type WalkEntry, walkWorkspace } from './walk.js';
+import { linkLeaves, lstatIn, WorkspaceHandle, type WorkspaceHandleOptions } from './workspace-handle.js';
 
 /** Snapshots carry a symlink as a file whose mode has these type bits and whose data is the target. */
 export const symlinkMode = 0o120000;
@@ -15,15 +24,58 @@ function entryType(type: WalkEntry['type']): FileEntry['type'] {
   return type === 'special' ? 'file' : type;
 }
 
+/** Files up to this size are read whole (one read); larger ones are streamed in chunks. */
+const wholeBytes = 64 * 1024;
+/** Files read or written at once by a snapshot or a restore. */
+const parallel = 8;
+
+/** What a push or a restore wants at a path: a file's mode, size and bytes, without holding them. */
+interface Wanted {
+  mode: number;
+  size(): Promise<number>;
+  /** Whether `data`, the bytes of a file of the same size, are these. */
+  same(file: FileHandle, size: number): Promise<boolean>;
+  /** The bytes, whole or as chunks. */
+  data(): Promise<Uint8Array | AsyncIterable<Uint8Array>>;
+}
+
+/** Runs `work` over `items`, `limit` at a time. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** Bytes whole, from chunks if need be (a link's target: a few bytes). */
+async function whole(data: Uint8Array | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  if (data instanceof Uint8Array) return data;
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of data) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+async function sha256Of(file: FileHandle, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of chunksOf(file, size)) hash.update(chunk);
+  return hash.digest('hex');
+}
+
 /**
  * A workspace that is a directory on the host: file operations, listings, and whole-workspace
- * pull and push, for environments whose sandboxes work in a host folder. Every one goes through a WorkspaceHandle (see there why): paths are opened component by
- * component beneath the workspace, links are followed only while they stay inside, and walks never
- * follow a link at all. A process in the sandbox swapping folders and links meanwhile can make an
- * operation fail, never make it reach the host.
+ * pull, push, snapshot and restore, for environments whose sandboxes work in a host folder (a
+ * container's volume included). Every one goes through a WorkspaceHandle (see there why): paths
+ * are opened component by component beneath the workspace, links are followed only while they
+ * stay inside, and walks never follow a link at all. A process in the sandbox swapping folders and
+ * links meanwhile can make an operation fail, never make it reach the host. Snapshots and restores
+ * stream each file between the workspace and the store, a few at a time, so memory does not grow
+ * with the workspace.
  */
 export class FolderWorkspace {
   private readonly handle: WorkspaceHandle;
+  /** The workspace as the sandbox sees it (links are judged against it). */
+  readonly inside: string;
 
   constructor(
     /** The workspace with symlinks resolved, so that checks compare like with like. */
@@ -31,10 +83,12 @@ export class FolderWorkspace {
     private readonly excluded: ExcludeMatcher,
     /** Regular files larger than this are left out of pulls unread (the `maxFileSize` option). */
     private readonly maxFileBytes: number,
+    /** Where the sandbox sees the workspace, and who owns what the runner writes (see WorkspaceHandle). */
+    options: WorkspaceHandleOptions = {},
   ) {
-    this.handle = new WorkspaceHandle(root);
+    this.handle = new WorkspaceHandle(root, options);
+    this.inside = this.handle.inside;
   }
-
   /**
    * The host path of a workspace path with its links followed inside the workspace, refused when
    * it leads out. For a command's cwd only: the command itself then runs in the sandbox.
@@ -62,7 +116,11 @@ export class FolderWorkspace {
     return this.handle.readFile(path, options.maxBytes);
   }
 
-  writeFile(path: string, data: string | Uint8Array, mode?: number): Promise<void> {
+  writeFile(
+    path: string,
+    data: string | Uint8Array | AsyncIterable<Uint8Array>,
+    mode?: number,
+  ): Promise<void> {
     return this.handle.writeFile(path, data, mode);
   }
 
@@ -72,6 +130,7 @@ export class FolderWorkspace {
 
   async list(path: string, recursive: boolean): Promise<FileEntry[]> {
     const asked = this.handle.parts(path).join('/');
+    path = asked;
     const entry = (rel: string, type: WalkEntry['type'], mode: number, size: number): FileEntry => ({
       path: rel,
       type: entryType(type),
@@ -107,6 +166,7 @@ export class FolderWorkspace {
           if (skip.reason === 'count')
             throw new ClassifiedError('sandbox', `listing "${path}": more entries than a listing takes`);
         },
+        inside: this.inside,
       },
       path,
     );
@@ -134,7 +194,7 @@ export class FolderWorkspace {
         if (entry.type === 'dir') return true;
         if (entry.type === 'symlink') {
           const target = entry.target ?? '';
-          if (linkLeaves(entry.path, target, this.root))
+          if (linkLeaves(entry.path, target, this.inside))
             options.onSkipped?.({ path: entry.path, size: entry.size, reason: 'link' });
           else files.push({ path: entry.path, mode: symlinkMode | 0o777, data: Buffer.from(target) });
           return;
@@ -159,58 +219,171 @@ export class FolderWorkspace {
         files.push({ path: entry.path, mode: entry.mode & 0o7777, data });
       },
       onSkipped: (skip) => options.onSkipped?.(skip),
+      inside: this.inside,
     });
     return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  /**
+   * Stores the workspace in `store` as `pull` would give it, with what it skips, file by file:
+   * small files are read whole, larger ones stream in chunks, a few files at a time. The ref.
+   */
+  async snapshot(store: SnapshotStore): Promise<SnapshotRef> {
+    const writer = store.writer();
+    const skip = (file: SkippedFile) => writer.skip(file);
+    const take = async (entry: WalkEntry): Promise<void> => {
+      if (entry.type === 'symlink') {
+        const target = entry.target ?? '';
+        if (linkLeaves(entry.path, target, this.inside))
+          skip({ path: entry.path, size: entry.size, reason: 'link' });
+        else await writer.add({ path: entry.path, mode: symlinkMode | 0o777 }, Buffer.from(target));
+        return;
+      }
+      if (entry.type === 'special') return skip({ path: entry.path, size: entry.size, reason: 'type' });
+      if (entry.size > this.maxFileBytes) return skip({ path: entry.path, size: entry.size });
+      const file = await entry.open();
+      if (typeof file === 'string') return skip(skipped(entry, file));
+      try {
+        const { size } = await file.stat();
+        if (size > this.maxFileBytes) return skip({ path: entry.path, size });
+        const mode = entry.mode & 0o7777;
+        if (size <= wholeBytes) {
+          const data = await readWhole(file, this.maxFileBytes);
+          if (typeof data === 'string') return skip(skipped(entry, data));
+          return await writer.add({ path: entry.path, mode }, data);
+        }
+        try {
+          await writer.add({ path: entry.path, mode }, chunksOf(file, size));
+        } catch (error) {
+          // The file went bad while it was read (EIO): left out like a file that could not be opened.
+          if ((error as NodeJS.ErrnoException).code !== 'EIO') throw error;
+          skip(skipped(entry, 'unreadable'));
+        }
+      } finally {
+        await file.close();
+      }
+    };
+    await walkWorkspace(this.root, {
+      // A folder's files are taken while its handle is open, a few at a time.
+      enter: async (_dir, entries) => {
+        await pool(
+          entries.filter((entry) => entry.type !== 'dir' && !this.excluded(entry.path)),
+          parallel,
+          take,
+        );
+        return true;
+      },
+      visit: (entry) => entry.type === 'dir' && !this.excluded(entry.path),
+      onSkipped: skip,
+      inside: this.inside,
+    });
+    return writer.finish();
+  }
+
+  /** Makes the non-excluded part of the workspace hold exactly the snapshot `ref` of `store`, streaming. */
+  async restore(store: SnapshotStore, ref: SnapshotRef): Promise<void> {
+    const wanted = new Map<string, Wanted>();
+    for (const entry of await store.entries(ref)) {
+      const blob = store.blob(entry.blob);
+      wanted.set(entry.path, {
+        mode: entry.mode,
+        size: () => blob.size(),
+        same: async (file, size) => (await sha256Of(file, size)) === entry.blob,
+        data: async () => ((await blob.size()) <= wholeBytes ? blob.bytes() : blob.stream()),
+      });
+    }
+    await this.sync(wanted);
+  }
+
   /** Makes the non-excluded part of the workspace hold exactly `files`; unchanged files are left alone. */
   async push(files: readonly WorkspaceFile[]): Promise<void> {
-    const wanted = new Map<string, WorkspaceFile>();
+    const wanted = new Map<string, Wanted>();
     for (const file of files) {
-      const rel = this.handle.parts(file.path).join('/');
-      if (rel === '') throw new ClassifiedError('sandbox', `path "${file.path}" is the workspace itself`);
+      const bytes = Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength);
+      wanted.set(file.path, {
+        mode: file.mode,
+        size: async () => bytes.length,
+        same: async (handle) => {
+          const data = await readWhole(handle, bytes.length);
+          return typeof data !== 'string' && bytes.equals(data);
+        },
+        data: async () => bytes,
+      });
+    }
+    await this.sync(wanted);
+  }
+
+  /**
+   * Makes the non-excluded part of the workspace hold exactly `files` (by workspace path): what
+   * differs or is not wanted goes, then what is missing is written, a few files at a time.
+   */
+  private async sync(files: ReadonlyMap<string, Wanted>): Promise<void> {
+    const wanted = new Map<string, Wanted>();
+    for (const [path, file] of files) {
+      const rel = this.handle.parts(path).join('/');
+      if (rel === '') throw new ClassifiedError('sandbox', `path "${path}" is the workspace itself`);
       if (!this.excluded(rel)) wanted.set(rel, file);
     }
     const unchanged = new Set<string>();
     const stale: string[] = [];
     const folders: string[] = [];
     await walkWorkspace(this.root, {
-      visit: async (entry) => {
-        if (this.excluded(entry.path)) return false;
-        if (entry.type === 'dir') {
-          folders.push(entry.path);
-          return true;
-        }
-        const want = wanted.get(entry.path);
-        if (await this.same(entry, want)) unchanged.add(entry.path);
-        else stale.push(entry.path);
+      enter: async (_dir, entries) => {
+        await pool(
+          entries.filter((entry) => entry.type !== 'dir' && !this.excluded(entry.path)),
+          parallel,
+          async (entry) => {
+            if (await this.same(entry, wanted.get(entry.path))) unchanged.add(entry.path);
+            else stale.push(entry.path);
+          },
+        );
+        return true;
       },
+      visit: (entry) => {
+        if (entry.type !== 'dir' || this.excluded(entry.path)) return false;
+        folders.push(entry.path);
+        return true;
+      },
+      inside: this.inside,
     });
-    for (const rel of stale) await this.handle.remove(rel);
+    await pool(stale, parallel, (rel) => this.handle.remove(rel));
     // Deepest first, so a folder emptied of empty folders goes too.
     for (const rel of folders.reverse()) await this.handle.removeEmptyFolder(rel);
-    for (const [rel, file] of wanted) {
-      if (unchanged.has(rel)) continue;
+    const missing = [...wanted].filter(([rel]) => !unchanged.has(rel));
+    await pool(missing, parallel, async ([rel, file]) => {
       await this.handle.remove(rel);
+      const data = await file.data();
       if ((file.mode & typeBits) === symlinkMode) {
-        await this.handle.symlink(Buffer.from(file.data).toString('utf8'), rel);
+        const target = await whole(data);
+        await this.handle.symlink(Buffer.from(target).toString('utf8'), rel);
       } else {
-        await this.handle.writeFile(rel, file.data, file.mode & 0o7777);
+        await this.handle.writeFile(rel, data, file.mode & 0o7777);
       }
-    }
+    });
   }
 
   /** Whether a workspace entry already is the wanted file (sizes first: another size is never read). */
-  private async same(entry: WalkEntry, want: WorkspaceFile | undefined): Promise<boolean> {
+  private async same(entry: WalkEntry, want: Wanted | undefined): Promise<boolean> {
     if (want === undefined) return false;
     if (entry.type === 'symlink') {
-      return (
-        want.mode === (symlinkMode | 0o777) && Buffer.from(want.data).equals(Buffer.from(entry.target ?? ''))
-      );
+      if (want.mode !== (symlinkMode | 0o777)) return false;
+      const data = await want.data();
+      const target = await whole(data);
+      return Buffer.from(target).equals(Buffer.from(entry.target ?? ''));
     }
-    if (entry.type !== 'file' || want.mode !== (entry.mode & 0o7777) || want.data.length !== entry.size)
+    if (entry.type !== 'file' || want.mode !== (entry.mode & 0o7777) || (await want.size()) !== entry.size)
       return false;
-    const data = await entry.read(want.data.length);
-    return typeof data !== 'string' && Buffer.from(want.data).equals(Buffer.from(data));
+    const file = await entry.open();
+    if (typeof file === 'string') return false;
+    try {
+      return await want.same(file, entry.size);
+    } finally {
+      await file.close();
+    }
   }
+}
+
+/** A file a walk entry could not be read for, as a snapshot records it. */
+function skipped(entry: WalkEntry, reason: SkipReason): SkippedFile {
+  return { path: entry.path, size: entry.size, ...(reason === 'size' ? {} : { reason }) };
 }

@@ -38,6 +38,11 @@ export interface WalkEntry {
    * handle, never through a link; callable while the walk is in its folder (from `enter` or `visit`).
    */
   read(limit?: number): Promise<Uint8Array | SkipReason>;
+  /**
+   * A regular file opened for reading (the caller closes it), or why not, as `read` says; callable
+   * while the walk is in its folder.
+   */
+  open(): Promise<FileHandle | SkipReason>;
 }
 
 export interface WalkOptions {
@@ -55,6 +60,8 @@ export interface WalkOptions {
   maxDepth?: number;
   /** After this many entries the walk stops, noting the folder it stopped in. Default 200,000. */
   maxEntries?: number;
+  /** The workspace's path inside the sandbox, when `root` is where the runner sees it (see WorkspaceHandle). */
+  inside?: string;
 }
 
 export const defaultWalkDepth = 256;
@@ -83,7 +90,7 @@ class Stop extends Error {}
  * count are bounded, so time and memory are too.
  */
 export async function walkWorkspace(root: string, options: WalkOptions, path = ''): Promise<void> {
-  const workspace = new WorkspaceHandle(await realpath(root));
+  const workspace = new WorkspaceHandle(await realpath(root), { inside: options.inside });
   const maxDepth = options.maxDepth ?? defaultWalkDepth;
   const maxEntries = options.maxEntries ?? defaultWalkEntries;
   let seen = 0;
@@ -121,6 +128,7 @@ export async function walkWorkspace(root: string, options: WalkOptions, path = '
         size: stat.size,
         target: type === 'symlink' ? await readlink(inHandle(dir, name), 'utf8').catch(() => '') : undefined,
         read: (limit) => readIn(dir, name, entryPath, limit),
+        open: () => openIn(dir, name, entryPath),
       });
     }
     return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -177,16 +185,10 @@ export async function walkWorkspace(root: string, options: WalkOptions, path = '
   }
 }
 
-/** A regular file's bytes through its folder's handle; see WalkEntry.read. */
-async function readIn(
-  dir: FileHandle,
-  name: string,
-  path: string,
-  limit = Number.POSITIVE_INFINITY,
-): Promise<Uint8Array | SkipReason> {
-  let file: FileHandle;
+/** A regular file opened through its folder's handle; see WalkEntry.open. */
+async function openIn(dir: FileHandle, name: string, path: string): Promise<FileHandle | SkipReason> {
   try {
-    file = await openFile(dir, name, readFlags, path);
+    return await openFile(dir, name, readFlags, path);
   } catch (error) {
     const reason = (error as { reason?: SkipReason }).reason;
     if (reason !== undefined) return reason;
@@ -194,14 +196,57 @@ async function readIn(
     if (code(error) === 'EACCES' || code(error) === 'EPERM') return 'unreadable';
     throw error;
   }
+}
+
+/** A regular file's bytes through its folder's handle; see WalkEntry.read. */
+async function readIn(
+  dir: FileHandle,
+  name: string,
+  path: string,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<Uint8Array | SkipReason> {
+  const file = await openIn(dir, name, path);
+  if (typeof file === 'string') return file;
+  try {
+    return await readWhole(file, limit);
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * The bytes of a file opened for reading, or `size` when it is over `limit`, `unreadable` when it
+ * cannot be read. A file that grows while it is read is taken at the size it had when opened.
+ */
+export async function readWhole(
+  file: FileHandle,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<Uint8Array | SkipReason> {
   try {
     const read = await readOpened(file, limit);
     return 'data' in read ? read.data : 'size';
   } catch (error) {
     if (code(error) === 'EISDIR' || code(error) === 'EIO') return 'unreadable';
     throw error;
-  } finally {
-    await file.close();
+  }
+}
+
+/**
+ * The first `size` bytes of a file opened for reading, in chunks of `chunkBytes` read as they
+ * are consumed: one chunk in memory at a time.
+ */
+export async function* chunksOf(
+  file: FileHandle,
+  size: number,
+  chunkBytes = 1024 * 1024,
+): AsyncGenerator<Uint8Array> {
+  let offset = 0;
+  while (offset < size) {
+    const buffer = Buffer.allocUnsafe(Math.min(chunkBytes, size - offset));
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, offset);
+    if (bytesRead === 0) return;
+    offset += bytesRead;
+    yield buffer.subarray(0, bytesRead);
   }
 }
 

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import {
   type FileHandle,
+  lchown,
   lstat,
   mkdir,
   open,
@@ -66,6 +67,19 @@ function notFound(path: string): Error {
   });
 }
 
+/** Host ids that what the runner makes in the workspace gets (the sandbox's user, seen from the host). */
+export interface WorkspaceOwner {
+  uid: number;
+  gid: number;
+}
+
+export interface WorkspaceHandleOptions {
+  /** The workspace's path inside the sandbox, when it is not `root` (a container's volume). */
+  inside?: string;
+  /** Who owns the files, folders and links the runner makes; default: the runner. */
+  owner?: WorkspaceOwner;
+}
+
 /** Where a path ends up: the handle of its folder and the last name (none for the root itself). */
 interface Located {
   dir: FileHandle;
@@ -89,15 +103,23 @@ interface LocateOptions {
  * links leading out are refused with a ClassifiedError of class `sandbox`.
  */
 export class WorkspaceHandle {
+  /** The workspace as the sandbox's processes see it: absolute paths and links are judged against it. */
+  readonly inside: string;
+  private readonly owner: WorkspaceOwner | undefined;
+
   constructor(
-    /** Absolute and free of links (a realpath): links inside are judged against it. */
+    /** Absolute and free of links (a realpath): where the runner opens the workspace. */
     readonly root: string,
-  ) {}
+    options: WorkspaceHandleOptions = {},
+  ) {
+    this.inside = options.inside ?? root;
+    this.owner = options.owner;
+  }
 
   /** The components of `path` inside the workspace, `..` resolved by name as the caller wrote it. */
   parts(path: string): string[] {
-    const abs = isAbsolute(path) ? resolve(path) : resolve(this.root, path);
-    const rel = relative(this.root, abs);
+    const abs = isAbsolute(path) ? resolve(path) : resolve(this.inside, path);
+    const rel = relative(this.inside, abs);
     if (rel === '') return [];
     if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw outside(path);
     return rel.split(sep);
@@ -152,9 +174,15 @@ export class WorkspaceHandle {
           if (code(error) !== 'ENOENT') throw error;
           if (todo.length === 0) return { dir, name, parts, close };
           if (!options.create) throw notFound(path);
-          await mkdir(inHandle(dir, name)).catch((made: unknown) => {
-            if (code(made) !== 'EEXIST') throw made;
-          });
+          const made = await mkdir(inHandle(dir, name)).then(
+            () => true,
+            (error: unknown) => {
+              if (code(error) !== 'EEXIST') throw error;
+              return false;
+            },
+          );
+          // Never followed: a link swapped in meanwhile is what gets the owner, not its target.
+          if (made && this.owner) await lchown(inHandle(dir, name), this.owner.uid, this.owner.gid);
           todo.unshift(name);
           continue;
         }
@@ -182,7 +210,7 @@ export class WorkspaceHandle {
         }
         const target = await readlink(inHandle(dir, name), 'utf8');
         if (isAbsolute(target)) {
-          const rel = relative(this.root, resolve(target));
+          const rel = relative(this.inside, resolve(target));
           if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw outside(path);
           await Promise.all(stack.splice(1).map((held) => held.close()));
           parts.splice(0);
@@ -229,13 +257,22 @@ export class WorkspaceHandle {
     });
   }
 
-  /** Writes a regular file, making its folders; a link in the way is followed inside the workspace only. */
-  async writeFile(path: string, data: string | Uint8Array, mode?: number): Promise<void> {
+  /**
+   * Writes a regular file, making its folders; a link in the way is followed inside the workspace
+   * only. Chunks (a stored file's stream) are written as they come.
+   */
+  async writeFile(
+    path: string,
+    data: string | Uint8Array | AsyncIterable<Uint8Array>,
+    mode?: number,
+  ): Promise<void> {
     await this.at(path, { followLast: true, create: true }, async ({ dir, name }) => {
       if (name === undefined) throw new ClassifiedError('sandbox', 'cannot write over the workspace itself');
       const file = await openFile(dir, name, writeFlags, path);
       try {
-        await file.writeFile(data);
+        if (typeof data === 'string' || data instanceof Uint8Array) await file.writeFile(data);
+        else for await (const chunk of data) await file.write(chunk);
+        if (this.owner) await file.chown(this.owner.uid, this.owner.gid);
         if (mode !== undefined) await file.chmod(mode);
       } finally {
         await file.close();
@@ -248,6 +285,7 @@ export class WorkspaceHandle {
     await this.at(path, { followLast: false, create: true }, async ({ dir, name }) => {
       if (name === undefined) throw new ClassifiedError('sandbox', 'cannot write over the workspace itself');
       await symlink(target, inHandle(dir, name));
+      if (this.owner) await lchown(inHandle(dir, name), this.owner.uid, this.owner.gid);
     });
   }
 

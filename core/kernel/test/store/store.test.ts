@@ -7,6 +7,7 @@ import {
   RunStore,
   readJsonl,
   sha256,
+  snapshotDiff,
   type WorkspaceFile,
   workspaceDiff,
   writeFileAtomic,
@@ -125,6 +126,41 @@ describe('BlobSnapshotStore', () => {
     expect(back.find((f) => f.path === 'f/7.txt')?.data).toEqual(new TextEncoder().encode('odd\n'));
   });
 
+  it('stores a stream chunk by chunk with the ref put gives, and gives it back as a stream', async () => {
+    const dir = join(await temp(), 'snapshots');
+    const store = new BlobSnapshotStore(dir);
+    const big = Buffer.alloc(3 * 1024 * 1024 + 5, 'z');
+    const files = [file('a.txt', 'ay'), { path: 'big.bin', mode: 0o600, data: big }];
+    const writer = store.writer();
+    await writer.add(files[0]!, files[0]!.data);
+    async function* pieces() {
+      for (let at = 0; at < big.length; at += 1 << 20) yield big.subarray(at, at + (1 << 20));
+    }
+    await writer.add({ path: 'big.bin', mode: 0o600 }, pieces());
+    writer.skip({ path: 'huge.log', size: 2 ** 33 });
+    const ref = await writer.finish();
+    expect(ref).toBe(await store.put(files, [{ path: 'huge.log', size: 2 ** 33 }]));
+    const entries = await store.entries(ref);
+    expect(entries.map((e) => [e.path, e.mode])).toEqual([
+      ['a.txt', 0o644],
+      ['big.bin', 0o600],
+    ]);
+    const blob = store.blob(entries[1]!.blob);
+    expect(await blob.size()).toBe(big.length);
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of blob.stream()) chunks.push(chunk);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThanOrEqual(1024 * 1024);
+    expect(Buffer.concat(chunks).equals(big)).toBe(true);
+    // A stream whose blob is stored already leaves no temp file behind.
+    const again = store.writer();
+    await again.add({ path: 'big.bin', mode: 0o600 }, pieces());
+    await again.finish();
+    expect((await allFiles(join(dir, 'blobs'))).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect((await store.get(ref, { include: (path) => path.endsWith('.txt') })).map((f) => f.path)).toEqual([
+      'a.txt',
+    ]);
+  });
+
   it('says which snapshot is missing', async () => {
     const store = new BlobSnapshotStore(join(await temp(), 'snapshots'));
     await expect(store.get('f'.repeat(64))).rejects.toThrow(/snapshot f{64} is not in/);
@@ -133,7 +169,7 @@ describe('BlobSnapshotStore', () => {
 });
 
 describe('workspaceDiff', () => {
-  it('writes a unified diff of added, changed, deleted, binary and mode-changed files', () => {
+  it('writes a unified diff of added, changed, deleted, binary and mode-changed files', async () => {
     const before = [
       file('keep.txt', 'same\n'),
       file('edit.py', 'a = 1\nb = 2\n'),
@@ -147,7 +183,7 @@ describe('workspaceDiff', () => {
       { path: 'img.bin', mode: 0o644, data: new Uint8Array([0, 1, 2]) },
       file('run.sh', 'x\n', 0o755),
     ];
-    const patch = workspaceDiff(before, after);
+    const patch = await workspaceDiff(before, after);
     expect(patch).toContain(
       'diff --git a/edit.py b/edit.py\n--- a/edit.py\n+++ b/edit.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n',
     );
@@ -158,7 +194,37 @@ describe('workspaceDiff', () => {
     expect(patch).toContain('Binary files /dev/null and b/img.bin differ');
     expect(patch).toContain('diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n');
     expect(patch).not.toContain('keep.txt');
-    expect(workspaceDiff(after, after)).toBe('');
+    expect(await workspaceDiff(after, after)).toBe('');
+  });
+});
+
+describe('snapshotDiff', () => {
+  it('gives the diff workspaceDiff gives, reading only the blobs of changed files', async () => {
+    const store = new BlobSnapshotStore(join(await temp(), 'snapshots'));
+    const before = [file('keep.txt', 'same\n'), file('edit.py', 'a = 1\n'), file('gone.txt', 'bye\n')];
+    const after = [file('keep.txt', 'same\n'), file('edit.py', 'a = 2\n'), file('new.txt', 'hello\n')];
+    const one = await store.put(before, [{ path: 'big.log', size: 2 ** 31 }]);
+    const two = await store.put(after, [{ path: 'big.log', size: 2 ** 32 }]);
+    const read: string[] = [];
+    const blob = store.blob.bind(store);
+    store.blob = (hash) => {
+      const inner = blob(hash);
+      return { ...inner, bytes: () => (read.push(hash), inner.bytes()) };
+    };
+    let patch = '';
+    for await (const part of snapshotDiff(store, one, two)) patch += part;
+    expect(patch).toBe(
+      await workspaceDiff(before, after, {
+        before: [{ path: 'big.log', size: 2 ** 31 }],
+        after: [{ path: 'big.log', size: 2 ** 32 }],
+      }),
+    );
+    expect(patch).toContain('Large files a/big.log');
+    expect(read).toHaveLength(4);
+    expect(read).not.toContain(sha256('same\n'));
+    let whole = '';
+    for await (const part of snapshotDiff(store, undefined, one)) whole += part;
+    expect(whole).toContain('new file mode 100644\n--- /dev/null\n+++ b/keep.txt');
   });
 });
 
@@ -169,28 +235,28 @@ describe('workspaceDiff of large files', () => {
     data: Buffer.alloc(size, fill),
   });
 
-  it('names files over 1 MiB with their sizes instead of diffing them line by line', () => {
-    const patch = workspaceDiff([bytes(2 * 1024 * 1024, 'a\n')], [bytes(3 * 1024 * 1024, 'b\n')]);
+  it('names files over 1 MiB with their sizes instead of diffing them line by line', async () => {
+    const patch = await workspaceDiff([bytes(2 * 1024 * 1024, 'a\n')], [bytes(3 * 1024 * 1024, 'b\n')]);
     expect(patch).toBe(
       'diff --git a/data.csv b/data.csv\nLarge files a/data.csv (2.0 MiB) and b/data.csv (3.0 MiB) differ\n',
     );
-    expect(workspaceDiff([bytes(2 * 1024 * 1024, 'a\n')], [bytes(2 * 1024 * 1024, 'a\n')])).toBe('');
+    expect(await workspaceDiff([bytes(2 * 1024 * 1024, 'a\n')], [bytes(2 * 1024 * 1024, 'a\n')])).toBe('');
   });
 
-  it('summarizes files that differ in too many lines instead of computing an edit script for hours', () => {
+  it('summarizes files that differ in too many lines instead of computing an edit script for hours', async () => {
     const lines = (prefix: string) => Array.from({ length: 30_000 }, (_, i) => `${prefix}${i}\n`).join('');
     const before = [file('table.txt', lines('a'))];
     const after = [file('table.txt', lines('b'))];
     expect(before[0]!.data.length).toBeLessThan(1024 * 1024);
-    expect(workspaceDiff(before, after)).toBe(
+    expect(await workspaceDiff(before, after)).toBe(
       'diff --git a/table.txt b/table.txt\nFiles a/table.txt and b/table.txt differ in too many lines to show\n',
     );
     // A new file needs no edit search: it is shown whole, however many lines it has.
-    expect(workspaceDiff([], after)).toContain('@@ -0,0 +1,30000 @@\n+b0\n');
+    expect(await workspaceDiff([], after)).toContain('@@ -0,0 +1,30000 @@\n+b0\n');
   });
 
-  it('names files the snapshots skipped: new, grown past the limit, shrunk under it, deleted', () => {
-    const patch = workspaceDiff(
+  it('names files the snapshots skipped: new, grown past the limit, shrunk under it, deleted', async () => {
+    const patch = await workspaceDiff(
       [file('grew.txt', 'small\n'), file('stays.txt', 'x\n')],
       [file('shrank.txt', 'now small\n'), file('stays.txt', 'x\n')],
       {

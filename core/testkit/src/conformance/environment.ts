@@ -209,6 +209,27 @@ export const environmentChecks: Check<EnvironmentContext>[] = [
       }),
   },
   {
+    name: "what writeFile, push and restore make is the agent's to change",
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        await sandbox.writeFile('made/deep/written.txt', 'w');
+        const ref = await sandbox.snapshot();
+        await sandbox.remove('made');
+        await sandbox.restore(ref);
+        await sandbox.push([
+          ...(await sandbox.pull()),
+          { path: 'pushed/p.txt', mode: 0o644, data: Buffer.from('p') },
+        ]);
+        // Owned by the agent (so it can chmod and chown them as it would its own), and writable.
+        const owned = ['made', 'made/deep', 'made/deep/written.txt', 'pushed', 'pushed/p.txt']
+          .map((path) => `{ test -O ${path} || { echo "${path} is not the agent's" >&2; exit 1; }; }`)
+          .join(' && ');
+        const script = `${owned} && echo more >> made/deep/written.txt && touch made/deep/new.txt made/new.txt pushed/new.txt && echo more >> pushed/p.txt`;
+        const result = await sandbox.exec(['sh', '-c', script]);
+        expect(result.exitCode, result.stderr).toBe(0);
+      }),
+  },
+  {
     name: 'paths outside the workspace are refused',
     run: (context) =>
       withSandbox(context, async (sandbox) => {

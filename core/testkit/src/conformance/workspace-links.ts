@@ -100,6 +100,57 @@ print('swaps', swaps, flush=True)
 
 export const linkChecks: Check<LinkContext>[] = [
   {
+    name: 'a link in a middle component is never followed out of the workspace, even to what the sandbox itself holds',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        // Outside the workspace but inside the sandbox's own world (its HOME, its /etc), so an
+        // environment whose file methods run inside the sandbox is tried too, with their privileges.
+        await run(
+          sandbox,
+          'mkdir -p "$HOME/victim" && echo kept > "$HOME/victim/file" && ln -s / r1 && ln -s "$HOME" r3',
+        );
+        // Every breach is collected first, so a failure names them all.
+        const breaches: string[] = [];
+        for (const path of ['r1/etc/passwd', 'r3/victim/file']) {
+          const read = await settle(sandbox.readFile(path));
+          if (read.value !== undefined)
+            breaches.push(`readFile ${path} returned ${JSON.stringify(text(read.value).slice(0, 40))}`);
+        }
+        const listed = await settle(sandbox.list('r3/victim'));
+        if ((listed.value ?? []).length > 0)
+          breaches.push(`list r3/victim listed ${listed.value!.map((e) => e.path)}`);
+        await settle(sandbox.remove('r3/victim/file'));
+        await settle(sandbox.writeFile('r3/victim/written', 'leak'));
+        await settle(sandbox.push([{ path: 'r3/victim/pushed', mode: 0o644, data: Buffer.from('leak') }]));
+        const after = await sandbox.exec(['sh', '-c', 'cat "$HOME/victim/file"; ls -A "$HOME/victim"']);
+        if (after.stdout !== 'kept\nfile\n')
+          breaches.push(
+            `remove, writeFile and push through r3 left HOME/victim as ${JSON.stringify(after.stdout)}`,
+          );
+        expect(breaches).toEqual([]);
+      }),
+  },
+  {
+    name: 'names that are not UTF-8 are left out of pulls and snapshots and reported with reason name',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        await run(
+          sandbox,
+          `mkdir odd && printf latin > "$(printf 'odd/a-\\377.txt')" && printf ok > odd/fine.txt`,
+        );
+        const skipped: SkippedFile[] = [];
+        const files = await sandbox.pull({ onSkipped: (file) => skipped.push(file) });
+        const odd = files.filter((f) => f.path.startsWith('odd/')).map((f) => f.path);
+        expect(odd, 'only the UTF-8 name is pulled').toEqual(['odd/fine.txt']);
+        expect(skipped.map((f) => f.reason)).toEqual(['name']);
+        expect(skipped[0]?.path.startsWith('odd/a-')).toBe(true);
+        const ref = await sandbox.snapshot();
+        await sandbox.remove('odd');
+        await sandbox.restore(ref);
+        expect((await sandbox.list('odd')).map((e) => e.path)).toEqual(['odd/fine.txt']);
+      }),
+  },
+  {
     name: 'a link to / is never followed: reads and writes through it are refused, listings and pulls stop at it',
     run: (context) =>
       withSandbox(context, async (sandbox) => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import {
@@ -46,7 +46,8 @@ export type EnvironmentFlaw =
   | 'judge-in-workspace'
   | 'claims-guarded'
   | 'reads-whole-file'
-  | 'pull-ignores-only';
+  | 'pull-ignores-only'
+  | 'hands-files-away';
 
 /** Kills, a few rounds over, every process of this user whose environment matches. */
 async function killMarked(matches: (environ: string[]) => boolean): Promise<void> {
@@ -226,6 +227,11 @@ class HostSandbox implements Sandbox {
     await mkdir(dirname(abs), { recursive: true });
     await writeFile(abs, data);
     if (options.mode !== undefined) await chmod(abs, options.mode);
+    // What the runner writes is not the agent's: another user's as root, read-only otherwise.
+    if (this.env.flaw === 'hands-files-away') {
+      if (process.getuid?.() === 0) await chown(abs, 65534, 65534);
+      else await chmod(abs, 0o444);
+    }
   }
 
   async remove(path: string): Promise<void> {

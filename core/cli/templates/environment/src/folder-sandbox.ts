@@ -13,7 +13,6 @@ import {
   type ReadFileOptions,
   type Sandbox,
   type SandboxProcess,
-  type SkippedFile,
   type SnapshotRef,
   type SnapshotStore,
   type WorkspaceFile,
@@ -108,15 +107,16 @@ export class FolderSandbox implements Sandbox {
     await this.files.push(files);
   }
 
+  /** Streams the workspace into the store file by file: memory does not grow with the workspace. */
   async snapshot(): Promise<SnapshotRef> {
-    const skipped: SkippedFile[] = [];
-    const files = await this.pull({ onSkipped: (file) => skipped.push(file) });
-    return this.snapshots.put(files, skipped);
+    this.open();
+    return this.files.snapshot(this.snapshots);
   }
 
+  /** Streams the snapshot's files back; files already equal are left alone. */
   async restore(ref: SnapshotRef): Promise<void> {
     this.open();
-    await this.push(await this.snapshots.get(ref));
+    await this.files.restore(this.snapshots, ref);
   }
 
   async expose(port: number): Promise<string> {
