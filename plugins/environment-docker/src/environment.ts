@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { posix, resolve } from 'node:path';
 import {
   assetExcludes,
   ClassifiedError,
   type Environment,
   excludeMatcher,
+  FolderWorkspace,
   missingRequirements,
   readDirectoryFiles,
   requirementsIssues,
@@ -35,6 +36,7 @@ import { ContainerCgroup, runsInContainer } from './proc.js';
 import { prune, removedNames } from './prune.js';
 import { probeImage } from './requirements.js';
 import { DockerSandbox } from './sandbox.js';
+import { workspaceVolume } from './volume.js';
 
 /** Makes the agent user and the workspace in images that were not built by `longhaul images build`. */
 function agentSetup(workspace: string): string {
@@ -250,6 +252,13 @@ export class DockerEnvironment implements Environment {
       );
     let disposed = false;
     const cgroup = await ContainerCgroup.of(info.State.Pid);
+    const volume = await workspaceVolume(info, this.options.workspace);
+    const files = new FolderWorkspace(
+      volume.root,
+      excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
+      parseSize(this.options.maxFileSize),
+      { inside: this.options.workspace, owner: volume.owner },
+    );
     const sandbox = new DockerSandbox({
       docker,
       container,
@@ -259,7 +268,7 @@ export class DockerEnvironment implements Environment {
       containment: await Containment.of(cgroup, info.State.Pid),
       options: this.options,
       store: this.store,
-      excluded: excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
+      files,
       beforeCommand: async () => network.firewall?.refresh(),
       dispose: async () => {
         if (disposed) return;
@@ -281,12 +290,14 @@ export class DockerEnvironment implements Environment {
     // A snapshot never holds the task's assets: a sandbox opened on one gets them from the seed.
     const seeded = spec.from === undefined ? undefined : (spec.needs.assets ?? []);
     if (spec.task.seed !== undefined && seeded?.length !== 0) {
-      const files = await readDirectoryFiles(spec.task.seed);
+      const seed = await readDirectoryFiles(spec.task.seed);
+      // A snapshot may hold a link where an asset's folder goes: the archive must not follow it.
+      for (const asset of seeded ?? []) await files.plainFolders(posix.dirname(asset));
       const wanted = seeded
-        ? files.filter((file) =>
+        ? seed.filter((file) =>
             seeded.some((asset) => file.path === asset || file.path.startsWith(`${asset}/`)),
           )
-        : files;
+        : seed;
       await container.putArchive(packFiles(wanted), { path: this.options.workspace });
     }
     const setup = spec.needs.setup ?? [];
