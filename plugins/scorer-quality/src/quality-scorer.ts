@@ -1,11 +1,12 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import type { Score, Scorer, StepScoreContext, WorkspaceFile } from '@longhaul/core';
 import {
   analyzeProject,
   type PreviousResults,
   type ProjectReport,
   type SourceFile,
+  SourceFilter,
   selectSources,
 } from '@longhaul/metrics';
 import type { QualityOptions } from './options.js';
@@ -26,6 +27,24 @@ export function sourcesOf(files: readonly WorkspaceFile[], options: QualityOptio
       ...(options.languages ? { languages: options.languages } : {}),
     },
   );
+}
+
+/**
+ * The paths worth reading from a snapshot: files of a measured language (before any .gitignore,
+ * which sourcesOf applies), .gitignore files and virtualenv markers. The rest of a large
+ * workspace (data, logs, a hundred thousand generated files) is never read.
+ */
+export function sourceCandidates(options: QualityOptions): (path: string) => boolean {
+  const filter = new SourceFilter({
+    exclude: options.exclude,
+    defaultExcludes: options.defaultExcludes,
+    gitignore: false,
+    ...(options.languages ? { languages: options.languages } : {}),
+  });
+  return (path) => {
+    const name = posix.basename(path);
+    return name === '.gitignore' || name === 'pyvenv.cfg' || filter.select(path) !== undefined;
+  };
 }
 
 async function writeAtomic(path: string, text: string): Promise<void> {
@@ -53,9 +72,10 @@ export class QualityScorer implements Extract<Scorer, { scope: 'step' }> {
   constructor(private readonly options: QualityOptions) {}
 
   async score(ctx: StepScoreContext): Promise<Score[]> {
-    const current = sourcesOf(await ctx.snapshots.get(ctx.snapshot), this.options);
+    const include = sourceCandidates(this.options);
+    const current = sourcesOf(await ctx.snapshots.get(ctx.snapshot, { include }), this.options);
     const previous = ctx.previous
-      ? sourcesOf(await ctx.snapshots.get(ctx.previous), this.options)
+      ? sourcesOf(await ctx.snapshots.get(ctx.previous, { include }), this.options)
       : undefined;
     ctx.signal.throwIfAborted();
     const trial = `${ctx.trial.runId}/${ctx.trial.id}`;

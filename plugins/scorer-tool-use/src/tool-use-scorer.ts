@@ -1,4 +1,10 @@
-import { readDirectoryFiles, type Score, type TrialScoreContext, type WorkspaceFile } from '@longhaul/core';
+import {
+  readDirectoryFiles,
+  type Score,
+  sha256,
+  type TrialScoreContext,
+  type WorkspaceFile,
+} from '@longhaul/core';
 import { analyze, toolKey } from './analytics.js';
 import { detectFailureModes, failureModes } from './failure-modes.js';
 import { intentByTurn } from './intent.js';
@@ -8,15 +14,21 @@ import { parseTrajectory } from './trajectory.js';
 
 export const toolUseVersion = '1.0.0';
 
+/** A workspace state as paths and content hashes (a snapshot's entries, or files hashed). */
+type Hashes = ReadonlyMap<string, string>;
+
 /** Paths whose content differs between two workspace states. */
 export function changedPaths(before: readonly WorkspaceFile[], after: readonly WorkspaceFile[]): string[] {
-  const old = new Map(before.map((file) => [file.path, file.data]));
-  const now = new Map(after.map((file) => [file.path, file.data]));
+  return changedHashes(hashesOf(before), hashesOf(after));
+}
+
+function hashesOf(files: readonly WorkspaceFile[]): Hashes {
+  return new Map(files.map((file) => [file.path, sha256(file.data)]));
+}
+
+function changedHashes(old: Hashes, now: Hashes): string[] {
   const changed = new Set<string>();
-  for (const [path, data] of now) {
-    const prior = old.get(path);
-    if (!prior || !Buffer.from(prior).equals(Buffer.from(data))) changed.add(path);
-  }
+  for (const [path, hash] of now) if (old.get(path) !== hash) changed.add(path);
   for (const path of old.keys()) if (!now.has(path)) changed.add(path);
   return [...changed].sort();
 }
@@ -32,12 +44,14 @@ async function changesByStep(ctx: TrialScoreContext): Promise<string[][] | undef
   const steps = ctx.record.steps;
   if (steps.length === 0 || steps.some((step) => !step.snapshot)) return undefined;
   try {
-    let previous = ctx.trial.task.seed ? await readDirectoryFiles(ctx.trial.task.seed) : [];
+    // Compared by the snapshots' blob hashes: no file of a snapshot is read.
+    let previous = hashesOf(ctx.trial.task.seed ? await readDirectoryFiles(ctx.trial.task.seed) : []);
     const out: string[][] = [];
     for (const step of steps) {
-      const files = await ctx.snapshots.get(step.snapshot!);
-      out.push(changedPaths(previous, files));
-      previous = files;
+      const entries = await ctx.snapshots.entries(step.snapshot!);
+      const hashes = new Map(entries.map((entry) => [entry.path, entry.blob]));
+      out.push(changedHashes(previous, hashes));
+      previous = hashes;
     }
     return out;
   } catch {
@@ -66,7 +80,7 @@ export class ToolUseScorer {
     const stepChanges = await changesByStep(ctx);
     const lastSnapshot = ctx.record.steps.at(-1)?.snapshot;
     const availableFiles = lastSnapshot
-      ? await ctx.snapshots.get(lastSnapshot).then(
+      ? await ctx.snapshots.entries(lastSnapshot).then(
           (files) => files.length,
           () => undefined,
         )
