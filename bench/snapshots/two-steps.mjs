@@ -11,11 +11,17 @@
 //   node bench/snapshots/two-steps.mjs [--workloads 1e4,1e5,1e6,2g] [--environments local,docker]
 //        [--cli PATH] [--timeout 1200] [--keep]
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatMiB, repoCli, runMeasured, writeScriptedExperiment } from '../lib/measured-run.mjs';
+import {
+  formatMiB,
+  repoCli,
+  runMeasured,
+  writeHelloProblem,
+  writeScriptedExperiment,
+} from '../lib/measured-run.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -59,28 +65,9 @@ for i in range(n):
 
 /** A task of two steps, each asking for main.py printing hello, each with that hidden case. */
 async function writeTwoStepProblem(dir, id) {
-  const task = join(dir, 'problems', id);
-  await mkdir(task, { recursive: true });
-  await writeFile(
-    join(task, 'task.yaml'),
-    [
-      `id: ${id}`,
-      'title: a program beside a large workspace',
-      'entrypoint: python3 main.py',
-      'language: python',
-      'environment: { network: none }',
-      'timeouts: { caseMs: 20000 }',
-      '',
-    ].join('\n'),
-  );
-  for (const step of ['01-hello', '02-again']) {
-    await mkdir(join(task, 'steps', step, 'cases', 'core'), { recursive: true });
-    await writeFile(join(task, 'steps', step, 'spec.md'), 'Write `{{entrypoint}}`: it prints `hello`.\n');
-    await writeFile(
-      join(task, 'steps', step, 'cases', 'core', 'hello.yaml'),
-      'argv: []\nexpect:\n  exitCode: 0\n  stdout: { text: "hello\\n" }\n',
-    );
-  }
+  await writeHelloProblem(dir, id, { title: 'a program beside a large workspace' });
+  const steps = join(dir, 'problems', id, 'steps');
+  await cp(join(steps, '01-hello'), join(steps, '02-again'), { recursive: true });
 }
 
 function replies(program) {
