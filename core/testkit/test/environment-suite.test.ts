@@ -33,6 +33,7 @@ const flaws: [EnvironmentFlaw, string][] = [
   ['reads-whole-file', 'readFile with maxBytes'],
   ['pull-ignores-only', 'pull with only'],
   ['hands-files-away', "agent's to change"],
+  ['snapshots-whole', 'stream files through the store'],
 ];
 
 const containmentFlaws: [EnvironmentFlaw, string][] = [
@@ -42,7 +43,8 @@ const containmentFlaws: [EnvironmentFlaw, string][] = [
 
 const contexts: (EnvironmentContext & { dispose(): Promise<void> })[] = [];
 const contextFor = async (flaw?: EnvironmentFlaw, contains = false) => {
-  const context = await environmentContext(new HostEnvironment(flaw, contains), {}, hostMaxFileBytes);
+  const environment = new HostEnvironment(flaw, contains);
+  const context = await environmentContext(environment, {}, hostMaxFileBytes, environment.snapshots());
   contexts.push(context);
   return context;
 };

@@ -1,4 +1,4 @@
-import { describeEnvironment, FakeSnapshotStore } from '@longhaul/testkit';
+import { describeEnvironment } from '@longhaul/testkit';
 import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe } from 'vitest';
 import { baseImageRef, DockerEnvironment, dockerOptions } from '../src/index.js';
@@ -8,7 +8,7 @@ const dockerReady = prerequisites.docker([baseImageRef()]);
 describe.skipIf(!dockerReady)('docker', () => {
   describeEnvironment(
     'docker',
-    () => new DockerEnvironment(dockerOptions.parse({ maxFileSize: '64k' }), new FakeSnapshotStore()),
-    { timeoutMs: 120_000, maxFileBytes: 64 * 1024, containment: true, raceOps: 60 },
+    (snapshots) => new DockerEnvironment(dockerOptions.parse({ maxFileSize: '64k' }), snapshots),
+    { timeoutMs: 120_000, maxFileBytes: 64 * 1024, containment: true },
   );
 });

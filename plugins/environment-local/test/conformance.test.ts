@@ -1,8 +1,8 @@
-import { describeEnvironment, FakeSnapshotStore } from '@longhaul/testkit';
+import { describeEnvironment } from '@longhaul/testkit';
 import { LocalEnvironment, localOptions } from '../src/index.js';
 
 describeEnvironment(
   'local',
-  () => new LocalEnvironment(localOptions.parse({ maxFileSize: '64k' }), new FakeSnapshotStore()),
+  (snapshots) => new LocalEnvironment(localOptions.parse({ maxFileSize: '64k' }), snapshots),
   { maxFileBytes: 64 * 1024, containment: true },
 );

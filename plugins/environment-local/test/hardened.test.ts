@@ -359,7 +359,7 @@ describe.skipIf(!prerequisites.bubblewrap())('on a host with bubblewrap', () => 
 
   describeEnvironment(
     'local (isolation: bubblewrap)',
-    () => new LocalEnvironment(localOptions.parse({ isolation: 'bubblewrap' }), new FakeSnapshotStore()),
+    (snapshots) => new LocalEnvironment(localOptions.parse({ isolation: 'bubblewrap' }), snapshots),
     { containment: true },
   );
 });

@@ -14,6 +14,7 @@ import {
   type WorkspaceFile,
 } from '@longhaul/core';
 import { expect } from 'vitest';
+import { FakeSnapshotStore } from '../fakes/snapshot-store.js';
 import { type Check, describeChecks, expectClassified } from './checks.js';
 import { judgeChecks } from './judge-area.js';
 import { linkChecks } from './workspace-links.js';
@@ -26,6 +27,8 @@ export interface EnvironmentContext {
   maxFileBytes: number;
   /** Reads and writes each in the swap race of `linkChecks` (default 2,000). */
   raceOps?: number;
+  /** The store the environment's sandboxes snapshot to, when the suite made it (it counts what it is handed). */
+  snapshots?: FakeSnapshotStore;
 }
 
 const text = (data: Uint8Array) => Buffer.from(data).toString('utf8');
@@ -387,6 +390,41 @@ export const environmentChecks: Check<EnvironmentContext>[] = [
       }),
   },
   {
+    name: 'snapshot and restore stream files through the store: no file handed over whole, no snapshot read whole',
+    run: (context) =>
+      withSandbox(context, async (sandbox) => {
+        const use = context.snapshots?.use;
+        expect(
+          use,
+          'the environment must snapshot to the store describeEnvironment gives its factory',
+        ).toBeDefined();
+        if (!use) return;
+        const size = Math.min(context.maxFileBytes, 3 * 1024 * 1024);
+        const made = await sandbox.exec(['sh', '-c', `head -c ${size} /dev/urandom > stream.bin`]);
+        expect(made.exitCode, made.stderr).toBe(0);
+        const bytes = await sandbox.readFile('stream.bin');
+        Object.assign(use, { largestPiece: 0, gets: 0, puts: 0 });
+        const ref = await sandbox.snapshot();
+        expect(await context.snapshots!.entries(ref).then((e) => e.map((f) => f.path))).toContain(
+          'stream.bin',
+        );
+        expect(use.puts, 'snapshot() stored the workspace whole (SnapshotStore.put)').toBe(0);
+        // A file over a chunk reaches the store in chunks (SnapshotStore.writer with a stream).
+        if (size > 1024 * 1024) expect(use.largestPiece).toBeLessThanOrEqual(1024 * 1024);
+        await sandbox.remove('stream.bin');
+        await sandbox.restore(ref);
+        expect(Buffer.from(await sandbox.readFile('stream.bin')).equals(Buffer.from(bytes))).toBe(true);
+        await withSandbox(
+          context,
+          async (second) => {
+            expect(Buffer.from(await second.readFile('stream.bin')).equals(Buffer.from(bytes))).toBe(true);
+          },
+          { from: ref, purpose: 'scorer' },
+        );
+        expect(use.gets, 'restore() read the snapshot whole (SnapshotStore.get)').toBe(0);
+      }),
+  },
+  {
     name: 'expose gives an http URL',
     run: (context) =>
       withSandbox(context, async (sandbox) => {
@@ -496,6 +534,7 @@ export async function environmentContext(
   environment: Environment,
   spec: Partial<SandboxSpec> = {},
   maxFileBytes = parseSize(defaultMaxFileSize),
+  snapshots?: FakeSnapshotStore,
 ): Promise<EnvironmentContext & { dispose(): Promise<void> }> {
   const root = await mkdtemp(join(tmpdir(), 'longhaul-conformance-'));
   const seed = join(root, 'seed');
@@ -508,6 +547,7 @@ export async function environmentContext(
   return {
     environment,
     maxFileBytes,
+    ...(snapshots ? { snapshots } : {}),
     spec: {
       // This process's own: two copies of a suite on one host must not share a run.
       runId: `conformance-${process.pid}`,
@@ -535,20 +575,25 @@ export interface DescribeEnvironmentOptions {
 
 /**
  * The environment conformance suite. Call it at the top level of a test file with a factory that
- * gives an environment whose sandboxes share one snapshot store.
+ * gives an environment whose sandboxes share the snapshot store it is given (the suite counts what
+ * the store is handed, to check that snapshots and restores stream).
  */
 export function describeEnvironment(
   name: string,
-  factory: () => Environment | Promise<Environment>,
+  factory: (snapshots: FakeSnapshotStore) => Environment | Promise<Environment>,
   options: DescribeEnvironmentOptions = {},
 ): void {
   describeChecks<EnvironmentContext & { dispose(): Promise<void> }>(
     `environment conformance: ${name}`,
     [...environmentChecks, ...judgeChecks, ...(options.containment ? containmentChecks : []), ...linkChecks],
-    async () => ({
-      ...(await environmentContext(await factory(), options.spec, options.maxFileBytes)),
-      raceOps: options.raceOps ?? 2_000,
-    }),
+    async () => {
+      const snapshots = new FakeSnapshotStore();
+      const environment = await factory(snapshots);
+      return {
+        ...(await environmentContext(environment, options.spec, options.maxFileBytes, snapshots)),
+        raceOps: options.raceOps ?? 2_000,
+      };
+    },
     (context) => context.dispose(),
     options.timeoutMs,
   );

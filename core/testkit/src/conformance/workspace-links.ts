@@ -214,6 +214,11 @@ export const linkChecks: Check<LinkContext>[] = [
           await run(sandbox, 'ln -s / race/l');
           await sandbox.writeFile('race.py', swapper);
           const swapping = await sandbox.start(['python3', 'race.py', '300']);
+          // Reads and writes start once the swapper runs: on a busy machine Python takes seconds to start.
+          for (const until = Date.now() + 60_000; !swapping.output().stdout.includes('ready'); ) {
+            if (Date.now() > until) throw new Error('the swapper did not start within 60 s');
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
           let leaks = 0;
           let decoys = 0;
           let refused = 0;

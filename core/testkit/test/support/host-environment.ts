@@ -47,7 +47,8 @@ export type EnvironmentFlaw =
   | 'claims-guarded'
   | 'reads-whole-file'
   | 'pull-ignores-only'
-  | 'hands-files-away';
+  | 'hands-files-away'
+  | 'snapshots-whole';
 
 /** Kills, a few rounds over, every process of this user whose environment matches. */
 async function killMarked(matches: (environ: string[]) => boolean): Promise<void> {
@@ -97,8 +98,7 @@ export class HostEnvironment implements Environment {
       this.flaw === 'claims-guarded',
     ).create();
     const sandbox = new HostSandbox(root, workspace, this, judge);
-    if (spec.from !== undefined && this.flaw !== 'ignores-from')
-      await sandbox.push(await this.store.get(spec.from));
+    if (spec.from !== undefined && this.flaw !== 'ignores-from') await sandbox.restore(spec.from);
     else if (spec.task.seed && this.flaw !== 'ignores-seed')
       await cp(spec.task.seed, workspace, { recursive: true });
     return sandbox;
@@ -285,12 +285,39 @@ class HostSandbox implements Sandbox {
 
   async snapshot(): Promise<string> {
     this.alive();
-    return snapshotWorkspace(this.env.snapshots(), (options) => this.pull(options));
+    if (this.env.flaw === 'snapshots-whole')
+      return snapshotWorkspace(this.env.snapshots(), (options) => this.pull(options));
+    // Each file to the store as chunks, as an environment over a large workspace must.
+    const writer = this.env.snapshots().writer();
+    const files = await readDirectoryFiles(this.workspace, {
+      maxFileBytes: hostMaxFileBytes,
+      onSkipped: (file) => writer.skip(file),
+    });
+    for (const file of files)
+      await writer.add(
+        file,
+        (async function* () {
+          for (let at = 0; at < file.data.length; at += 16 * 1024)
+            yield file.data.subarray(at, at + 16 * 1024);
+        })(),
+      );
+    return writer.finish();
   }
 
   async restore(ref: string): Promise<void> {
     this.alive();
-    await this.push(await this.env.snapshots().get(ref), this.env.flaw === 'restore-keeps-extra-files');
+    const store = this.env.snapshots();
+    if (this.env.flaw === 'snapshots-whole') {
+      await this.push(await store.get(ref), false);
+      return;
+    }
+    const files: WorkspaceFile[] = [];
+    for (const entry of await store.entries(ref)) {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of store.blob(entry.blob).stream()) chunks.push(chunk);
+      files.push({ path: entry.path, mode: entry.mode, data: Buffer.concat(chunks) });
+    }
+    await this.push(files, this.env.flaw === 'restore-keeps-extra-files');
   }
 
   async expose(port: number): Promise<string> {

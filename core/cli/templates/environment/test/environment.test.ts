@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import plugin from '../src/index.js';
 
 /** Made as the kernel makes it, with the run's snapshot store (an in-memory one here). */
-const environment = (options = {}) =>
-  instantiatePlugin<Environment>(plugin, options, { SnapshotStore: new FakeSnapshotStore() });
+const environment = (options = {}, snapshots = new FakeSnapshotStore()) =>
+  instantiatePlugin<Environment>(plugin, options, { SnapshotStore: snapshots });
 
 // The contract every environment keeps (testkit's conformance suite): exec, files, snapshots, close.
-describeEnvironment('{{id}}', () => environment());
+describeEnvironment('{{id}}', (snapshots) => environment({}, snapshots));
 
 const spec: SandboxSpec = {
   runId: 'run',
