@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { type FileHandle, open, readdir, readFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import type { FiguresFile, StoredFigure, TrajectoryEvent, TrialRecord } from '@longhaul/core';
 
@@ -75,6 +75,36 @@ async function readText(path: string): Promise<string | undefined> {
     // ENOTDIR: a file where a trial or step folder should be (not a trial, so nothing to read).
     if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
     throw error;
+  }
+}
+
+/** What a report keeps of a diff at most: far more than any text it shows (see textLimit). */
+const diffHeadBytes = 1024 * 1024;
+
+/**
+ * The start of a diff.patch: a large workspace's diff can be gigabytes, more than a string holds,
+ * and a report shows its first few thousand characters anyway. A longer one ends with a line
+ * saying how long the file is.
+ */
+async function readDiff(path: string): Promise<string | undefined> {
+  let file: FileHandle;
+  try {
+    file = await open(path, 'r');
+  } catch (error) {
+    if (['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+    throw error;
+  }
+  try {
+    const { size } = await file.stat();
+    const head = Buffer.alloc(Math.min(size, diffHeadBytes));
+    const { bytesRead } = await file.read(head, 0, head.length, 0);
+    // A character cut at the end decodes as U+FFFD, which the note after it explains.
+    const text = head.subarray(0, bytesRead).toString('utf8');
+    return size > bytesRead
+      ? `${text}\n… diff.patch holds ${size} bytes; the first ${bytesRead} are read here`
+      : text;
+  } finally {
+    await file.close();
   }
 }
 
@@ -180,7 +210,7 @@ async function readSteps(runDir: string, trialDir: string): Promise<StepFiles[]>
       id: scores?.step ?? match?.[2] ?? folder,
       dir: relative(runDir, dir),
       prompt: (await readText(join(dir, 'prompt.md'))) ?? '',
-      diff: (await readText(join(dir, 'diff.patch'))) ?? '',
+      diff: (await readDiff(join(dir, 'diff.patch'))) ?? '',
       trajectory: parseJsonl((await readText(join(dir, 'trajectory.jsonl'))) ?? ''),
       scores: { ...scores?.scores, ...(await regradedScores(dir)) },
       cases: await readCases(dir, scores, runDir),

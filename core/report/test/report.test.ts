@@ -165,6 +165,19 @@ describe('report', () => {
     expect(big.textLimit(1000, 5)).toBeLessThan(big.textLimit(10, 5));
   });
 
+  it('reads only the start of a diff.patch larger than a report shows, and says how large it is', async () => {
+    const dir = await run(1);
+    const loaded = await loadRun(dir);
+    const stepDir = join(dir, (await loaded.trials[0]!.steps())[0]!.dir);
+    const line = '+a line of a generated file\n';
+    await writeFile(join(stepDir, 'diff.patch'), line.repeat(Math.ceil((3 * 1024 * 1024) / line.length)));
+    const [step] = await (await loadRun(dir)).trials[0]!.steps();
+    expect(step!.diff.length).toBeLessThan(1024 * 1024 + 200);
+    expect(step!.diff).toMatch(/\n… diff\.patch holds \d+ bytes; the first 1048576 are read here$/);
+    const html = await buildReport([dir]);
+    expect(html).toContain('+a line of a generated file');
+  });
+
   it('names a folder that is not a run', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'longhaul-report-empty-'));
     dirs.push(dir);
