@@ -141,6 +141,19 @@ export function selectSources(
 }
 
 /**
+ * Whether a path may be a source that `selectSources` picks, judged by its name alone (.gitignore
+ * rules, which only narrow the choice, are not applied), or one of the .gitignore and pyvenv.cfg
+ * files it reads for its rules: a caller reads only these from a large workspace.
+ */
+export function sourceCandidates(options: DiscoveryOptions = {}): (path: string) => boolean {
+  const filter = new SourceFilter({ ...options, gitignore: false });
+  return (path) => {
+    const name = posix.basename(path);
+    return name === '.gitignore' || name === 'pyvenv.cfg' || filter.select(path) !== undefined;
+  };
+}
+
+/**
  * Walks a directory, pruning excluded directories as it goes, and reads the sources. The walk
  * never follows a link (a link to `/` is one entry, not the host) and reads only regular files;
  * FIFOs, devices, unreadable files and names that are not UTF-8 are left out.

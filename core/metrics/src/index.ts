@@ -7,6 +7,7 @@ export {
   type SourceFile,
   SourceFilter,
   selectSources,
+  sourceCandidates,
 } from './discovery.js';
 export { type FileAnalysis, massOf } from './file-analysis.js';
 export {

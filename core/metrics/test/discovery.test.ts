@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSourceTree, selectSources } from '../src/index.js';
+import { readSourceTree, selectSources, sourceCandidates } from '../src/index.js';
 
 const tree: Record<string, string> = {
   '.gitignore': 'secret/\n*.tmp.py\n',
@@ -28,6 +28,15 @@ const expected = ['app/main.py', 'app/util.ts', 'tests/test_main.py'];
 describe('source discovery', () => {
   it('selects language files, respecting .gitignore at any depth and the default excludes', () => {
     const files = Object.entries(tree).map(([path, text]) => ({ path, text: () => text }));
+    expect(selectSources(files).map((file) => file.path)).toEqual(expected);
+  });
+
+  it('names the candidates by path alone: reading only them selects the same sources', () => {
+    const candidate = sourceCandidates();
+    const read = Object.entries(tree).filter(([path]) => candidate(path));
+    expect(read.map(([path]) => path)).not.toContain('README.md');
+    expect(read.map(([path]) => path)).not.toContain('node_modules/dep/index.js');
+    const files = read.map(([path, text]) => ({ path, text: () => text }));
     expect(selectSources(files).map((file) => file.path)).toEqual(expected);
   });
 

@@ -55,7 +55,8 @@ export class FaithfulnessScorer implements Extract<Scorer, { scope: 'step' }> {
     if (components.length === 0) return [];
     if (this.options.steps === 'last' && ctx.step.index !== ctx.task.steps.length - 1) return [];
     // The snapshot itself is the read-only view: nothing the judge does can change it.
-    const repo = new RepoView(await ctx.snapshots.get(ctx.snapshot), this.options.exclude);
+    const include = RepoView.shows(this.options.exclude);
+    const repo = new RepoView(await ctx.snapshots.get(ctx.snapshot, { include }), this.options.exclude);
     const model = await gatewayModel(this.gateway(), ctx.trial.id, this.options.model, 'scorer faithfulness');
     const failures: JudgeFailure[] = [];
     const verdicts = (

@@ -12,14 +12,20 @@ const ignoredSegments = new Set(['node_modules', '__pycache__', '.git', '.venv',
 export class RepoView {
   readonly files: ReadonlyMap<string, string>;
 
-  constructor(files: readonly WorkspaceFile[], exclude: readonly string[] = []) {
+  /** Whether a path is one the view shows: what a snapshot's reader need read for it. */
+  static shows(exclude: readonly string[] = []): (path: string) => boolean {
     const excluded = exclude.length ? picomatch([...exclude], { dot: true }) : () => false;
+    return (path) =>
+      !path.split('/').some((segment) => ignoredSegments.has(segment) || segment.startsWith('.')) &&
+      !excluded(path);
+  }
+
+  constructor(files: readonly WorkspaceFile[], exclude: readonly string[] = []) {
+    const shows = RepoView.shows(exclude);
     const decoder = new TextDecoder('utf-8', { fatal: true });
     const map = new Map<string, string>();
     for (const file of [...files].sort((a, b) => a.path.localeCompare(b.path))) {
-      const segments = file.path.split('/');
-      if (segments.some((segment) => ignoredSegments.has(segment) || segment.startsWith('.'))) continue;
-      if (excluded(file.path)) continue;
+      if (!shows(file.path)) continue;
       try {
         map.set(file.path, decoder.decode(file.data));
       } catch {

@@ -1,13 +1,13 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { join } from 'node:path';
 import type { Score, Scorer, StepScoreContext, WorkspaceFile } from '@longhaul/core';
 import {
   analyzeProject,
   type PreviousResults,
   type ProjectReport,
   type SourceFile,
-  SourceFilter,
   selectSources,
+  sourceCandidates,
 } from '@longhaul/metrics';
 import type { QualityOptions } from './options.js';
 
@@ -27,24 +27,6 @@ export function sourcesOf(files: readonly WorkspaceFile[], options: QualityOptio
       ...(options.languages ? { languages: options.languages } : {}),
     },
   );
-}
-
-/**
- * The paths worth reading from a snapshot: files of a measured language (before any .gitignore,
- * which sourcesOf applies), .gitignore files and virtualenv markers. The rest of a large
- * workspace (data, logs, a hundred thousand generated files) is never read.
- */
-export function sourceCandidates(options: QualityOptions): (path: string) => boolean {
-  const filter = new SourceFilter({
-    exclude: options.exclude,
-    defaultExcludes: options.defaultExcludes,
-    gitignore: false,
-    ...(options.languages ? { languages: options.languages } : {}),
-  });
-  return (path) => {
-    const name = posix.basename(path);
-    return name === '.gitignore' || name === 'pyvenv.cfg' || filter.select(path) !== undefined;
-  };
 }
 
 async function writeAtomic(path: string, text: string): Promise<void> {
@@ -72,7 +54,12 @@ export class QualityScorer implements Extract<Scorer, { scope: 'step' }> {
   constructor(private readonly options: QualityOptions) {}
 
   async score(ctx: StepScoreContext): Promise<Score[]> {
-    const include = sourceCandidates(this.options);
+    // Only what may be a source is read: the rest of a large workspace never is.
+    const include = sourceCandidates({
+      exclude: this.options.exclude,
+      defaultExcludes: this.options.defaultExcludes,
+      ...(this.options.languages ? { languages: this.options.languages } : {}),
+    });
     const current = sourcesOf(await ctx.snapshots.get(ctx.snapshot, { include }), this.options);
     const previous = ctx.previous
       ? sourcesOf(await ctx.snapshots.get(ctx.previous, { include }), this.options)

@@ -1,6 +1,6 @@
 import type { Score, Scorer, StepScoreContext, WorkspaceFile } from '@longhaul/core';
 import { readDirectoryFiles } from '@longhaul/core';
-import { analyzeProject, type DiscoveryOptions, selectSources } from '@longhaul/metrics';
+import { analyzeProject, type DiscoveryOptions, selectSources, sourceCandidates } from '@longhaul/metrics';
 import type { HealthOptions } from './options.js';
 
 export interface Health {
@@ -48,7 +48,9 @@ export class SweStepsHealthScorer implements Extract<Scorer, { scope: 'step' }> 
 
   async score(ctx: StepScoreContext): Promise<Score[]> {
     const discovery = { exclude: this.options.exclude };
-    const agent = await healthOf(await ctx.snapshots.get(ctx.snapshot), discovery);
+    // Only what may be a source is read from the snapshot.
+    const files = await ctx.snapshots.get(ctx.snapshot, { include: sourceCandidates(discovery) });
+    const agent = await healthOf(files, discovery);
     const base = (await this.tree(ctx.task.seed)) ?? { cognitive: 0, debt: 0 };
     const gold = await this.tree(ctx.step.solution);
     return [
