@@ -72,15 +72,24 @@ export class ProjectGuardMemory implements Memory {
     }[options.injection];
   }
 
-  private sourceFiles(files: WorkspaceFile[]): WorkspaceFile[] {
+  /** Whether a workspace path is the agent's own work, not this memory's file or tool state. */
+  private isSource(path: string): boolean {
     const owned = new Set([...this.ownedFiles, 'NOTES.md']);
-    return files.filter(
-      (file) =>
-        !owned.has(file.path) &&
-        !file.path
-          .split('/')
-          .some((part) => part.startsWith('.') || part === 'node_modules' || part === '__pycache__'),
+    return (
+      !owned.has(path) &&
+      !path
+        .split('/')
+        .some((part) => part.startsWith('.') || part === 'node_modules' || part === '__pycache__')
     );
+  }
+
+  /**
+   * The agent's files, and no others read: a workspace's data and caches can be large. Filtered
+   * again, for an environment that does not know `only` yet.
+   */
+  private async sourceFiles(sandbox: MemoryContext['sandbox']): Promise<WorkspaceFile[]> {
+    const files = await sandbox.pull({ only: (entry) => this.isSource(entry.path) });
+    return files.filter((file) => this.isSource(file.path));
   }
 
   async beforeTurn(ctx: MemoryContext): Promise<MemoryPatch> {
@@ -90,7 +99,7 @@ export class ProjectGuardMemory implements Memory {
     let skeleton = await state.skeleton();
     if (!skeleton) {
       // First turn: the seed's structure, and the manifest later turns are compared with.
-      const files = this.sourceFiles(await ctx.sandbox.pull());
+      const files = await this.sourceFiles(ctx.sandbox);
       skeleton = this.refresh(
         {},
         files,
@@ -161,10 +170,7 @@ export class ProjectGuardMemory implements Memory {
     meta.turns++;
     meta.compactions += events.filter((event) => event.type === 'compaction').length;
     // The structural state follows the files this turn added, modified or deleted.
-    const files = await ctx.sandbox.pull().then(
-      (all) => this.sourceFiles(all),
-      () => undefined,
-    );
+    const files = await this.sourceFiles(ctx.sandbox).catch(() => undefined);
     let changed: string[] = [];
     if (files) {
       const before = (await state.manifest()) ?? {};

@@ -1,7 +1,7 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Memory, MemoryContext, MemoryPatch } from '@longhaul/core';
-import { analyzeProject, selectSources } from '@longhaul/metrics';
+import { analyzeProject, selectSources, sourceCandidates } from '@longhaul/metrics';
 import { qualityOf, renderBrief, type TurnQuality } from './brief.js';
 import type { SlopGuardOptions } from './options.js';
 
@@ -21,7 +21,10 @@ export class SlopGuardMemory implements Memory {
 
   async afterTurn(ctx: MemoryContext): Promise<void> {
     const decoder = new TextDecoder();
-    const files = await ctx.sandbox.pull().catch(() => undefined);
+    // Only what may be a source is read: a workspace's data and caches can be large.
+    const candidate = sourceCandidates({ exclude: this.options.exclude });
+    const only = (entry: { path: string; type: string }) => entry.type === 'dir' || candidate(entry.path);
+    const files = await ctx.sandbox.pull({ only }).catch(() => undefined);
     if (!files) return;
     const sources = selectSources(
       files.map((file) => ({ path: file.path, text: () => decoder.decode(file.data) })),
