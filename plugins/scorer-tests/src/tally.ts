@@ -17,15 +17,26 @@ function allPass(results: CaseResult[]): number | null {
   return results.every((result) => result.passed) ? 1 : 0;
 }
 
-/** The step scores: strict / iso / core solves, pass rate and passed/total per category. */
-export function tallyScores(results: CaseResult[], feedback: string | undefined): Score[] {
+/**
+ * The step scores: strict / iso / core solves, pass rate and passed/total per category. With a
+ * `failure` (the hidden tests could not run to the end because of the submission, or ran past
+ * their time limit), the step is a failed one: strict, iso, core and pass rate 0, whatever the
+ * tests that ran said; the counts keep those tests, and `detail.failure` says why.
+ */
+export function tallyScores(results: CaseResult[], feedback: string | undefined, failure?: string): Score[] {
   const passed = results.filter((result) => result.passed).length;
   const own = results.filter((result) => result.category !== 'regression');
+  const failed = failure === undefined ? undefined : 0;
   const scores: Score[] = [
-    { metric: 'strict', value: allPass(results), detail: { cases: results }, feedback },
-    { metric: 'iso', value: allPass(own) },
-    { metric: 'core', value: allPass(results.filter((result) => result.category === 'core')) },
-    { metric: 'pass_rate', value: results.length ? passed / results.length : null },
+    {
+      metric: 'strict',
+      value: failed ?? allPass(results),
+      detail: failure === undefined ? { cases: results } : { cases: results, failure },
+      feedback,
+    },
+    { metric: 'iso', value: failed ?? allPass(own) },
+    { metric: 'core', value: failed ?? allPass(results.filter((result) => result.category === 'core')) },
+    { metric: 'pass_rate', value: failed ?? (results.length ? passed / results.length : null) },
   ];
   for (const category of scoredCategories) {
     const inCategory = results.filter((result) => result.category === category);

@@ -20,7 +20,7 @@ import { type CaseRun, resetWorkspace, runCase } from './run-case.js';
 import { splitCommand } from './split-command.js';
 import { type CaseResult, tallyScores } from './tally.js';
 
-export const version = '1.0.0';
+export const version = '2.0.0';
 
 function stepDir(item: LoadedCase): string {
   return `${String(item.step.index + 1).padStart(2, '0')}-${item.step.id}`;
@@ -58,6 +58,8 @@ export class TestsScorer {
   readonly scope = 'step' as const;
   readonly version = version;
   private readonly cases = new CaseCache();
+  /** The judge's self-check of each task's step, run once: how the suite broke with the reference. */
+  private readonly selfChecks = new Map<string, Promise<string | undefined>>();
 
   /**
    * @param slots the run's budget of cases at once, shared with the other trials (tokens.CaseSlots);
@@ -80,18 +82,44 @@ export class TestsScorer {
     return held;
   }
 
+  /**
+   * Whether the suite breaks with the step's reference solution too (then the judge is broken):
+   * asked only when a submission's run broke, and once per task step for the scorer's life.
+   */
+  private judgeWorks(
+    ctx: StepScoreContext,
+    check: () => Promise<string | undefined>,
+  ): Promise<string | undefined> {
+    const key = `${ctx.task.id}\0${ctx.task.hash}\0${ctx.step.index}`;
+    let found = this.selfChecks.get(key);
+    if (!found) {
+      found = check();
+      // A check cut short (the run was cancelled) is asked again next time.
+      found.catch(() => this.selfChecks.delete(key));
+      this.selfChecks.set(key, found);
+    }
+    return found;
+  }
+
   async score(ctx: StepScoreContext): Promise<Score[]> {
     const suite = pytestSuiteOf(ctx);
     if (suite) {
       const [release] = await this.hold(1, ctx.signal);
-      const results = await runPytestStep(ctx, suite).finally(release);
+      const { results, failure } = await runPytestStep(ctx, suite, (check) =>
+        this.judgeWorks(ctx, check),
+      ).finally(release);
       const failed = results.filter((result) => !result.passed);
-      const feedback = failed.length
-        ? `${failed.length} of ${results.length} hidden tests failed:\n${failed.map((result) => `- ${result.id}`).join('\n')}`
-        : undefined;
+      const lines = failed.map((result) => `- ${result.id}`);
+      // The failure's first line only: what follows may quote the hidden tests.
+      const feedback = failure
+        ? `the hidden tests could not run to the end: ${failure.split('\n')[0]}${lines.length ? `\n${failed.length} of ${results.length} that ran failed:\n${lines.join('\n')}` : ''}`
+        : failed.length
+          ? `${failed.length} of ${results.length} hidden tests failed:\n${lines.join('\n')}`
+          : undefined;
       return tallyScores(
         this.options.regression ? results : results.filter((result) => result.category !== 'regression'),
         feedback,
+        failure,
       );
     }
     const cases = await casesFor(ctx.task.steps, ctx.step, this.options.regression, this.cases);

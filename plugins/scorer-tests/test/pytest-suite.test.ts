@@ -4,68 +4,21 @@ import { join } from 'node:path';
 import type { PytestSuite, Task } from '@longhaul/core';
 import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe, expect, it } from 'vitest';
-import { categorize } from '../src/pytest/categorize.js';
-import { parseJunit } from '../src/pytest/junit.js';
+import { categorize, checkpointOf, markersOf } from '../src/pytest/categorize.js';
+import { outcomeOf, parseReport } from '../src/pytest/report.js';
 import { scoreStep } from './harness.js';
+import { type ScbenchTaskOptions, scbenchTaskAt } from './scbench-task.js';
 
 // SlopCodeBench-format problems written for the scbench source's tests; the scorer reads them
 // through task metadata only, as the source describes them.
 const fixtures = join(import.meta.dirname, '../../source-scbench/test/fixtures');
 
-function scbenchTask(
+const scbenchTask = (
   name: string,
   entry: string,
   checkpoints: number,
-  {
-    staticAssets = {},
-    markers = { slow: 'functionality' },
-    dir = 'problems',
-    python = '/usr/bin/python3',
-    testTimeoutSeconds,
-  } = {} as {
-    staticAssets?: Record<string, string>;
-    markers?: PytestSuite['markers'];
-    dir?: string;
-    python?: string;
-    testTimeoutSeconds?: number;
-  },
-): Task {
-  const root = join(fixtures, dir, name);
-  const entrypoint = `${python} ${entry}`;
-  const suite: PytestSuite = {
-    testsDir: join(root, 'tests'),
-    python: '/usr/bin/python3',
-    entrypoint,
-    checkpoints: Array.from({ length: checkpoints }, (_, index) => ({
-      name: `checkpoint_${index + 1}`,
-      file: `test_checkpoint_${index + 1}.py`,
-      includePrior: true,
-      testTimeoutSeconds,
-    })),
-    staticAssets,
-    markers,
-    timeoutMs: 120_000,
-  };
-  return {
-    id: name,
-    title: name,
-    source: 'scbench',
-    root,
-    entrypoint,
-    language: 'python',
-    environment: {},
-    steps: suite.checkpoints.map((checkpoint, index) => ({
-      id: checkpoint.name,
-      index,
-      prompt: '',
-      solution: join(root, 'solutions', checkpoint.name),
-      metadata: {},
-    })),
-    timeouts: { caseMs: 10_000 },
-    hash: 'test',
-    metadata: { pytest: suite },
-  };
-}
+  { dir = 'problems', ...options }: ScbenchTaskOptions & { dir?: string } = {},
+): Task => scbenchTaskAt(join(fixtures, dir, name), entry, checkpoints, options);
 
 /** A workspace holding `dir`'s files plus the wordfreq static asset. */
 async function withStopwords(dir: string): Promise<string> {
@@ -94,8 +47,8 @@ const shout = () =>
 
 describe('categorize', () => {
   const custom = { slow: 'functionality' as const, smoke: 'core' as const, contract: 'error' as const };
-  const at = (file: string, ...markers: string[]) =>
-    categorize({ file: `test_${file}.py`, markers }, 'test_checkpoint_2.py', custom);
+  const at = (checkpoint: string, ...markers: string[]) =>
+    categorize({ checkpoint, markers }, 'checkpoint_2', custom);
 
   it('a test of an earlier checkpoint is regression whatever its markers', () => {
     expect(at('checkpoint_1', 'error')).toBe('regression');
@@ -113,54 +66,97 @@ describe('categorize', () => {
     expect(at('checkpoint_2', 'contract')).toBe('error');
     expect(at('checkpoint_2', 'slow')).toBe('functionality');
     expect(at('checkpoint_2', 'functionality')).toBe('functionality');
-    expect(at('checkpoint_2', 'parametrize')).toBe('core');
     expect(at('checkpoint_2')).toBe('core');
+  });
+
+  it("takes a test's checkpoint from its file and its markers from its keywords, as upstream does", () => {
+    expect(checkpointOf('.evaluation_tests/test_checkpoint_3.py', 'checkpoint_1')).toBe('checkpoint_3');
+    expect(checkpointOf('.evaluation_tests/helpers/check.py', 'checkpoint_1')).toBe('checkpoint_1');
+    // A parametrize id and a class name are keywords too; only known markers count, in order.
+    const keywords = [
+      'test_parse[error]',
+      'error',
+      'TestParse',
+      'test_checkpoint_1.py',
+      'parametrize',
+      'slow',
+      'x',
+    ];
+    expect(markersOf(keywords, custom)).toEqual(['error', 'slow']);
   });
 });
 
-describe('parseJunit', () => {
-  it('decodes character references and entities in messages, keeping the first line', () => {
-    const xml = `<testsuites><testsuite name="pytest" tests="1">
-      <testcase classname="tests.test_checkpoint_1" name="test_a" time="0"><failure message="AssertionError: &lt;b&gt; &amp; &#x27;c&#x27;&#10;assert 1 == 2">x</failure></testcase>
-    </testsuite></testsuites>`;
-    expect(parseJunit(xml)[0]?.message).toBe("AssertionError: <b> & 'c'");
-  });
+describe('parseReport', () => {
+  const line = (record: object) => JSON.stringify(record);
 
-  it('reads outcomes, messages and the recorded markers and files', () => {
-    const xml = `<?xml version="1.0"?><testsuites><testsuite name="pytest" tests="3">
-      <testcase classname="tests.test_checkpoint_1" name="test_a" time="0.5"><properties><property name="longhaul.markers" value="error,parametrize"/><property name="longhaul.file" value="test_checkpoint_1.py"/></properties></testcase>
-      <testcase classname="tests.test_checkpoint_1" name="test_b[x]" time="0.1"><failure message="assert 1 == 2">long text</failure></testcase>
-      <testcase classname="test_checkpoint_2" name="test_c" time="0"><skipped message="skip"/></testcase>
-    </testsuite></testsuites>`;
-    expect(parseJunit(xml)).toEqual([
-      {
-        id: 'test_checkpoint_1.py::test_a',
-        file: 'test_checkpoint_1.py',
-        name: 'test_a',
-        markers: ['error', 'parametrize'],
-        outcome: 'passed',
-        message: undefined,
-        durationMs: 500,
-      },
-      {
-        id: 'test_checkpoint_1.py::test_b[x]',
-        file: 'test_checkpoint_1.py',
-        name: 'test_b[x]',
-        markers: [],
-        outcome: 'failed',
+  it('counts a test once, with the outcome the last failing phase gives and the first failing message', () => {
+    const text = [
+      line({ event: 'start' }),
+      line({
+        event: 'report',
+        nodeid: 'a.py::test_x',
+        when: 'setup',
+        category: '',
+        duration: 0.1,
+        keywords: ['test_x', 'error'],
+      }),
+      line({
+        event: 'report',
+        nodeid: 'a.py::test_x',
+        when: 'call',
+        category: 'failed',
+        duration: 0.2,
         message: 'assert 1 == 2',
-        durationMs: 100,
+      }),
+      line({
+        event: 'report',
+        nodeid: 'a.py::test_x',
+        when: 'teardown',
+        category: 'error',
+        duration: 0.3,
+        message: 'boom',
+      }),
+      line({
+        event: 'report',
+        nodeid: 'a.py::test_y',
+        when: 'setup',
+        category: 'skipped',
+        duration: 0,
+        message: 'later',
+      }),
+      line({ event: 'report', nodeid: 'a.py::test_z', when: 'call', category: 'xfailed', duration: 0 }),
+      line({ event: 'report', nodeid: 'a.py::test_w', when: 'call', category: 'xpassed', duration: 0 }),
+      line({ event: 'finish', exitstatus: 1, collected: 4 }),
+      '{"event": "report", "nodeid": "cut sh',
+    ].join('\n');
+    const run = parseReport(text);
+    expect(run).toMatchObject({
+      started: true,
+      finished: { exitstatus: 1, collected: 4 },
+      collectErrors: [],
+    });
+    expect(run.tests).toEqual([
+      {
+        nodeid: 'a.py::test_x',
+        file: 'a.py',
+        outcome: 'error',
+        keywords: ['test_x', 'error'],
+        message: 'assert 1 == 2',
+        durationMs: 600,
       },
       {
-        id: 'test_checkpoint_2.py::test_c',
-        file: 'test_checkpoint_2.py',
-        name: 'test_c',
-        markers: [],
+        nodeid: 'a.py::test_y',
+        file: 'a.py',
         outcome: 'skipped',
-        message: 'skip',
+        keywords: [],
+        message: 'later',
         durationMs: 0,
       },
+      { nodeid: 'a.py::test_z', file: 'a.py', outcome: 'skipped', keywords: [], durationMs: 0 },
+      { nodeid: 'a.py::test_w', file: 'a.py', outcome: 'passed', keywords: [], durationMs: 0 },
     ]);
+    expect(outcomeOf(['', 'passed', ''])).toBe('passed');
+    expect(outcomeOf(['', 'weird'])).toBe('error');
   });
 });
 
@@ -338,9 +334,11 @@ describe.skipIf(!prerequisites.pytest())('pytest suites (SlopCodeBench format)',
     expect(behind.scores).toMatchObject({ strict: 0, iso: 0, core: 0, 'regression.passed': 3 });
   });
 
-  it('a suite that cannot run is a scorer fault naming pytest, not a score', async () => {
+  it('a suite whose pytest cannot start is a scorer fault naming pytest, not a score', async () => {
     const task = wordfreq();
     (task.metadata.pytest as PytestSuite).python = '/usr/bin/false';
-    await expect(scoreStep(task, 0, task.steps[0]!.solution!)).rejects.toThrow(/pytest exited with code 1/);
+    await expect(scoreStep(task, 0, task.steps[0]!.solution!)).rejects.toThrow(
+      /pytest did not start .* \(exit code 1\)/,
+    );
   });
 });

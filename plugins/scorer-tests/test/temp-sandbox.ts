@@ -2,30 +2,42 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
-import type {
-  ExecOptions,
-  ExecResult,
-  FileEntry,
-  Sandbox,
-  SandboxProcess,
-  SnapshotRef,
-  SnapshotStore,
-  WorkspaceFile,
+import {
+  type ExecOptions,
+  type ExecResult,
+  type FileEntry,
+  FolderJudgeArea,
+  type Sandbox,
+  type SandboxProcess,
+  type SnapshotRef,
+  type SnapshotStore,
+  type WorkspaceFile,
 } from '@longhaul/core';
 
-/** A minimal sandbox over a temp directory: enough to drive scorers in unit tests. */
+/**
+ * A minimal sandbox over a temp directory: enough to drive scorers in unit tests. Nothing is
+ * isolated: its judge area is a folder beside the workspace (`guarded: false`), as in the local
+ * environment's plain mode.
+ */
 export class TempSandbox implements Sandbox {
   readonly id = `temp-${Math.random().toString(36).slice(2)}`;
   readonly hostAddress = '127.0.0.1';
+  readonly workspace: string;
   private readonly running = new Set<() => Promise<void>>();
 
   private constructor(
-    readonly workspace: string,
+    private readonly root: string,
     private readonly snapshots: SnapshotStore,
-  ) {}
+    readonly judge: FolderJudgeArea,
+  ) {
+    this.workspace = join(root, 'workspace');
+  }
 
   static async create(snapshots: SnapshotStore, from?: SnapshotRef): Promise<TempSandbox> {
-    const sandbox = new TempSandbox(await mkdtemp(join(tmpdir(), 'longhaul-ws-')), snapshots);
+    const root = await mkdtemp(join(tmpdir(), 'longhaul-ws-'));
+    const judge = await new FolderJudgeArea(join(root, 'judge'), false).create();
+    const sandbox = new TempSandbox(root, snapshots, judge);
+    await mkdir(sandbox.workspace);
     if (from) await sandbox.restore(from);
     return sandbox;
   }
@@ -169,6 +181,6 @@ export class TempSandbox implements Sandbox {
 
   async close(): Promise<void> {
     await Promise.all([...this.running].map((kill) => kill()));
-    await rm(this.workspace, { recursive: true, force: true });
+    await rm(this.root, { recursive: true, force: true });
   }
 }

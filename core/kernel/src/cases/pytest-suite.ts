@@ -3,8 +3,8 @@ import { timerMs } from '../config/timer-limit.js';
 
 /**
  * A task whose hidden tests are a pytest suite (SlopCodeBench's format) instead of case files. The
- * source puts it in `task.metadata.pytest`; the tests scorer runs it for each step and reads the
- * per-test results from pytest's JUnit XML.
+ * source puts it in `task.metadata.pytest`; the tests scorer runs it for each step, in the judge
+ * area of its sandbox (see JudgeArea), and reads the per-test results its pytest plugin records.
  */
 export const pytestSuiteKey = 'pytest';
 
@@ -36,7 +36,7 @@ export const pytestSuiteSchema = z.strictObject({
   staticAssets: z.record(z.string(), z.string()),
   /** Custom markers and the category each puts a test in. */
   markers: z.record(z.string(), z.enum(pytestCategories)),
-  /** Wall clock for one pytest run. */
+  /** Wall clock for one pytest run; a run past it fails the checkpoint, with that reason. */
   timeoutMs: timerMs(),
 });
 export type PytestSuite = z.output<typeof pytestSuiteSchema>;
