@@ -7,7 +7,13 @@ import {
   type PathIssue,
   readYaml,
 } from '@longhaul/core';
-import { type ModelConfig, modelsConfigSchema, type ScriptedReplyConfig } from './config.js';
+import { z } from 'zod';
+import {
+  type ModelConfig,
+  modelsConfigSchema,
+  type ScriptedReplyConfig,
+  scriptedReplySchema,
+} from './config.js';
 
 /** Where a scripted model's replies are written: the experiment (key paths) or a replies file. */
 interface Replies {
@@ -75,10 +81,12 @@ async function repliesOf(
     throw error;
   }
   const list = Array.isArray(yaml.value) ? yaml.value : (yaml.value as { replies?: unknown } | null)?.replies;
-  if (!Array.isArray(list)) return undefined;
+  // A file the models check refuses is reported there, not checked here.
+  const parsed = z.array(scriptedReplySchema).safeParse(list);
+  if (!parsed.success) return undefined;
   const prefix = Array.isArray(yaml.value) ? [] : ['replies'];
   return {
-    replies: list as ScriptedReplyConfig[],
+    replies: parsed.data,
     issue: (at, message, suggestion) => yaml.issue([...prefix, ...at], message, suggestion),
   };
 }
