@@ -95,6 +95,8 @@ const syncEachUpTo = 16;
 export class BlobSnapshotStore implements SnapshotStore {
   private readonly blobs: string;
   private readonly manifests: string;
+  /** Folders of the store this process made or found. */
+  private readonly made = new Set<string>();
 
   constructor(readonly dir: string) {
     this.blobs = join(dir, 'blobs');
@@ -160,13 +162,20 @@ export class BlobSnapshotStore implements SnapshotStore {
   }
 
   private async tempFile(): Promise<string> {
-    await mkdir(this.blobs, { recursive: true });
+    await this.folder(this.blobs);
     return join(this.blobs, `.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   }
 
   private async settle(temp: string, path: string): Promise<void> {
-    await mkdir(dirname(path), { recursive: true });
+    await this.folder(dirname(path));
     await rename(temp, path);
+  }
+
+  /** Makes a folder of the store once per process: a snapshot of many files would ask thousands of times. */
+  private async folder(path: string): Promise<void> {
+    if (this.made.has(path)) return;
+    await mkdir(path, { recursive: true });
+    this.made.add(path);
   }
 
   /**
