@@ -60,8 +60,8 @@ describe('start-up paths load neither the kernel nor a plugin', () => {
     expect(heavyIn(validate.modules)).toContainEqual(expect.stringMatching(/core\/kernel\/dist\/index\.js$/));
     expect(validate.modules.filter((url) => url.includes('/core/gateway/'))).toEqual([]);
     // Nor what no trial needs before it starts: the local environment's process library, the tests
-    // scorer's XML (pytest) and JSON Schema (HTTP cases) libraries, every kind of diff.
-    const unused = /\/node_modules\/(execa|fast-xml-parser|ajv)\/|\/node_modules\/diff\/libesm\/index\.js$/;
+    // scorer's JSON Schema library (HTTP cases), every kind of diff.
+    const unused = /\/node_modules\/(execa|ajv)\/|\/node_modules\/diff\/libesm\/index\.js$/;
     expect(validate.modules.filter((url) => unused.test(url))).toEqual([]);
   }, 300_000);
 });
