@@ -62,10 +62,14 @@ export class DockerJudgeArea implements JudgeArea {
       );
   }
 
-  /** Empties `/judge` (an image may hold one), makes it root's alone, with its helper; once. */
+  /**
+   * Empties `/judge` (an image may hold one), makes it root's alone, with its helper; once. An
+   * image without setpriv is refused here: every program under test would fail to start, which
+   * would read as a wrong answer.
+   */
   private ready(): Promise<void> {
     this.made ??= this.root(
-      `rm -rf ${judgePath} && mkdir -m 0700 ${judgePath} && chown 0:0 ${judgePath} && printf '%s' ${quote(helper)} > ${judgePath}/.confine && chmod 0700 ${judgePath}/.confine`,
+      `command -v setpriv >/dev/null || { echo 'the image has no setpriv (util-linux), which the judge area needs to run the program under test as the agent' >&2; exit 3; } && rm -rf ${judgePath} && mkdir -m 0700 ${judgePath} && chown 0:0 ${judgePath} && printf '%s' ${quote(helper)} > ${judgePath}/.confine && chmod 0700 ${judgePath}/.confine`,
       'making the judge area',
     );
     return this.made;
