@@ -19,11 +19,11 @@ describe("the end-of-run table shows the scores of one's own scorer", () => {
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toMatch(
-      / +strict +iso +core +tools failed +fixture-files\.match +cost +trial time +wall$/,
+      / +strict +iso +core +tools failed +tamper +fixture-files\.match +cost +trial time +wall$/,
     );
     // The fixture has no tests scorer: no solve rate, and the writer matches every step's reference.
     expect(lines[1]).toMatch(
-      /^fixture-writer\/fixture-steps\/fixture-none +2 +6 +6 +0 +0 +– +– +– +0 +1 +\$0\.00 /,
+      /^fixture-writer\/fixture-steps\/fixture-none +2 +6 +6 +0 +0 +– +– +– +0 +0 +1 +\$0\.00 /,
     );
     expect(lines).toContain(
       'fixture-files.match: mean over the scored steps (and trials) that have the score',
@@ -34,7 +34,7 @@ describe("the end-of-run table shows the scores of one's own scorer", () => {
   it('names a column of the columns option that no step scored, and the scores there are', async () => {
     const result = await run('unknown', '[{id: summary, options: {columns: [fixture-files.mach]}}]');
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout.split('\n')[0]).toMatch(/ +core +tools failed +cost +trial time +wall$/);
+    expect(result.stdout.split('\n')[0]).toMatch(/ +core +tools failed +tamper +cost +trial time +wall$/);
     expect(result.stdout).toContain(
       'summary: columns names fixture-files.mach, which no step or trial of this run scored (did you mean fixture-files.match?); its scores: fixture-files.match',
     );
@@ -52,7 +52,7 @@ describe("the end-of-run table shows the scores of one's own scorer", () => {
     const result = await spawnCli(['validate', file], work()).done;
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      `${file}:11:26: reporters[0].options.columns[0]: reporter 'summary' names score 'fixture-file.match', but no scorer of the experiment is labelled 'fixture-file' (its scorers: fixture-files) (did you mean 'fixture-files.match'?)`,
+      `${file}:11:26: reporters[0].options.columns[0]: reporter 'summary' names score 'fixture-file.match', but no scorer of the experiment is labelled 'fixture-file' (its scorers: fixture-files, integrity) (did you mean 'fixture-files.match'?)`,
     );
   });
 });

@@ -213,7 +213,10 @@
     return (chosen.length > 0 ? chosen : keys.slice(0, 6)).slice(0, 12);
   }
 
-  const flagColumns = [{ key: 'toolFailures', label: 'tools failed', format: 'number', digits: 0 }];
+  const flagColumns = [
+    { key: 'toolFailures', label: 'tools failed', format: 'number', digits: 0 },
+    { key: 'tampered', label: 'tamper', format: 'number', digits: 0 },
+  ];
 
   function overview(run) {
     const section = el('section', { class: 'run', 'data-run': run.name });
@@ -530,6 +533,19 @@
     );
   }
 
+  /** A heading and a list of lines, or nothing when there are none. */
+  function listing(title, lines, cls) {
+    if (!lines?.length) return [];
+    return [
+      el('h4', {}, title),
+      el(
+        'ul',
+        { class: cls },
+        lines.map((line) => el('li', {}, line)),
+      ),
+    ];
+  }
+
   function stepDetail(step, summary) {
     const scores = Object.entries(step.scores).map(([key, value]) => ({ key, value }));
     const details = el(
@@ -549,6 +565,12 @@
         el('summary', {}, `Transcript (the prompt and ${step.trajectory.length} items)`),
         el('div', { class: 'transcript' }, transcript(step)),
       ),
+      ...listing(
+        'Tamper signals: what the agent changed in the machinery of judgment',
+        step.signals,
+        'signals',
+      ),
+      ...listing('Failed tool calls', step.toolFailures, 'tool-failures'),
       el('h4', {}, 'Diff'),
       el(
         'pre',

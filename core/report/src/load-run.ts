@@ -41,6 +41,10 @@ export interface StepFiles {
   trajectory: TrajectoryEvent[];
   scores: Record<string, number | boolean | null>;
   cases: CaseResult[];
+  /** The integrity scorer's list of what the agent changed in the machinery of judgment. */
+  signals: { path: string; change: string; kind: string; why: string; tamper: boolean }[];
+  /** The step's failed tool calls and why each failed (scores.json `tools.failures`). */
+  toolFailures: { tool: string; error: string }[];
 }
 
 export interface LoadedTrial {
@@ -145,7 +149,17 @@ interface ScoresFile {
   step: string;
   index: number;
   scores: Record<string, number | boolean | null>;
-  details?: Record<string, Record<string, { cases?: { id: string; category: string; passed: boolean }[] }>>;
+  details?: Record<
+    string,
+    Record<
+      string,
+      {
+        cases?: { id: string; category: string; passed: boolean }[];
+        changes?: StepFiles['signals'];
+      }
+    >
+  >;
+  tools?: { failures?: StepFiles['toolFailures'] };
 }
 
 async function readCases(
@@ -214,6 +228,8 @@ async function readSteps(runDir: string, trialDir: string): Promise<StepFiles[]>
       trajectory: parseJsonl((await readText(join(dir, 'trajectory.jsonl'))) ?? ''),
       scores: { ...scores?.scores, ...(await regradedScores(dir)) },
       cases: await readCases(dir, scores, runDir),
+      signals: (scores?.details?.integrity?.tamper?.changes ?? []).filter((change) => change.tamper),
+      toolFailures: scores?.tools?.failures ?? [],
     });
   }
   return steps;

@@ -16,7 +16,7 @@ import {
   type ToolCalls,
   type TrialRecord,
 } from '@longhaul/core';
-import { stepFlags } from './flags.js';
+import { stepFlags, tampered } from './flags.js';
 import { type LoadedRun, regradedKey } from './load-run.js';
 
 /** One trial as the overview and the timeline show it (no step content: that comes per trial). */
@@ -64,6 +64,8 @@ export interface ConditionRow {
   core: number | null;
   /** Scored steps where most tool calls failed; null where no step recorded its tool calls. */
   toolFailures: number | null;
+  /** Steps, scored or not, with a tamper signal; null where no step has `integrity.tamper`. */
+  tampered: number | null;
   costUsd: number;
   inputTokens: number;
   outputTokens: number;
@@ -235,6 +237,9 @@ function conditionRow(condition: string, trials: TrialRow[]): ConditionRow {
     // No call at all measured nothing: a dash, not 0.
     toolFailures: steps.some((step) => (step.tools?.calls ?? 0) > 0)
       ? scored.filter((step) => mostToolCallsFailed(step.tools)).length
+      : null,
+    tampered: steps.some((step) => tampered(step) !== undefined)
+      ? steps.filter((step) => tampered(step)).length
       : null,
     costUsd: trials.reduce((sum, trial) => sum + trial.costUsd, 0),
     inputTokens: trials.reduce((sum, trial) => sum + trial.inputTokens, 0),

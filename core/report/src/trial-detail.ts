@@ -21,6 +21,10 @@ export interface StepDetail {
   trajectory: TrajectoryItem[];
   cases: { id: string; category: string; passed: boolean; output: string }[];
   scores: Record<string, number | boolean | null>;
+  /** Tamper signals, one line each: `added conftest.py (hooks): conftest.py: pytest loads it by itself`. */
+  signals: string[];
+  /** Failed tool calls, one line each: `write_file: Invalid arguments …`. */
+  toolFailures: string[];
 }
 
 function item(event: TrajectoryEvent): TrajectoryItem {
@@ -122,6 +126,8 @@ export async function trialDetail(trial: LoadedTrial, limit: number): Promise<St
         ),
       })),
       scores: step.scores,
+      signals: step.signals.map((s) => truncate(`${s.change} ${s.path} (${s.kind}): ${s.why}`, limit)),
+      toolFailures: step.toolFailures.map((f) => truncate(`${f.tool}: ${f.error}`, limit)),
     };
   });
 }

@@ -14,6 +14,8 @@ export function tableLegend(options: {
   const flagLines: Record<string, string> = {
     'tools failed':
       "tools failed: scored steps where most of the agent's tool calls failed (the step's scores.json says why)",
+    tamper:
+      "tamper: steps where the agent changed the tests, their configuration, runner hooks, start-up or results files (integrity.tamper; the step's scores.json lists them)",
   };
   const from = (metric: string) => `(${options.solveScorer}.${metric})`;
   return [

@@ -53,8 +53,9 @@ export function scoreColumns(
     return index === -1 ? order.length : index;
   };
   // A stable sort: keys no record gave (none, as summaries are made) keep their sorted order.
+  // The integrity scorer's figures have their own column (tamper).
   const others = available
-    .filter((key) => !key.startsWith(`${solveScorer}.`))
+    .filter((key) => !key.startsWith(`${solveScorer}.`) && !key.startsWith('integrity.'))
     .sort((a, b) => rank(a) - rank(b));
   return {
     shown: others.slice(0, defaultColumnCount),

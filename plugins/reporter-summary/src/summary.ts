@@ -66,6 +66,12 @@ export interface ConditionSummary {
    * the step measured little of the agent); null when no step made (or recorded) a tool call.
    */
   toolFailures: number | null;
+  /**
+   * Steps, scored or not, with a tamper signal (`integrity.tamper` above 0: the agent changed the
+   * tests, their configuration, runner hooks, start-up or results files); null when no step has
+   * the score (the integrity scorer did not run).
+   */
+  tampered: number | null;
   costUsd: number;
   /** Trial time: the durations of the condition's trials, summed. */
   durationMs: number;
@@ -177,6 +183,18 @@ function means(scoreSets: Scores[]): Record<string, number> {
   );
 }
 
+/** The score whose value above 0 says a step tampered with the machinery of judgment. */
+export const tamperKey = 'integrity.tamper';
+
+/**
+ * Steps with a tamper signal, whatever their outcome: an attempt on the judge is worth seeing
+ * even in a step that errored. Null when no step has the score.
+ */
+function tamperedSteps(steps: StepSummary[]): number | null {
+  const measured = steps.filter((step) => typeof step.scores[tamperKey] === 'number');
+  return measured.length === 0 ? null : measured.filter((step) => Number(step.scores[tamperKey]) > 0).length;
+}
+
 /**
  * Per score key, how many of the sets (scored steps, or trials) lack a numeric value for it,
  * among the keys some set has: what a mean over the others left out.
@@ -251,6 +269,7 @@ export function summarizeCondition(
     toolFailures: steps.some((step) => (step.tools?.calls ?? 0) > 0)
       ? scored.filter((step) => mostToolCallsFailed(step.tools)).length
       : null,
+    tampered: tamperedSteps(steps),
     costUsd: trials.reduce((sum, trial) => sum + trial.usage.costUsd, 0),
     durationMs: trials.reduce((sum, trial) => sum + trial.durationMs, 0),
     wallMs: wallTime(trials),

@@ -25,7 +25,7 @@ const count = (value: number | null) => (value === null ? '–' : String(value))
 
 /**
  * Counts of scored steps that call for a look beside the solve rates, each shown when some
- * condition has it measured: steps where most tool calls failed.
+ * condition has it measured: steps where most tool calls failed, steps with tamper signals.
  */
 export interface FlagColumn {
   key: string;
@@ -36,6 +36,7 @@ export interface FlagColumn {
 export function flagColumns(conditions: ConditionSummary[]): FlagColumn[] {
   const all: FlagColumn[] = [
     { key: 'toolFailures', label: 'tools failed', value: (condition) => condition.toolFailures ?? null },
+    { key: 'tampered', label: 'tamper', value: (condition) => condition.tampered ?? null },
   ];
   return all.filter((flag) => conditions.some((condition) => flag.value(condition) !== null));
 }

@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ReportContext, TableFigure } from '@longhaul/core';
+import type { ReportContext, StepRecord, TableFigure, TrialRecord, TrialSpec } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 import plugin, { SummaryReporter } from '../src/index.js';
 import { trials } from './fixture.js';
@@ -25,9 +25,17 @@ function withTodoCount(extra: (index: number) => Record<string, number> = () => 
   }));
 }
 
+/** The fixture's trials (with todo-count) with each step changed; `agent` is the agent's condition. */
+function changeSteps(change: (step: StepRecord, agent: boolean) => StepRecord) {
+  return withTodoCount().map(({ spec, record }) => ({
+    spec,
+    record: { ...record, steps: record.steps.map((step) => change(step, record.condition === 'agent')) },
+  }));
+}
+
 async function print(
   options: Record<string, unknown>,
-  list = withTodoCount(),
+  list: { spec: TrialSpec; record: TrialRecord }[] = withTodoCount(),
   width?: number,
 ): Promise<{ lines: string[]; figure: TableFigure }> {
   const printed: string[] = [];
@@ -77,19 +85,10 @@ describe('score columns of the summary table', () => {
   });
 
   it('flags the scored steps where most tool calls failed, beside the solve rates', async () => {
-    const list = withTodoCount().map(({ spec, record }) => ({
-      spec,
-      record: {
-        ...record,
-        steps: record.steps.map((step) => ({
-          ...step,
-          // The agent's write_file calls all failed validation at its first step.
-          tools:
-            record.condition === 'agent' && step.index === 0
-              ? { calls: 6, failed: 6 }
-              : { calls: 4, failed: 1 },
-        })),
-      },
+    const list = changeSteps((step, agent) => ({
+      ...step,
+      // The agent's write_file calls all failed validation at its first step.
+      tools: agent && step.index === 0 ? { calls: 6, failed: 6 } : { calls: 4, failed: 1 },
     }));
     const { lines, figure } = await print({ columns: [] }, list);
     expect(lines.slice(0, 3)).toEqual([
@@ -101,6 +100,25 @@ describe('score columns of the summary table', () => {
       "tools failed: scored steps where most of the agent's tool calls failed (the step's scores.json says why)",
     );
     expect(figure.rows.map((row) => row.toolFailures)).toEqual([2, 0]);
+  });
+
+  it('counts the steps with tamper signals beside the solve rates, failed ones included', async () => {
+    // The agent planted a conftest hook at its second step, the one that crashed in r2 too.
+    const hooked = (agent: boolean, index: number) => (agent && index === 1 ? 1 : 0);
+    const list = changeSteps((step, agent) => ({
+      ...step,
+      scores: {
+        ...step.scores,
+        'integrity.tamper': 2 * hooked(agent, step.index),
+        'integrity.hooks': hooked(agent, step.index),
+      },
+    }));
+    const { lines, figure } = await print({}, list);
+    expect(lines[0]).toMatch(/ +core +tamper +todo-count\.todos +todo-count\.files +cost/);
+    expect(lines[1]).toMatch(/^agent .* 75\.0% +2 +2\.750 /);
+    expect(lines[2]).toMatch(/^oracle .* 100\.0% +0 +1\.000 /);
+    expect(lines.find((line) => line.startsWith('tamper:'))).toContain('runner hooks');
+    expect(figure.rows.map((row) => row.tampered)).toEqual([2, 0]);
   });
 
   it('shows the scores the columns option names, in its order, and only those', async () => {

@@ -33,14 +33,23 @@ const repeatOf = (trialId: string) => {
   return repeat ? ` r${repeat}` : '';
 };
 
-const scoreSummary = (scores: Record<string, number | boolean | null>) =>
-  Object.entries(scores)
-    .slice(0, 4)
-    .map(
-      ([key, value]) =>
-        `${key}=${typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(2) : value}`,
-    )
-    .join(' ');
+/**
+ * The first scores of a step, the tamper-signal scorer's left out but for a signal it found
+ * (`tamper=2`), which is worth seeing while the run goes on.
+ */
+const scoreSummary = (scores: Record<string, number | boolean | null>) => {
+  const tamper = scores['integrity.tamper'];
+  return [
+    ...Object.entries(scores)
+      .filter(([key]) => !key.startsWith('integrity.'))
+      .slice(0, 4)
+      .map(
+        ([key, value]) =>
+          `${key}=${typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(2) : value}`,
+      ),
+    ...(typeof tamper === 'number' && tamper > 0 ? [`tamper=${tamper}`] : []),
+  ].join(' ');
+};
 
 /** One line per event that matters, for logs and pipes. */
 export class PlainView implements ProgressView {

@@ -100,6 +100,12 @@ export const experimentSchema = z
     memory: axis('Memory around turns: a matrix axis (default: none)').default('none'),
     scorers: list('Scorers (default: [tests])').default(['tests']),
     reporters: list('Reporters (default: [summary])').default(['summary']),
+    tamperSignals: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Add the `integrity` scorer (tamper signals per step: test files, test configuration, runner hooks, start-up files the agent changed) when it is installed and `scorers` does not list it; false leaves it out',
+      ),
     repeats: z.int().min(1).default(1).describe('Trials per task and condition'),
     concurrency: z.int().min(1).default(1).describe('Trials run at once'),
     caseWorkers: z
@@ -153,6 +159,8 @@ export interface ExperimentConfig {
   memory: PluginRef[];
   scorers: PluginRef[];
   reporters: PluginRef[];
+  /** Whether the tamper-signal scorer was added where the experiment did not list it. */
+  tamperSignals: boolean;
   repeats: number;
   concurrency: number;
   /** Hidden-test cases at once across the run's trials; absent means the cores available. */

@@ -6,7 +6,7 @@ import type { Source } from '../contracts/source.js';
 import type { Task } from '../contracts/task.js';
 import type { Condition, PluginRef, TrialSpec } from '../contracts/trial.js';
 import { PluginRegistry } from '../plugins/registry.js';
-import { ConfigError, type ConfigIssue, isConfigError } from './config-error.js';
+import { ConfigError, type ConfigIssue, formatIssue, isConfigError } from './config-error.js';
 import { type ExperimentConfig, experimentSchema, type RefField, refFields } from './experiment-schema.js';
 import { type HarnessModelUse, harnessModelUses } from './harness-tools.js';
 import { interpolateEnv, maskSecrets } from './interpolate.js';
@@ -169,6 +169,7 @@ export async function loadExperiment(
     }
   }
 
+  const tamperWarning = await addTamperSignals(raw, registry);
   // Only the plugins the experiment names are imported.
   await registry.load(
     refFields.flatMap(({ field: key, kind }) =>
@@ -267,6 +268,7 @@ export async function loadExperiment(
     memory: pick('memory'),
     scorers: pick('scorers'),
     reporters: pick('reporters'),
+    tamperSignals: field('tamperSignals') ?? true,
     repeats: field('repeats')!,
     concurrency: field('concurrency')!,
     ...(caseWorkers === undefined ? {} : { caseWorkers }),
@@ -302,6 +304,7 @@ export async function loadExperiment(
     trials,
     warnings: [
       ...modelWarnings,
+      ...(tamperWarning ? [tamperWarning] : []),
       ...unselectedWarning(unselected),
       ...pluginWarnings(config, registry, { tasks: selected }),
     ],
@@ -312,6 +315,36 @@ export async function loadExperiment(
   };
   if (issues.length > 0) throw new ConfigError(inFileOrder(issues), { experiment });
   return experiment;
+}
+
+/** The scorer every experiment gets unless it says `tamperSignals: false` (see the schema). */
+export const tamperSignalsScorer = 'integrity';
+
+/**
+ * Appends the tamper-signal scorer to the experiment's scorers when it is installed and not
+ * listed, so that a researcher sees an agent's attempts on the judge without opting in. An
+ * installed one that cannot be loaded is left out with a warning rather than failing the run.
+ */
+async function addTamperSignals(
+  raw: Record<string, unknown>,
+  registry: PluginRegistry,
+): Promise<string | undefined> {
+  if (raw.tamperSignals === false) return undefined;
+  if (!registry.declared('scorer').some((plugin) => plugin.id === tamperSignalsScorer)) return undefined;
+  const listed = raw.scorers === undefined ? ['tests'] : raw.scorers;
+  // Anything else is the schema's to refuse, as written.
+  if (!Array.isArray(listed) && typeof listed !== 'string' && !isMapping(listed)) return undefined;
+  const entries: unknown[] = Array.isArray(listed) ? listed : [listed];
+  const named = (entry: unknown) =>
+    entry === tamperSignalsScorer || (isMapping(entry) && entry.id === tamperSignalsScorer);
+  if (entries.some(named)) return undefined;
+  await registry.load([{ kind: 'scorer', id: tamperSignalsScorer }]);
+  if (!registry.get('scorer', tamperSignalsScorer)) {
+    const why = registry.problems('scorer', tamperSignalsScorer).map(formatIssue).join('; ');
+    return `no tamper signals: the ${tamperSignalsScorer} scorer is installed but cannot be used (${why || 'it did not load'})`;
+  }
+  raw.scorers = [...entries, tamperSignalsScorer];
+  return undefined;
 }
 
 /**
@@ -593,6 +626,8 @@ function resolvedYaml(config: ExperimentConfig, usedVariables: ReadonlyMap<strin
     memory: rest.memory.map(ref),
     scorers: rest.scorers.map(ref),
     reporters: rest.reporters.map(ref),
+    // The scorer it adds is listed above; false keeps a resume from adding it.
+    ...(rest.tamperSignals ? {} : { tamperSignals: false }),
     repeats: rest.repeats,
     concurrency: rest.concurrency,
     ...(rest.caseWorkers === undefined ? {} : { caseWorkers: rest.caseWorkers }),

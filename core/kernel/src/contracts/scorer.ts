@@ -26,6 +26,13 @@ export interface StepScoreContext {
   snapshot: SnapshotRef;
   /** The workspace after the previous scored step (or the seed), for churn and diffs. */
   previous?: SnapshotRef;
+  /**
+   * The workspace as the step's turn began, after whatever the runner changed first (a reset to
+   * the reference, hidden files): `start` → `snapshot` is the agent's own doing in the step. For
+   * a turn that closes several steps, the first of them starts here and the others at `snapshot`.
+   * Absent where not known (a run from before steps kept it): then `previous` is the best guess.
+   */
+  start?: SnapshotRef;
   snapshots: SnapshotStore;
   /** A fresh sandbox over the given snapshot, away from the agent's; the scorer closes it. */
   openSandbox(from: SnapshotRef): Promise<Sandbox>;

@@ -228,6 +228,7 @@ async function regradeSteps(
         trial: spec,
         snapshot: original.snapshot,
         previous,
+        ...((original.start ?? previous) ? { start: original.start ?? previous } : {}),
         snapshots: store.snapshots,
         environment,
         outDir,

@@ -142,6 +142,7 @@ export class StepClosing {
       startedAt: open.startedAt,
       endedAt,
       ...(outcome.snapshot ? { snapshot: outcome.snapshot } : {}),
+      ...(outcome.start ? { start: outcome.start } : {}),
       tools: { ...open.tools.counts, failures: open.tools.failures },
     };
     await store.writeStepScores(spec.id, open.step, file);

@@ -25,6 +25,8 @@ export interface StepOutcome {
   feedback: string[];
   /** The snapshot the scores are of. */
   snapshot?: SnapshotRef;
+  /** The workspace the step's turn began from (see `StepScoreContext.start`). */
+  start?: SnapshotRef;
 }
 
 /** The scorers' context, minus `openSandbox`, which opens sandboxes of `environment`. */

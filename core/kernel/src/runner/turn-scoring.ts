@@ -76,6 +76,8 @@ export async function scoreTurn(
   let previous = start;
   for (const i of turn.scores) {
     const step = task.steps[i]!;
+    // The turn's change belongs to the first step it closes, as its diff does.
+    const stepStart = previous === start ? base : previous;
     await store.writeSnapshotRef(spec.id, step, ref);
     if (previous !== start) await store.writeDiff(spec.id, step, '');
     const outcome = await scoreStep(plugins.stepScorers, {
@@ -84,6 +86,7 @@ export async function scoreTurn(
       trial: spec,
       snapshot: ref,
       previous,
+      ...(stepStart ? { start: stepStart } : {}),
       snapshots,
       environment: plugins.environment,
       outDir: await store.testsDir(spec.id, step),
@@ -92,7 +95,7 @@ export async function scoreTurn(
       timeoutMs: spec.limits.stepMs,
     });
     const details = skipped.length > 0 ? { ...outcome.details, snapshot: { skipped } } : outcome.details;
-    outcomes.set(i, { ...outcome, details, snapshot: ref });
+    outcomes.set(i, { ...outcome, details, snapshot: ref, ...(stepStart ? { start: stepStart } : {}) });
     previous = ref;
   }
   return outcomes;

@@ -37,6 +37,8 @@ export interface StepScoresFile {
   startedAt?: string;
   endedAt?: string;
   snapshot?: string;
+  /** The workspace the step's turn began from: `start` → `snapshot` is the agent's doing. */
+  start?: string;
   /** The agent's tool calls during the step, with the first failures and why each failed. */
   tools?: ToolCalls & { failures: ToolFailure[] };
 }

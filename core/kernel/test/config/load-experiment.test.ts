@@ -1,9 +1,10 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadExperiment } from '@longhaul/core';
+import { definePlugin, loadExperiment, PluginRegistry, tokens } from '@longhaul/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { experiments, fixtures, makeProject } from '../fixtures/config/project.js';
+import { z } from 'zod';
+import { experiments, fixtureRegistry, fixtures, makeProject } from '../fixtures/config/project.js';
 
 let cwd: string;
 let remove: () => Promise<void>;
@@ -30,7 +31,8 @@ describe('loadExperiment', () => {
     const ids = (refs: { id: string }[]) => refs.map((ref) => ref.id);
     expect(
       [config.environment, config.script, config.memory, config.scorers, config.reporters].map(ids),
-    ).toEqual([['local'], ['checkpoints'], ['none'], ['tests'], ['summary']]);
+      // integrity, installed in this repository, is added to every experiment (tamperSignals).
+    ).toEqual([['local'], ['checkpoints'], ['none'], ['tests', 'integrity'], ['summary']]);
     expect(config).toMatchObject({ repeats: 1, concurrency: 1 });
     expect(config.limits).toEqual({
       turnSeconds: 1800,
@@ -98,7 +100,10 @@ describe('loadExperiment', () => {
         memory: { id: 'scratch', label: 'scratchpad', options: { path: 'SCRATCH.md' } },
         environment: { id: 'local', label: 'local', options: {} },
       },
-      scorers: [{ id: 'tests', label: 'tests', options: {} }],
+      scorers: [
+        { id: 'tests', label: 'tests', options: {} },
+        { id: 'integrity', label: 'integrity', options: { ignore: [] } },
+      ],
       limits: { turnMs: 90_000, stepMs: 600_500, turnsPerStep: 1, trialUsd: 0, onError: 'stop' },
       plugins: ['basics', 'harnesses', 'source-list', 'scratch-memory'].map((name) =>
         join(fixtures, 'plugins', name),
@@ -207,5 +212,66 @@ describe('loadExperiment', () => {
     const before = await readdir(experiments);
     await load('valid.yaml');
     expect(await readdir(experiments)).toEqual(before);
+  });
+
+  describe('tamper signals', () => {
+    /** The fixture plugins plus an installed `integrity` scorer. */
+    const withIntegrity = async () => {
+      const base = await fixtureRegistry(cwd, (plugin) => plugin);
+      const others = base.list().filter((plugin) => plugin.definition.id !== 'integrity');
+      const integrity = definePlugin({
+        kind: 'scorer',
+        id: 'integrity',
+        description: 'fixture integrity',
+        options: z.object({ ignore: z.array(z.string()).default([]) }).strict(),
+        register(bind) {
+          bind(tokens.Scorer).toConstantValue({ scope: 'step', version: '1', score: async () => [] });
+        },
+      });
+      return PluginRegistry.of([
+        ...others,
+        { definition: integrity, packageName: 'fixture-integrity', version: '1.0.0', dir: cwd },
+      ]);
+    };
+    const scorers = (experiment: { config: { scorers: { id: string }[] } }) =>
+      experiment.config.scorers.map((ref) => ref.id);
+
+    it('are scored in every experiment without opting in, once, and stored so a resume keeps them', async () => {
+      const registry = await withIntegrity();
+      const experiment = await loadExperiment(join(experiments, 'minimal.yaml'), { cwd, env: {}, registry });
+      expect(scorers(experiment)).toEqual(['tests', 'integrity']);
+      await writeFile(join(cwd, 'stored-integrity.yaml'), experiment.resolved);
+      const again = await loadExperiment(join(cwd, 'stored-integrity.yaml'), { cwd, env: {}, registry });
+      expect(scorers(again)).toEqual(['tests', 'integrity']);
+      const listed = await loadExperiment(join(experiments, 'minimal.yaml'), {
+        cwd,
+        env: {},
+        registry,
+        set: ['scorers=[{id: integrity, options: {ignore: [a/**]}}, tests]'],
+      });
+      expect(listed.config.scorers.map((ref) => [ref.id, ref.options])).toEqual([
+        ['integrity', { ignore: ['a/**'] }],
+        ['tests', {}],
+      ]);
+    });
+
+    it('are left out with tamperSignals: false, and not added where the scorer is not installed', async () => {
+      const off = await loadExperiment(join(experiments, 'minimal.yaml'), {
+        cwd,
+        env: {},
+        registry: await withIntegrity(),
+        set: ['tamperSignals=false'],
+      });
+      expect(scorers(off)).toEqual(['tests']);
+      expect(parse(off.resolved).tamperSignals).toBe(false);
+      const base = await fixtureRegistry(cwd, (plugin) => plugin);
+      const without = PluginRegistry.of(base.list().filter((plugin) => plugin.definition.id !== 'integrity'));
+      const experiment = await loadExperiment(join(experiments, 'minimal.yaml'), {
+        cwd,
+        env: {},
+        registry: without,
+      });
+      expect(scorers(experiment)).toEqual(['tests']);
+    });
   });
 });

@@ -53,7 +53,7 @@ describe('scoreOption', () => {
   it('refuses a score whose scorer label the experiment lacks, suggesting the closest', async () => {
     expect(await issues(['reporters=[{id: summary, options: {columns: [tests.strict, test.iso]}}]'])).toEqual(
       [
-        "--set:1:11: reporter 'summary' names score 'test.iso', but no scorer of the experiment is labelled 'test' (its scorers: tests) (the value of --set argument 1, at its character 11) → tests.iso",
+        "--set:1:11: reporter 'summary' names score 'test.iso', but no scorer of the experiment is labelled 'test' (its scorers: tests, integrity) (the value of --set argument 1, at its character 11) → tests.iso",
       ],
     );
   });

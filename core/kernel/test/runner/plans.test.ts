@@ -10,7 +10,7 @@ import {
   type WorkspaceAction,
 } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
-import { makeFixture, oneTurnScript, stepScript } from './fixture.js';
+import { makeFixture, matchScorer, oneTurnScript, stepScript } from './fixture.js';
 
 /** One turn per step, each in a fresh session, with the given workspace action. */
 const freshPerStep = (workspace: (index: number) => WorkspaceAction): Script => ({
@@ -39,6 +39,44 @@ describe('what a plan asks of a turn', () => {
     expect(await files(step1!.snapshot)).toEqual(['README.md', 'agent1.txt']);
     expect(await files(step2!.snapshot)).toEqual(['README.md', 'agent2.txt', 'part1.txt']);
     expect(await files(step3!.snapshot)).toEqual(['README.md', 'agent3.txt', 'part1.txt', 'part2.txt']);
+  });
+
+  it("gives scorers the workspace the step's turn began from: after a reset, not the step before", async () => {
+    const starts: { step: string; start?: string; previous?: string }[] = [];
+    const fixture = await makeFixture({
+      script: freshPerStep((index) => ({ action: 'reset', afterStep: index - 1 })),
+      harness: { turns: ({ turn }) => ({ edits: { [`agent${turn + 1}.txt`]: 'mine\n' } }) },
+      scorer: matchScorer({
+        onScore: (ctx) => void starts.push({ step: ctx.step.id, start: ctx.start, previous: ctx.previous }),
+      }),
+    });
+    const runDir = join(fixture.dir, 'run');
+    const result = await startRun(fixture.experiment, { runDir });
+    const store = new RunStore(runDir);
+    const files = async (ref: string | undefined) => (await store.snapshots.get(ref!)).map((f) => f.path);
+    // Step 2 began from the reference of step 1, not from the agent's step 1.
+    expect(await files(starts[1]!.previous)).toEqual(['README.md', 'agent1.txt']);
+    expect(await files(starts[1]!.start)).toEqual(['README.md', 'part1.txt']);
+    // scores.json keeps it, for a regrade.
+    const step2 = await store.readStepScores(result.trials[0]!.spec.id, fixture.task.steps[1]!);
+    expect(step2?.start).toBe(starts[1]!.start);
+  });
+
+  it('gives the change of a turn that closes several steps to the first of them', async () => {
+    const starts: (string | undefined)[] = [];
+    const snapshots: string[] = [];
+    const fixture = await makeFixture({
+      script: oneTurnScript,
+      scorer: matchScorer({
+        onScore: (ctx) => {
+          starts.push(ctx.start);
+          snapshots.push(ctx.snapshot);
+        },
+      }),
+    });
+    await startRun(fixture.experiment, { runDir: join(fixture.dir, 'run') });
+    expect(starts[0]).not.toBe(snapshots[0]);
+    expect(starts.slice(1)).toEqual(snapshots.slice(1));
   });
 
   it('removes the paths a step hides before its turns, whatever the workspace action', async () => {
