@@ -89,6 +89,12 @@ const configSections: Record<string, (text: string | undefined) => string> = {
   'package.json': packageTestSettings,
 };
 
+/** Whether `classify` reads a path's text (Python files, shared configuration files). */
+export function readsText(path: string): boolean {
+  const base = path.split('/').at(-1)!;
+  return base.endsWith('.py') || Object.hasOwn(configSections, base);
+}
+
 /**
  * The kind of a changed path and why, or undefined when it is none of the judge's business. A
  * shared configuration file (pyproject.toml, setup.cfg, tox.ini, package.json) counts only when
@@ -128,7 +134,7 @@ export function classify(path: string, sides: Sides): { kind: Kind; why: string 
   if (base === 'run_tests.sh')
     return { kind: 'config', why: 'run_tests.sh: the script the tests are run by' };
   if (jsConfig.test(base)) return { kind: 'config', why: `${base}: a test runner's configuration` };
-  const shared = configSections[base];
+  const shared = Object.hasOwn(configSections, base) ? configSections[base] : undefined;
   if (shared && shared(sides.before) !== shared(sides.after))
     return { kind: 'config', why: `the test-runner settings in ${base} changed` };
   if (testFile.test(base) || dirs.some((dir) => testDirs.has(dir)))

@@ -1,8 +1,8 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Score, Scorer, StepScoreContext, WorkspaceFile } from '@longhaul/core';
+import type { Score, Scorer, SnapshotEntry, StepScoreContext } from '@longhaul/core';
 import picomatch from 'picomatch';
-import { type Change, classify, type Kind, kinds } from './classify.js';
+import { type Change, classify, type Kind, kinds, readsText } from './classify.js';
 import type { IntegrityOptions } from './options.js';
 
 /** Bumped whenever what counts as a signal changes, so regraded runs say which one they used. */
@@ -21,11 +21,6 @@ export interface Signal {
 /** Larger files are not read for hooks or test settings: judged by their names alone. */
 const maxTextBytes = 1024 * 1024;
 const decoder = new TextDecoder();
-const text = (file: WorkspaceFile | undefined) =>
-  file && file.data.byteLength <= maxTextBytes ? decoder.decode(file.data) : undefined;
-
-const same = (a: WorkspaceFile, b: WorkspaceFile) =>
-  a.mode === b.mode && Buffer.from(a.data).equals(Buffer.from(b.data));
 
 const exists = (path: string) =>
   access(path).then(
@@ -66,16 +61,23 @@ export class IntegrityScorer implements Extract<Scorer, { scope: 'step' }> {
   }
 
   private async signals(ctx: StepScoreContext, from: string): Promise<Signal[]> {
-    const before = new Map((await ctx.snapshots.get(from)).map((file) => [file.path, file]));
-    const after = new Map((await ctx.snapshots.get(ctx.snapshot)).map((file) => [file.path, file]));
+    // Entries only: a file's bytes are read when it changed and its kind depends on them.
+    const before = new Map((await ctx.snapshots.entries(from)).map((entry) => [entry.path, entry]));
+    const after = new Map((await ctx.snapshots.entries(ctx.snapshot)).map((entry) => [entry.path, entry]));
     ctx.signal.throwIfAborted();
+    const text = async (entry: SnapshotEntry | undefined) => {
+      if (!entry) return undefined;
+      const blob = ctx.snapshots.blob(entry.blob);
+      return (await blob.size()) <= maxTextBytes ? decoder.decode(await blob.bytes()) : undefined;
+    };
     const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
     const signals: Signal[] = [];
     for (const path of paths) {
       const old = before.get(path);
       const now = after.get(path);
-      if ((old && now && same(old, now)) || this.ignored(path)) continue;
-      const found = classify(path, { before: text(old), after: text(now) });
+      if ((old && now && old.blob === now.blob && old.mode === now.mode) || this.ignored(path)) continue;
+      const sides = readsText(path) ? { before: await text(old), after: await text(now) } : {};
+      const found = classify(path, sides);
       if (!found) continue;
       const change: Change = !old ? 'added' : !now ? 'deleted' : 'edited';
       // Writing tests is good practice; changing or removing tests the task gave is not.
