@@ -8,9 +8,10 @@ import { runCli } from './run-cli.js';
 const problems = join(import.meta.dirname, 'fixtures', 'problems');
 
 /**
- * Two models through the ide harness on a two-step Python task: `broken` calls write_file with
- * `path` instead of `file_path` (six calls, each refused by the harness's argument check), so it
- * writes nothing; the oracle writes the reference solutions.
+ * Two models through the ide harness on a two-step Python task: `broken` writes every file to an
+ * absolute path outside the workspace (six calls, each refused by the harness at run time; a
+ * wrong argument name is now refused by validate before the run), so it writes nothing; the
+ * oracle writes the reference solutions.
  */
 /** A pytest hook that marks every test passed: one of the known ways to fake a pass. */
 const hook =
@@ -30,14 +31,14 @@ models:
     backend: scripted
     replies:
       - toolCalls:
-          - { name: write_file, input: { path: main.py, content: "print('hello')" } }
-          - { name: write_file, input: { path: util.py, content: "x = 1" } }
-          - { name: write_file, input: { path: main.py, content: "print('hello, ada')" } }
+          - { name: write_file, input: { file_path: /elsewhere/main.py, content: "print('hello')" } }
+          - { name: write_file, input: { file_path: /elsewhere/util.py, content: "x = 1" } }
+          - { name: write_file, input: { file_path: /elsewhere/main.py, content: "print('hello, ada')" } }
       - { text: done }
       - toolCalls:
-          - { name: write_file, input: { path: main.py, content: "print('HELLO')" } }
-          - { name: write_file, input: { path: util.py, content: "x = 2" } }
-          - { name: write_file, input: { path: main.py, content: "print('HELLO, ADA')" } }
+          - { name: write_file, input: { file_path: /elsewhere/main.py, content: "print('HELLO')" } }
+          - { name: write_file, input: { file_path: /elsewhere/util.py, content: "x = 2" } }
+          - { name: write_file, input: { file_path: /elsewhere/main.py, content: "print('HELLO, ADA')" } }
       - { text: done }
   hooker:
     backend: scripted
@@ -115,7 +116,7 @@ describe('a run whose tool calls all failed', () => {
     expect(scores.status).toBe('ok');
     expect(scores.tools).toMatchObject({ calls: 3, failed: 3 });
     expect(scores.tools.failures[0].tool).toBe('write_file');
-    expect(scores.tools.failures[0].error).toMatch(/Invalid arguments for write_file.*file_path/);
+    expect(scores.tools.failures[0].error).toMatch(/outside the workspace/);
     const [run] = report.runs;
     expect(run!.conditionRows.map((row) => [row.condition, row.toolFailures])).toEqual([
       ['broken/checkpoints/none', 2],
