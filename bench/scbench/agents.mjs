@@ -1,17 +1,11 @@
-// The agents the agreement is measured on, as copies of a problem whose reference solutions are
-// what each agent would leave: both sides then judge the same workspace (longhaul's oracle writes
-// the copy's "reference", upstream's runner reads it as the submission).
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+// The agents the agreement is measured on, as folders of what each leaves at each checkpoint: both
+// sides then judge the same workspace (longhaul's oracle writes it, upstream's runner reads it as
+// the submission), and the problem keeps its reference solutions, which longhaul's judge runs to
+// check itself when a run breaks.
+import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 export const agentNames = ['reference', 'lagging', 'broken'];
-
-/** The problem without its solutions, copied to `target`. */
-function copyProblem(problemDir, target) {
-  mkdirSync(target, { recursive: true });
-  for (const item of readdirSync(problemDir))
-    if (item !== 'solutions') cpSync(join(problemDir, item), join(target, item), { recursive: true });
-}
 
 /**
  * A wrapper entry file that exits 1 when given an even number of arguments (none included) and
@@ -39,20 +33,21 @@ function breakEntry(dir, entryFile) {
 }
 
 /**
- * The problem directory for `agent`: the problem itself for `reference`; for `lagging`, a copy
- * whose checkpoint k holds checkpoint k-1's reference (nothing at the first); for `broken`, a copy
- * whose every reference exits 1 on an even number of arguments.
+ * The folder of what `agent` leaves at each checkpoint, one sub-folder per checkpoint: the
+ * problem's own `solutions/` for `reference`; for `lagging`, checkpoint k-1's reference at
+ * checkpoint k (an empty workspace at the first); for `broken`, each reference behind an entry
+ * file that exits 1 on an even number of arguments. longhaul's oracle writes them (its
+ * `solutions` option) while the problem keeps its reference, and upstream's runner judges them.
  */
-export function agentProblem(problemDir, config, names, agent, work) {
-  if (agent === 'reference') return problemDir;
+export function agentWorkspaces(problemDir, config, names, agent, work) {
+  const solutions = join(problemDir, 'solutions');
+  if (agent === 'reference') return solutions;
   const target = join(work, 'agents', agent, basename(problemDir));
   if (existsSync(target)) return target;
-  copyProblem(problemDir, target);
-  const solutions = join(problemDir, 'solutions');
   const entryFile = /\.[A-Za-z0-9]+$/.test(config.entry_file) ? config.entry_file : `${config.entry_file}.py`;
   for (const [index, name] of names.entries()) {
     if (!existsSync(join(solutions, name))) continue;
-    const into = join(target, 'solutions', name);
+    const into = join(target, name);
     mkdirSync(into, { recursive: true });
     if (agent === 'lagging') {
       if (index > 0 && existsSync(join(solutions, names[index - 1])))

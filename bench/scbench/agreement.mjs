@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { parse } from 'yaml';
-import { agentNames, agentProblem } from './agents.mjs';
+import { agentNames, agentWorkspaces } from './agents.mjs';
 import { pytestRunner, upstreamCheckpoint } from './upstream-runner.mjs';
 
 const here = import.meta.dirname;
@@ -67,7 +67,7 @@ const problemDirs = (
 
 // --- longhaul: `longhaul run` with the scbench source and the oracle harness -------------------
 
-async function longhaulProblem(dir, agent) {
+async function longhaulProblem(dir, agent, workspaces) {
   const name = basename(dir);
   const experiment = join(work, `${agent}-${name}.yaml`);
   writeFileSync(
@@ -75,7 +75,7 @@ async function longhaulProblem(dir, agent) {
     [
       `name: agreement-${agent}-${name}`,
       `source: { id: scbench, options: { path: ${JSON.stringify(dirname(dir))}, problems: [${JSON.stringify(name)}], python: ${JSON.stringify(values.python)}, entryCommand: ${JSON.stringify(values['entry-command'])} } }`,
-      'harness: oracle',
+      `harness: { id: oracle, options: { solutions: ${JSON.stringify(workspaces)} } }`,
       `environment: ${docker && values.image ? `{ id: docker, options: { image: ${JSON.stringify(values.image)} } }` : values.environment}`,
       'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
       'scorers: [tests]',
@@ -108,6 +108,7 @@ async function longhaulProblem(dir, agent) {
     steps[scores.step] = {
       status: scores.status,
       scores: scores.scores,
+      failure: scores.details?.tests?.strict?.failure,
       tests: cases.map((item) => ({
         id: item.id.split('/').slice(2).join('/'),
         category: item.category,
@@ -193,9 +194,9 @@ for (const agent of agents)
     const names = Object.entries(config.checkpoints ?? {})
       .sort(([, a], [, b]) => a.order - b.order)
       .map(([name]) => name);
-    // What this agent leaves at each checkpoint, as the reference solutions of a copy of the problem.
-    const dir = agentProblem(problemDir, config, names, agent, work);
-    const ours = await longhaulProblem(dir, agent);
+    // What this agent leaves at each checkpoint, one folder each; the problem keeps its references.
+    const workspaces = agentWorkspaces(problemDir, config, names, agent, work);
+    const ours = await longhaulProblem(problemDir, agent, workspaces);
     // Upstream runs where longhaul ran; for a problem longhaul refused, in the image given, else the
     // scbench profile's, where every Debian-packaged dependency is.
     const image = docker ? (values.image ?? ours.image ?? scbenchImage()) : undefined;
@@ -208,7 +209,7 @@ for (const agent of agents)
         config,
         names,
         index,
-        submission: join(dir, 'solutions', name),
+        submission: join(workspaces, name),
         work: join(work, agent),
         python: values.python,
         entryCommand: values['entry-command'],
@@ -227,6 +228,7 @@ for (const agent of agents)
           (key) => theirs[key] === mine[key],
         ) &&
         ids(upstream.tests) === ids(step.tests);
+      const designed = same ? undefined : byDesign(upstream, step, theirs, mine);
       rows.push([
         agent,
         problem,
@@ -236,7 +238,7 @@ for (const agent of agents)
         mine ? `${mine.passed}/${mine.total}` : '-',
         theirs.categories,
         mine?.categories ?? '-',
-        same ? 'yes' : 'NO',
+        same ? 'yes' : designed ? 'by design' : 'NO',
       ]);
       const tally = {
         agent,
@@ -244,9 +246,14 @@ for (const agent of agents)
         name,
         refused: ours.refused ? refusalCause(ours.refused) : undefined,
         kinds: [],
+        designed: designed?.kind,
       };
       tallies.push(tally);
       if (same) continue;
+      if (designed) {
+        differences.push({ agent, problem, name, causes: [`${designed.kind} (by design): ${designed.why}`] });
+        continue;
+      }
       const causes = [];
       const kind = (name) => tally.kinds.includes(name) || tally.kinds.push(name);
       if (ours.refused)
@@ -299,6 +306,35 @@ for (const agent of agents)
     }
   }
 
+/**
+ * A difference the README documents as deliberate, with its kind and why, or undefined. Both come
+ * from a program under test that kills the test runner (its parent), which upstream's pytest,
+ * run as the program's own user, does not survive and which leaves it no report (pytest-json-report
+ * writes it when the session finishes): upstream counts no test and fails the checkpoint.
+ * - Where longhaul's pytest was killed too (local): it fails the checkpoint the same, and keeps
+ *   the tests that ran before the kill (its report is written test by test). The verdicts agree.
+ * - Where longhaul's pytest outlived the attempt (docker: pytest runs as root, the program under
+ *   test as the agent, uid 1000, which cannot signal it): longhaul's run goes on to the end.
+ */
+function byDesign(upstream, step, theirs, mine) {
+  if (!upstream.killed || step?.status !== 'ok') return undefined;
+  const ran = `${mine.passed}/${mine.total}`;
+  if (/^pytest ended before its session finished/.test(step.failure ?? '')) {
+    const verdictsAgree = ['strict', 'iso', 'core'].every((key) => theirs[key] === mine[key]);
+    if (!verdictsAgree) return undefined;
+    return {
+      kind: 'pytest killed, the tests before kept',
+      why: `the program killed pytest on both sides (upstream: ${upstream.killed}; longhaul: ${step.failure.split('\n')[0].replace(/:$/, '')}); upstream's report dies with it, so it counts no test; longhaul keeps the ${ran} that ran before and fails the checkpoint the same`,
+    };
+  }
+  if (step.failure === undefined)
+    return {
+      kind: "isolation: the program cannot kill longhaul's pytest",
+      why: `the program killed upstream's pytest (${upstream.killed}), which runs as the program's user; longhaul runs the program as the agent (uid 1000) and pytest as root, so the kill fails (EPERM) and the run goes on: ${ran} passed`,
+    };
+  return undefined;
+}
+
 function pick(scores) {
   const passed = ['core', 'functionality', 'error', 'regression'].reduce(
     (sum, c) => sum + (scores[`tests.${c}.passed`] ?? 0),
@@ -342,8 +378,9 @@ console.log(line(header));
 console.log(line(widths.map((width) => '-'.repeat(width))));
 for (const row of rows) console.log(line(row));
 const agreeing = rows.filter((row) => row.at(-1) === 'yes').length;
+const designedRows = rows.filter((row) => row.at(-1) === 'by design').length;
 console.log(
-  `\nup: upstream's pytest invocation run directly; lh: longhaul's scbench source. c f e r: passed/total per category (core, functionality, error, regression).\n${agreeing} of ${rows.length} checkpoints agree (strict, iso, core, passed/total, categories).`,
+  `\nup: upstream's pytest invocation run directly; lh: longhaul's scbench source. c f e r: passed/total per category (core, functionality, error, regression).\n${agreeing} of ${rows.length} checkpoints agree (strict, iso, core, passed/total, categories)${designedRows ? `; ${designedRows} differ by design (named below; README: Differences by design)` : ''}.`,
 );
 for (const { agent, problem, name, causes } of differences) {
   console.log(`\n${agent} ${problem} ${name}:`);
@@ -357,12 +394,20 @@ console.log('');
 for (const agent of agents) {
   const mine = tallies.filter((tally) => tally.agent === agent);
   const ran = mine.filter((tally) => tally.refused === undefined);
-  const differ = ran.filter((tally) => tally.kinds.length > 0);
+  const designed = ran.filter((tally) => tally.designed !== undefined);
+  const differ = ran.filter((tally) => tally.designed === undefined && tally.kinds.length > 0);
   const refused = mine.filter((tally) => tally.refused !== undefined);
   console.log(
-    `summary (${values.environment}, ${agent}): ${mine.length} checkpoints; both ran ${ran.length}, agree ${ran.length - differ.length}, differ ${differ.length}${differ.length ? ` (${byCause(differ.flatMap((tally) => tally.kinds))})` : ''}; refused ${refused.length}${refused.length ? ` (${byCause(refused.map((tally) => tally.refused))})` : ''}`,
+    `summary (${values.environment}, ${agent}): ${mine.length} checkpoints; both ran ${ran.length}, agree ${ran.length - differ.length - designed.length}, differ by design ${designed.length}${designed.length ? ` (${byCause(designed.map((tally) => tally.designed))})` : ''}, differ ${differ.length}${differ.length ? ` (${byCause(differ.flatMap((tally) => tally.kinds))})` : ''}; refused ${refused.length}${refused.length ? ` (${byCause(refused.map((tally) => tally.refused))})` : ''}`,
   );
 }
 if (values.keep) console.log(`work directory kept: ${work}`);
 else rmSync(work, { recursive: true, force: true });
-process.exit(differences.length > 0 ? 1 : 0);
+// Differences by design (README: "Differences by design") do not fail the bench; any other does.
+process.exit(
+  tallies.some(
+    (tally) => tally.refused !== undefined || (tally.designed === undefined && tally.kinds.length > 0),
+  )
+    ? 1
+    : 0,
+);

@@ -187,10 +187,15 @@ export function upstreamCheckpoint({
   // with N > 0 in its output, is an infrastructure failure, which `passes_policy` fails whole.
   const collected = Number(/collected (\d+) items?/.exec(result.stdout ?? '')?.[1] ?? 0);
   const infrastructureFailure = [2, 3, 4, 5].includes(exit) || collected === 0;
+  // pytest-json-report writes its report when the session finishes: a pytest killed before (by a
+  // signal here, or 128 + the signal from the shell in a container) leaves none, so no test.
+  const finished = lines.some((line) => 'exitstatus' in line);
+  const killedBy = result.signal ?? (result.status > 128 ? `signal ${result.status - 128}` : undefined);
   return {
     tests,
     exit,
     infrastructureFailure,
+    killed: !finished && killedBy !== undefined ? `pytest killed by ${killedBy}` : undefined,
     verdicts: verdicts(tests),
     output: `${result.stdout ?? ''}\n${result.stderr ?? ''}`.trim().split('\n').slice(-6).join('\n'),
   };
@@ -211,7 +216,14 @@ function verdicts(tests) {
   };
 }
 
-/** Runs pytest on the host, or in a container of `image` with the workspace at its own path. */
+/**
+ * Runs pytest on the host, or in a container of `image` with the workspace at its own path. In a
+ * container pytest runs as upstream's docker runtime runs it: a child of a shell, never PID 1
+ * (upstream `docker exec`s `bash -l HANDLE_ENTRY.sh` into a container whose PID 1 is `sleep
+ * infinity`, `execution/docker_runtime/runtime.py`), and as the same user as the program under
+ * test. A PID 1 would ignore the SIGKILL a program sends it from inside the container, and a
+ * program that kills its parent would then leave upstream's pytest alive where upstream's dies.
+ */
 export function pytestRunner({ image, pluginDir }) {
   return (python, args, { cwd, env }) => {
     if (image === undefined)
@@ -238,7 +250,11 @@ export function pytestRunner({ image, pluginDir }) {
           ([key, value]) => ['-e', `${key}=${value}`],
         ),
         image,
-        'python3',
+        '/bin/sh',
+        '-c',
+        // Not `exec`: the shell stays PID 1 and pytest its child, and its status is pytest's.
+        'python3 "$@"; exit $?',
+        'sh',
         ...args,
       ],
       { encoding: 'utf8', maxBuffer: 64 << 20 },

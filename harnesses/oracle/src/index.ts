@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import {
   definePlugin,
   type Harness,
@@ -24,14 +25,20 @@ export class OracleHarness implements Harness {
   /** It writes the reference solution itself: no model, so no gateway token. */
   readonly gatewayModel = null;
 
-  constructor(private readonly options: OracleOptions) {}
+  /** @param baseDir the experiment's directory, which a relative `solutions` starts from. */
+  constructor(
+    private readonly options: OracleOptions,
+    private readonly baseDir: string = process.cwd(),
+  ) {}
 
   async prepare(_sandbox: Sandbox): Promise<Record<string, unknown>> {
     return { agent: 'oracle' };
   }
 
   async openSession(sandbox: Sandbox, options: SessionOptions): Promise<Session> {
-    return new OracleSession(sandbox, this.options, options.resume !== undefined);
+    const solutions =
+      this.options.solutions === undefined ? undefined : resolve(this.baseDir, this.options.solutions);
+    return new OracleSession(sandbox, { ...this.options, solutions }, options.resume !== undefined);
   }
 }
 
@@ -39,9 +46,11 @@ export default definePlugin({
   kind: 'harness',
   id: 'oracle',
   description:
-    "Writes each step's reference solution into the workspace; no model (checks a pipeline can reach 100%)",
+    "Writes each step's reference solution (or a prepared workspace) into the workspace; no model (checks a pipeline can reach 100%)",
   options: oracleOptions,
   register(bind, options) {
-    bind(tokens.Harness).toConstantValue(new OracleHarness(options));
+    bind(tokens.Harness).toDynamicValue(
+      (ctx) => new OracleHarness(options, ctx.get(tokens.Run, { optional: true })?.baseDir),
+    );
   },
 });

@@ -16,6 +16,12 @@ export const oracleOptions = z
       .describe(
         "While this file exists and names the step (its id on a line of its own), the step's turns wait before writing (an abort ends the wait): for tests of interruption.",
       ),
+    solutions: z
+      .string()
+      .optional()
+      .describe(
+        "A folder of prepared workspaces, one sub-folder per step named by its id (relative to the experiment's directory): each step's workspace is made equal to it instead of to the step's reference solution, which the scorers keep (an imperfect agent, to see how a judge reads it).",
+      ),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ClassifiedError,
@@ -78,10 +79,16 @@ export class OracleSession implements Session {
     }
 
     const where = `step ${step?.id ?? '(none)'} of task ${focus.task.id}`;
-    if (!step?.solution || !(await isDirectory(step.solution))) {
-      const message = step?.solution
-        ? `the reference solution directory ${step.solution} of ${where} does not exist`
-        : `${where} has no reference solution, so the oracle harness cannot solve it`;
+    // A prepared workspace when the options give a folder of them, else the step's reference.
+    const solution =
+      this.options.solutions !== undefined && step ? join(this.options.solutions, step.id) : step?.solution;
+    if (!solution || !(await isDirectory(solution))) {
+      const message =
+        this.options.solutions !== undefined
+          ? `the prepared workspace ${solution ?? this.options.solutions} of ${where} does not exist (the oracle's solutions option)`
+          : solution
+            ? `the reference solution directory ${solution} of ${where} does not exist`
+            : `${where} has no reference solution, so the oracle harness cannot solve it`;
       yield { type: 'message', role: 'assistant', text: message };
       yield end('failed', message, message);
       return;
@@ -90,7 +97,7 @@ export class OracleSession implements Session {
     const events: TrajectoryEvent[] = [];
     try {
       const before = await this.sandbox.pull();
-      await this.sandbox.push(await readDirectoryFiles(step.solution));
+      await this.sandbox.push(await readDirectoryFiles(solution));
       // Reported from the workspace as the sandbox now sees it, so files the environment
       // leaves out of the workspace (its excludes) are not claimed as written.
       const changes = workspaceChanges(before, await this.sandbox.pull());
@@ -137,7 +144,8 @@ export class OracleSession implements Session {
       return;
     }
     const written = events.filter((e) => e.type === 'tool.call' && e.name === 'write_file').length;
-    const text = `The workspace now holds the reference solution of ${where}: ${written} files written, ${events.length / 2 - written} deleted.`;
+    const what = this.options.solutions === undefined ? 'the reference solution' : 'the prepared workspace';
+    const text = `The workspace now holds ${what} of ${where}: ${written} files written, ${events.length / 2 - written} deleted.`;
     yield { type: 'message', role: 'assistant', text };
     yield end('ok', text);
   }

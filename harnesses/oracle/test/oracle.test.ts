@@ -1,6 +1,6 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Harness, Session, Task, TrajectoryEvent, TurnFocus, TurnResult } from '@longhaul/core';
 import {
   describeHarness,
@@ -10,7 +10,7 @@ import {
   sampleTask,
 } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import oracle from '../src/index.js';
+import oracle, { OracleHarness } from '../src/index.js';
 
 let task: Task;
 const roots: string[] = [];
@@ -161,6 +161,34 @@ describe('oracle harness', () => {
     const focus = { task, steps: [{ ...task.steps[0]!, solution: join(task.root, 'missing') }] };
     const { result } = await turn(session, focus);
     expect(result).toMatchObject({ status: 'failed', error: expect.stringContaining('does not exist') });
+  });
+
+  it("with solutions, writes each step's prepared workspace and leaves the step's reference alone", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'longhaul-oracle-prepared-'));
+    roots.push(root);
+    // What an imperfect agent leaves: checkpoint 1's work at step 2, and an empty workspace at step 1.
+    await put(join(root, task.steps[1]!.id), { 'main.py': 'print(1)\n' });
+    await mkdir(join(root, task.steps[0]!.id));
+    const sandbox = await openSandbox();
+    const harness = instantiatePlugin<Harness>(oracle, { solutions: root });
+    const session = await harness.openSession(sandbox, { trialId: 't' });
+    const second = await turn(session, focusOn(1));
+    expect(sandbox.text()).toEqual({ 'main.py': 'print(1)\n' });
+    expect(second.result.finalText).toMatch(/^The workspace now holds the prepared workspace of step /);
+    expect((await turn(session, focusOn(0))).result.status).toBe('ok');
+    expect(sandbox.text()).toEqual({});
+    // A step with no prepared folder fails, naming the folder, even where a reference exists.
+    const missing = await turn(session, focusOn(2));
+    expect(missing.result).toMatchObject({
+      status: 'failed',
+      error: `the prepared workspace ${join(root, task.steps[2]!.id)} of step ${task.steps[2]!.id} of task ${task.id} does not exist (the oracle's solutions option)`,
+    });
+    expect(task.steps[1]!.solution).toBe(join(task.root, 's2'));
+    // A relative folder starts from the experiment's directory.
+    const relative = new OracleHarness({ delayMs: 0, solutions: basename(root) }, dirname(root));
+    const again = await openSandbox();
+    await turn(await relative.openSession(again, { trialId: 't' }), focusOn(1));
+    expect(again.text()).toEqual({ 'main.py': 'print(1)\n' });
   });
 
   it('waits delayMs, and an abort during the wait ends the turn with its reason and no writes', async () => {
