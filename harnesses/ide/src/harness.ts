@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import {
   ClassifiedError,
   type Harness,
@@ -8,8 +10,8 @@ import {
   type SessionOptions,
 } from '@longhaul/core';
 import { isDirect, parseModel, resolveModel } from './model.js';
-import type { IdeOptions } from './options.js';
-import { systemPrompt } from './prompt.js';
+import { type IdeOptions, type IdeSettings, settle } from './options.js';
+import { sessionPrompts } from './prompt.js';
 import { IdeSession, isIdeState } from './session.js';
 import { loadExtraTools } from './tools/extra.js';
 import { connectMcp } from './tools/mcp.js';
@@ -27,14 +29,29 @@ export class IdeHarness implements Harness {
   readonly gatewayModel: string | null | undefined;
 
   private extra?: Promise<IdeTool[]>;
+  private basePrompt?: Promise<string | undefined>;
+  private readonly options: IdeSettings;
 
   constructor(
-    private readonly options: IdeOptions,
+    options: IdeOptions,
     private readonly gateway: ModelGateway | undefined,
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly baseDir: string = process.cwd(),
   ) {
+    this.options = settle(options);
     this.gatewayModel = isDirect(options) ? null : parseModel(options.model).id;
+  }
+
+  /** The text replacing the paper's prompt: `systemPrompt`, or `systemPromptFile` read once. */
+  private prompt(): Promise<string | undefined> {
+    const file = this.options.systemPromptFile;
+    this.basePrompt ??=
+      file === undefined
+        ? Promise.resolve(this.options.systemPrompt)
+        : readFile(resolve(this.baseDir, file), 'utf8').catch((error: Error) => {
+            throw new ClassifiedError('harness', `harness 'ide': systemPromptFile ${file}: ${error.message}`);
+          });
+    return this.basePrompt;
   }
 
   private extraTools(): Promise<IdeTool[]> {
@@ -44,10 +61,14 @@ export class IdeHarness implements Harness {
 
   async prepare(_sandbox: Sandbox): Promise<Record<string, unknown>> {
     if (isDirect(this.options)) resolveModel(this.options, undefined, this.env);
+    await this.prompt();
     return {
       agent: 'ide',
+      profile: this.options.profile,
       model: this.options.model ?? '(gateway)',
-      tools: offeredTools(this.options, [], await this.extraTools()).map((tool) => tool.name),
+      tools: offeredTools(this.options, [], await this.extraTools())
+        .filter((tool) => !tool.unlisted)
+        .map((tool) => tool.name),
     };
   }
 
@@ -63,15 +84,17 @@ export class IdeHarness implements Harness {
         'harness',
         "harness 'ide': the saved session state is not one this harness wrote",
       );
+    const prompts = sessionPrompts(this.options.profile, await this.prompt(), options.systemPrompt);
     const mcp = await connectMcp(this.options.mcpServers);
     return new IdeSession(
       sandbox,
       this.options,
       model,
-      systemPrompt(this.options.systemPrompt, options.systemPrompt),
+      prompts.system,
       options.resume,
       [...(await this.extraTools()), ...mcp.tools],
       mcp.close,
+      prompts.firstMessagePrefix,
     );
   }
 }

@@ -1,6 +1,6 @@
 import { modelOption } from '@longhaul/core';
 import { z } from 'zod';
-import { toolNames } from './tools/names.js';
+import { type ToolName, toolNames, upstreamToolNames } from './tools/names.js';
 
 /** Prefixes of a model option that call a provider directly, not through the run's gateway. */
 export const directProviders = ['anthropic', 'openai', 'openai-compatible'] as const;
@@ -18,8 +18,24 @@ export const paperProtected = [
   '**/__tests__/**',
 ];
 
+/** Which tools, prompt and defaults a session has: the paper's harness or the released one. */
+export const profiles = ['paper', 'upstream'] as const;
+export type Profile = (typeof profiles)[number];
+
+/** Every tool name either profile knows, for the `tools` and `excludeTools` options. */
+const anyToolName = z.enum([...new Set<ToolName>([...toolNames, ...upstreamToolNames])] as [
+  ToolName,
+  ...ToolName[],
+]);
+
 export const ideOptions = z
   .object({
+    profile: z
+      .enum(profiles)
+      .default('paper')
+      .describe(
+        "`paper`: the tools, security list and defaults the paper describes (explanation on every call, numbered read_file, edits against one numbering, 100 iterations). `upstream`: IDE-Bench's released harness (IDE-Arena): its 16 tool schemas, their results and edit and search semantics, its prompt layout, 35 iterations and its completion guard; see the README's list of differences",
+      ),
     model: modelOption(
       "Model to drive the loop. A name without a prefix is asked of the run's gateway (default: the trial's gateway model); `anthropic:<id>`, `openai:<id>` or `openai-compatible:<id>` call that provider directly from the runner's process",
       { directPrefixes: directProviders },
@@ -47,8 +63,10 @@ export const ideOptions = z
       .number()
       .int()
       .positive()
-      .default(100)
-      .describe('Model calls per turn (one call is one iteration); the paper uses 100'),
+      .optional()
+      .describe(
+        "Model calls per turn (one call is one iteration). Default: 100 (the paper's) with profile paper, 35 (the released harness's) with upstream",
+      ),
     temperature: z
       .number()
       .min(0)
@@ -99,10 +117,12 @@ export const ideOptions = z
         'Share of the context window the kept history may fill: system prompt, first user message and the most recent whole turns (paper: 0.8)',
       ),
     tools: z
-      .array(z.enum(toolNames))
+      .array(anyToolName)
       .optional()
-      .describe('The tools offered (default: all but the full-stack ones, which `fullStack` adds)'),
-    excludeTools: z.array(z.enum(toolNames)).default([]).describe('Tools to leave out of the offered set'),
+      .describe(
+        'The tools offered (default: profile paper, all but the full-stack ones, which `fullStack` adds; upstream, its 16)',
+      ),
+    excludeTools: z.array(anyToolName).default([]).describe('Tools to leave out of the offered set'),
     extraTools: z
       .array(z.string().min(1))
       .default([])
@@ -139,13 +159,13 @@ export const ideOptions = z
       .enum(['required', 'optional'])
       .default('required')
       .describe(
-        'Whether every tool call must carry an `explanation` (the paper requires one; a model that omits it gets an error result)',
+        'Profile paper: whether every tool call must carry an `explanation` (the paper requires one; a model that omits it gets an error result). Profile upstream takes it where its schemas have it, never required',
       ),
     protected: z
       .array(z.string().min(1))
-      .default(defaultProtected)
+      .optional()
       .describe(
-        'Workspace globs no tool may read, list, search, edit, delete or name in a command (grading assets). Hidden tests are never in the sandbox anyway',
+        "Workspace globs no tool may read, list, search, edit, delete or name in a command (grading assets). Default: IDE-Bench's grading files with profile paper; none with upstream, whose own rules apply (run_tests.sh, task_tests.*, tasks/ for read_file). Hidden tests are never in the sandbox anyway",
       ),
     commandTimeoutSeconds: z
       .number()
@@ -182,15 +202,53 @@ export const ideOptions = z
       .describe('MongoDB URI database_query uses (through mongosh inside the sandbox)'),
     nudge: z
       .boolean()
-      .default(false)
+      .optional()
       .describe(
-        "IDE-Bench code's completion guard: when the model stops before any successful edit in the turn, tell it to implement now and go on (not in the paper)",
+        "IDE-Bench code's completion guard: when the model stops before any successful edit in the turn, tell it to implement now and go on. Default: off with profile paper (the paper has none), on with upstream",
       ),
     systemPrompt: z
       .string()
       .optional()
       .describe("System prompt replacing the paper's (F.4); the experiment's extra prompt is appended"),
+    systemPromptFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A file (relative to the experiment) whose text replaces the paper's system prompt, e.g. IDE-Arena-Prompt.txt of a checkout of IDE-Bench's harness with profile upstream, which then also starts the first user message with it, as that harness does",
+      ),
   })
-  .strict();
+  .strict()
+  .superRefine((options, ctx) => {
+    if (options.systemPrompt !== undefined && options.systemPromptFile !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['systemPromptFile'],
+        message: 'give systemPrompt or systemPromptFile, not both',
+      });
+    const known: readonly string[] = options.profile === 'upstream' ? upstreamToolNames : toolNames;
+    for (const key of ['tools', 'excludeTools'] as const)
+      (options[key] ?? []).forEach((name, i) => {
+        if (!known.includes(name))
+          ctx.addIssue({
+            code: 'custom',
+            path: [key, i],
+            message: `profile ${options.profile} has no tool ${name}; its tools: ${known.join(', ')}`,
+          });
+      });
+  });
 
 export type IdeOptions = z.output<typeof ideOptions>;
+
+/** The options with the defaults that depend on the profile filled in. */
+export type IdeSettings = IdeOptions & { maxIterations: number; nudge: boolean; protected: string[] };
+
+export function settle(options: IdeOptions): IdeSettings {
+  const upstream = options.profile === 'upstream';
+  return {
+    ...options,
+    maxIterations: options.maxIterations ?? (upstream ? 35 : 100),
+    nudge: options.nudge ?? upstream,
+    protected: options.protected ?? (upstream ? [] : defaultProtected),
+  };
+}

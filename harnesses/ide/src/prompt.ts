@@ -59,3 +59,30 @@ Always explain your reasoning and approach clearly.`;
 export function systemPrompt(replacement: string | undefined, extra: string | undefined): string {
   return [replacement ?? paperSystemPrompt, extra].filter((part) => part?.trim()).join('\n\n');
 }
+
+/**
+ * A prompt file as the released harness loads it for the system message
+ * (LiteLLMAgentHarness._load_system_prompt): leading `#` lines and blank lines dropped.
+ */
+export function withoutHeader(text: string): string {
+  const lines = text.split('\n');
+  const start = lines.findIndex((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+  return start < 0 ? '' : lines.slice(start).join('\n').trim();
+}
+
+/**
+ * What a session is told before the task, by profile. Paper: the system prompt (F.4, or the
+ * replacement), and the task as the user message. Upstream: its prompt file is both the system
+ * message (without its header) and the start of the first user message, before the task block
+ * (agent_utils.py `deploy_agent_in_container` sends `base_prompt + task`); without a file the
+ * paper's prompt stands in for it.
+ */
+export function sessionPrompts(
+  profile: 'paper' | 'upstream',
+  base: string | undefined,
+  extra: string | undefined,
+): { system: string; firstMessagePrefix?: string } {
+  if (profile === 'paper') return { system: systemPrompt(base, extra) };
+  const text = base ?? paperSystemPrompt;
+  return { system: systemPrompt(withoutHeader(text), extra), firstMessagePrefix: text };
+}

@@ -13,13 +13,13 @@ import {
 } from '@longhaul/core';
 import { generateText, type ModelMessage, type ToolCallPart, type ToolResultPart } from 'ai';
 import type { ResolvedModel } from './model.js';
-import type { IdeOptions } from './options.js';
+import type { IdeSettings } from './options.js';
 import { withRetries } from './retry.js';
 import { BackgroundProcesses } from './tools/background.js';
 import { PathPolicy } from './tools/policy.js';
-import { aiTools, offeredTools, runTool, taskTags } from './tools/registry.js';
+import { aiTools, madeChange, offeredTools, resultText, runTool, taskTags } from './tools/registry.js';
 import { SyntaxChecker } from './tools/syntax.js';
-import { formatResult, type IdeTool, type ToolContext } from './tools/tool.js';
+import type { IdeTool, ToolContext } from './tools/tool.js';
 import { truncateHistory } from './truncate.js';
 
 /** What `state()` returns and `openSession({resume})` accepts: the whole conversation. */
@@ -39,8 +39,6 @@ export function isIdeState(value: unknown): value is IdeState {
 /** The completion guard's message, as IDE-Bench's harness words it. */
 export const nudgeText =
   'Stop exploring and implement now: open the confirmed file, apply a minimal edit_file to the target function, read it back, and continue with small iterative edits until the change aligns with the expected behavior/diff.';
-
-const editTools = new Set(['edit_file', 'search_replace', 'write_file', 'delete_file', 'edit_notebook']);
 
 /** Cuts the middle out of long tool output, keeping its start and its end. */
 export function capOutput(text: string, limit: number): string {
@@ -83,12 +81,14 @@ export class IdeSession implements Session {
 
   constructor(
     private readonly sandbox: Sandbox,
-    private readonly options: IdeOptions,
+    private readonly options: IdeSettings,
     private readonly model: ResolvedModel,
     private readonly system: string,
     resume: IdeState | undefined,
     private readonly extraTools: readonly IdeTool[] = [],
     private readonly onClose: () => Promise<void> = async () => {},
+    /** Text put before the first user message of a new conversation (profile upstream: its prompt). */
+    private readonly firstMessagePrefix?: string,
   ) {
     this.id = resume?.sessionId ?? `ide-${randomUUID()}`;
     this.messages = resume ? [...resume.messages] : [];
@@ -112,8 +112,12 @@ export class IdeSession implements Session {
       this.announced = true;
       yield { type: 'session.start', sessionId: this.id, resumed: this.resumed, model: this.model.name };
     }
-    yield { type: 'message', role: 'user', text: prompt };
-    this.messages.push({ role: 'user', content: prompt });
+    const text =
+      this.messages.length === 0 && this.firstMessagePrefix
+        ? `${this.firstMessagePrefix.trimEnd()}\n\n${prompt}`
+        : prompt;
+    yield { type: 'message', role: 'user', text };
+    this.messages.push({ role: 'user', content: text });
 
     const offered = offeredTools(this.options, taskTags(focus.task.metadata), this.extraTools);
     const tools = aiTools(offered, this.options);
@@ -231,9 +235,9 @@ export class IdeSession implements Session {
         let isError: boolean;
         try {
           const toolResult = await untilAborted(runTool(call.toolName, call.input, offered, ctx), signal);
-          output = capOutput(formatResult(toolResult), o.outputLimit);
+          output = capOutput(resultText(toolResult, o), o.outputLimit);
           isError = !toolResult.success;
-          if (toolResult.success && editTools.has(call.toolName)) edited = true;
+          if (madeChange(call.toolName, toolResult, o)) edited = true;
         } catch (error) {
           if (signal.aborted) return yield aborted();
           const fault =

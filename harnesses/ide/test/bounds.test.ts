@@ -2,9 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { ideOptions } from '../src/options.js';
 import { capOutput } from '../src/session.js';
-import { allTools, runTool } from '../src/tools/registry.js';
+import { allTools, offeredTools, runTool } from '../src/tools/registry.js';
 import { defineTool, formatResult } from '../src/tools/tool.js';
+import { pythonJson } from '../src/upstream/json.js';
 import { DirSandbox } from './support/dir-sandbox.js';
 import { mockModel } from './support/mock-model.js';
 import { session, toolContext, turn } from './support/run.js';
@@ -266,5 +268,57 @@ describe('results', () => {
     for (const output of outputs) expect(output.length).toBeLessThanOrEqual(20_100);
     // read_file fits its window to the limit: whole JSON, not cut in the middle.
     expect(JSON.parse(outputs[0]!)).toMatchObject({ success: true, total_lines: 200_000 });
+  });
+});
+
+describe('profile upstream keeps the same bounds', () => {
+  const upstream = offeredTools(ideOptions.parse({ profile: 'upstream' }), []);
+  const callUpstream = (name: string, input: Record<string, unknown>, overrides = {}) =>
+    runTool(name, input, upstream, toolContext(sandbox, { profile: 'upstream', ...overrides }));
+
+  it('read_file refuses a file over its limit unread and shows a long one up to the output limit', async () => {
+    sandbox = await DirSandbox.create();
+    await shell("head -c 200000000 /dev/zero | tr '\\0' '\\n' > nl.txt; seq 1 100000 > long.txt");
+    expect(await callUpstream('read_file', { target_file: 'nl.txt' })).toMatchObject({
+      success: false,
+      error: expect.stringMatching(/190\.7 MiB, more than the 32\.0 MiB read_file reads/),
+    });
+    const first = await callUpstream('read_file', { target_file: 'long.txt' });
+    expect(first).toMatchObject({ success: true, total_lines: 100_001 });
+    const shown = String(first.content).split('\n').length;
+    expect(shown).toBeGreaterThan(1000);
+    expect(first.truncated).toBe(
+      `only ${shown} of the 100001 lines fit the output limit; read on with should_read_entire_file=false and start_line_one_indexed=${shown + 1}`,
+    );
+    const text = pythonJson(first);
+    expect(capOutput(text, 60_000)).toBe(text);
+  });
+
+  it('grep_search and file_search stop a backtracking pattern at their time limit', async () => {
+    sandbox = await DirSandbox.create({ 'a.txt': fortyAs, [`${'a'.repeat(100)}.txt`]: 'x\n' });
+    const { value, ticks } = await ticksDuring(
+      callUpstream('grep_search', { query: backtracking }, { searchTimeoutSeconds: 1 }),
+    );
+    expect(value).toMatchObject({ success: false, error: expect.stringMatching(/took longer than 1 s/) });
+    expect(ticks).toBeGreaterThan(5);
+    const glob = await callUpstream(
+      'file_search',
+      { query: `${'*a'.repeat(12)}*b` },
+      { searchTimeoutSeconds: 1 },
+    );
+    expect(glob).toMatchObject({ success: false, error: expect.stringMatching(/took longer than 1 s/) });
+  });
+
+  it('grep_search returns at most 100 lines, each cut at 500 characters, and says how many more', async () => {
+    sandbox = await DirSandbox.create();
+    await shell(
+      "seq 1 300 | sed 's/^/needle /' > many.txt; (printf needle; head -c 2000 /dev/zero | tr '\\0' x; echo) > wide.txt",
+    );
+    const result = await callUpstream('grep_search', { query: 'needle' });
+    const matches = result.matches as string[];
+    expect(matches).toHaveLength(101);
+    expect(result.truncated).toMatch(/^201 more matching lines not shown/);
+    const wide = await callUpstream('grep_search', { query: 'needlex' });
+    expect((wide.matches as string[])[0]).toMatch(/wide\.txt:needlex+…\[1506 more characters\]$/);
   });
 });

@@ -268,6 +268,31 @@ describe('run_terminal_cmd', () => {
     });
   });
 
+  it('refuses commands that name protected paths, not those that merely hold the word', async () => {
+    sandbox = await DirSandbox.create({ 'tasks_list.txt': 'one\n' });
+    const ran = (command: string) => call('run_terminal_cmd', { command });
+    for (const command of [
+      'ls tasks_list.txt',
+      'echo "my tasks"',
+      'echo my tasks',
+      'grep -c one tasks_list.txt',
+    ])
+      expect(await ran(command), command).toMatchObject({ success: true });
+    for (const command of [
+      'cat tasks/task-1/task_tests.py',
+      'ls tasks/',
+      "cat 'run_tests.sh'",
+      'python3 -m pytest --rootdir=. x/task_tests.py',
+      `cat ${sandbox.workspace}/tasks/t/x`,
+    ])
+      expect(await ran(command), command).toMatchObject({ success: false, blocked_by_security: true });
+    // A bare folder name is refused once that folder is there.
+    await sandbox.writeFile('tasks/t/notes.md', 'x\n');
+    expect(await ran('ls tasks')).toMatchObject({ blocked_by_security: true });
+    expect(await ran('echo "my tasks"')).toMatchObject({ success: true });
+    expect(await ran('ls project/tasks 2>/dev/null; true')).toMatchObject({ success: true });
+  });
+
   it('runs background commands with a handle and their own output', async () => {
     sandbox = await DirSandbox.create();
     const ctx = toolContext(sandbox);

@@ -66,13 +66,13 @@ function rows(tool: string, node: Node, prefix: string): Row[] {
 }
 
 /**
- * The arguments of `tools` as one markdown table, generated from their input schemas (the
- * `explanation` every call carries is left to the text around it): the README's table, which a
- * test compares with this.
+ * The arguments of `tools` as one markdown table, generated from their schemas (the schema a tool
+ * declares, else its input's, where the `explanation` every call carries is left to the text
+ * around it): the README's tables, which a test compares with this.
  */
 export function argumentTable(tools: readonly IdeTool[]): string {
   const body = tools.flatMap((tool) =>
-    rows(tool.name, z.toJSONSchema(tool.input, { io: 'input' }) as Node, '').map(
+    rows(tool.name, (tool.advertised ?? z.toJSONSchema(tool.input, { io: 'input' })) as Node, '').map(
       (row, i): Row => [i === 0 ? code(tool.name) : '', ...row.slice(1)] as Row,
     ),
   );
@@ -86,12 +86,17 @@ export function argumentTable(tools: readonly IdeTool[]): string {
   return [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
 }
 
-const start =
-  '<!-- tool arguments: written by `npm run docs` from the schemas; test/readme.test.ts checks it -->';
-const end = '<!-- end of tool arguments -->';
+/** The markers around a generated table: `tool arguments` (profile paper) or `upstream tool arguments`. */
+function markers(section: string): { start: string; end: string } {
+  return {
+    start: `<!-- ${section}: written by \`npm run docs\` from the schemas; test/readme.test.ts checks it -->`,
+    end: `<!-- end of ${section} -->`,
+  };
+}
 
-/** `readme` with the table between its markers replaced by `table`; the markers must be there. */
-export function replaceArgumentTable(readme: string, table: string): string {
+/** `readme` with the table between a section's markers replaced by `table`; the markers must be there. */
+export function replaceArgumentTable(readme: string, table: string, section = 'tool arguments'): string {
+  const { start, end } = markers(section);
   const from = readme.indexOf(start);
   const to = readme.indexOf(end);
   if (from < 0 || to < from) throw new Error(`the README has no "${start}" ... "${end}" section`);

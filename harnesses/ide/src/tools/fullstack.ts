@@ -77,7 +77,10 @@ export const apiCall = defineTool({
 });
 
 /** A response body up to `maxBytes` (the rest is not read: a server may send without end). */
-async function boundedBody(response: Response, maxBytes: number): Promise<{ text: string; cut: boolean }> {
+export async function boundedBody(
+  response: Response,
+  maxBytes: number,
+): Promise<{ text: string; cut: boolean }> {
   if (!response.body) return { text: '', cut: false };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

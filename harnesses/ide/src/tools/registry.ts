@@ -2,18 +2,28 @@ import { ClassifiedError, closest, schemaIssues, type ToolInputIssue } from '@lo
 import { tool as aiTool, jsonSchema, type Tool } from 'ai';
 import { z } from 'zod';
 import type { IdeOptions } from '../options.js';
+import { pythonJson } from '../upstream/json.js';
+import { upstreamTools } from '../upstream/tools.js';
 import { editFile, searchReplace } from './edit.js';
 import { createDirectory, deleteFile, listDir, readFile, writeFile } from './files.js';
 import { apiCall, databaseQuery, websocketTest } from './fullstack.js';
-import { fullStackTools, type ToolName, toolNames, unavailableTools } from './names.js';
+import {
+  fullStackTools,
+  type PaperToolName,
+  toolNames,
+  type UpstreamToolName,
+  unavailableTools,
+  upstreamToolNames,
+} from './names.js';
 import { editNotebook } from './notebook.js';
 import { ToolRefusal } from './policy.js';
 import { codebaseSearch, fileSearch, grepSearch } from './search.js';
 import { runTerminalCmd } from './terminal.js';
-import { fail, type IdeTool, type ToolContext, type ToolResult } from './tool.js';
+import { fail, formatResult, type IdeTool, type ToolContext, type ToolResult } from './tool.js';
 import { createDiagram, uiTest, webSearch } from './unavailable.js';
 
-export const allTools: Record<ToolName, IdeTool> = {
+/** The paper profile's tools by name. */
+export const allTools: Record<PaperToolName, IdeTool> = {
   read_file: readFile,
   list_dir: listDir,
   codebase_search: codebaseSearch,
@@ -43,17 +53,30 @@ export function taskTags(metadata: Record<string, unknown> | undefined): string[
   return Array.isArray(tags) ? tags.map(String) : typeof tags === 'string' ? tags.split(/[\s,[\]]+/) : [];
 }
 
-/** The tools a session offers, from the options, the task's tags and the experiment's extra tools. */
+/**
+ * The tools a session knows, from the options, the task's tags and the experiment's extra tools:
+ * those it offers the model and, with profile upstream, the two its dispatcher answers unoffered.
+ * Profile paper offers the full-stack tools to tasks tagged mern or full-stack only (`fullStack`)
+ * and the unavailable ones only when named; upstream offers its sixteen to every task, as
+ * harness.py sends `tools_info` on every call.
+ */
 export function offeredTools(
   options: IdeOptions,
   tags: readonly string[],
   extra: readonly IdeTool[] = [],
 ): IdeTool[] {
+  if (options.profile === 'upstream') {
+    const names = (options.tools as UpstreamToolName[] | undefined) ?? upstreamToolNames;
+    return [
+      ...names.filter((name) => !options.excludeTools.includes(name)).map((name) => upstreamTools[name]),
+      ...extra,
+    ];
+  }
   const fullStack =
     options.fullStack === 'on' ||
     (options.fullStack === 'auto' && tags.some((tag) => /^(mern|full-?stack)$/i.test(tag)));
   const base =
-    options.tools ??
+    (options.tools as PaperToolName[] | undefined) ??
     toolNames.filter(
       (name) => !unavailableTools.includes(name) && (fullStack || !fullStackTools.includes(name)),
     );
@@ -63,25 +86,51 @@ export function offeredTools(
   ];
 }
 
-/** One tool's input schema with `explanation` added. */
+/**
+ * One tool's input schema: with `explanation` added (required or not, as the options say), unless
+ * the tool declares its own schema (profile upstream), where its input is taken as it is.
+ */
 export function inputSchema(tool: IdeTool, options: IdeOptions): z.ZodObject {
+  if (tool.advertised) return tool.input;
   const explanation = z.string().describe(explanationText);
   return tool.input.extend({
     explanation: options.explanation === 'required' ? explanation : explanation.optional(),
   });
 }
 
-/** AI SDK tool definitions without `execute`: the loop runs calls itself, in order, and records them. */
+/**
+ * AI SDK tool definitions without `execute` (the loop runs calls itself, in order, and records
+ * them): the schema the tool declares, else the one its input makes. Unlisted tools are left out.
+ */
 export function aiTools(tools: readonly IdeTool[], options: IdeOptions): Record<string, Tool> {
   return Object.fromEntries(
-    tools.map((tool) => {
-      const schema = z.toJSONSchema(inputSchema(tool, options), { io: 'input' }) as Parameters<
-        typeof jsonSchema
-      >[0];
-      return [tool.name, aiTool({ description: tool.description, inputSchema: jsonSchema(schema) })];
-    }),
+    tools
+      .filter((tool) => !tool.unlisted)
+      .map((tool) => {
+        const schema = (tool.advertised ??
+          z.toJSONSchema(inputSchema(tool, options), { io: 'input' })) as Parameters<typeof jsonSchema>[0];
+        return [tool.name, aiTool({ description: tool.description, inputSchema: jsonSchema(schema) })];
+      }),
   );
 }
+
+/** The text the model gets for a result: the paper profile's (see formatResult), or upstream's `json.dumps`. */
+export function resultText(result: ToolResult, options: IdeOptions): string {
+  return options.profile === 'upstream' ? pythonJson(result) : formatResult(result);
+}
+
+/**
+ * Whether a result counts as the change the completion guard waits for: any successful edit tool,
+ * or with profile upstream only an edit_file that changed the file (harness.py sets
+ * `made_code_changes` on nothing else).
+ */
+export function madeChange(name: string, result: ToolResult, options: IdeOptions): boolean {
+  if (options.profile === 'upstream')
+    return name === 'edit_file' && result.success && 'changes_made' in result;
+  return result.success && editTools.has(name);
+}
+
+const editTools = new Set(['edit_file', 'search_replace', 'write_file', 'delete_file', 'edit_notebook']);
 
 /**
  * What is wrong with `input` as the arguments of `tool`, as `runTool` finds it, and also keys the
@@ -149,8 +198,20 @@ export async function runTool(
   ctx: ToolContext,
 ): Promise<ToolResult> {
   const tool = offered.find((candidate) => candidate.name === name);
-  if (!tool) return fail(`Unknown tool: ${name}. Available: ${offered.map((t) => t.name).join(', ')}`);
-  const parsed = inputSchema(tool, ctx.options).safeParse(decodeArguments(rawInput) ?? {});
+  const upstream = ctx.options.profile === 'upstream';
+  // Upstream's dispatcher answers an unknown name and arguments that are not JSON without `success`.
+  if (!tool && upstream) return { error: `Unknown function: ${name}` } as unknown as ToolResult;
+  if (!tool)
+    return fail(
+      `Unknown tool: ${name}. Available: ${offered
+        .filter((t) => !t.unlisted)
+        .map((t) => t.name)
+        .join(', ')}`,
+    );
+  const decoded = decodeArguments(rawInput);
+  if (upstream && typeof decoded === 'string')
+    return { error: `Invalid JSON in tool arguments: ${decoded.slice(0, 200)}` } as unknown as ToolResult;
+  const parsed = inputSchema(tool, ctx.options).safeParse(decoded ?? {});
   if (!parsed.success)
     return fail(`Invalid arguments for ${name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
   try {

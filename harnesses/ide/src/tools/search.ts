@@ -16,21 +16,33 @@ interface SourceFiles {
 
 /**
  * The text files of the workspace the agent may see, under `dirs` (workspace-relative) when given:
- * no ignored folder is entered, no protected path read, and only files up to the per-file limit
- * are read, until the search's byte budget is spent. So a search holds at most that budget,
- * whatever the workspace holds.
+ * no ignored folder is entered (`skip`: by default the paper's ignore list), no protected path
+ * read, and only files up to the per-file limit are read, until the search's byte budget is spent.
+ * So a search holds at most that budget, whatever the workspace holds.
  */
-async function sourceFiles(ctx: ToolContext, dirs: string[] = ['.']): Promise<SourceFiles> {
+export async function sourceFiles(
+  ctx: ToolContext,
+  dirs: string[] = ['.'],
+  skip: (name: string) => boolean = (name) => ignoredDirs.has(name),
+): Promise<SourceFiles> {
   const roots = dirs.map((dir) => ctx.policy.resolve(dir));
   const under = (path: string) =>
     roots.some((root) => root === '.' || path === root || path.startsWith(`${root}/`));
   const above = (path: string) => roots.some((root) => root.startsWith(`${path}/`));
+  // A folder named as a root is searched even when `skip` would leave it out below one.
+  const named = (path: string) => roots.includes(path) || above(path);
+  const skipped = (path: string) => {
+    const root = roots.find((r) => r !== '.' && (path === r || path.startsWith(`${r}/`)));
+    const below = root === undefined ? path : path.slice(root.length + 1);
+    return below !== '' && below.split('/').some(skip);
+  };
   let budget: number = limits.searchBytes;
   let leftOut = 0;
   const pulled = await ctx.sandbox.pull({
     maxFileBytes: limits.searchFileBytes,
     only: (entry) => {
-      if (ignoredDirs.has(posix.basename(entry.path)) || ctx.policy.blocked(entry.path)) return false;
+      if ((!named(entry.path) && skip(posix.basename(entry.path))) || ctx.policy.blocked(entry.path))
+        return false;
       if (entry.type === 'dir') return under(entry.path) || above(entry.path);
       if (entry.type !== 'file' || !under(entry.path) || entry.size > limits.searchFileBytes) return false;
       if (entry.size > budget) {
@@ -45,7 +57,7 @@ async function sourceFiles(ctx: ToolContext, dirs: string[] = ['.']): Promise<So
     .filter(
       (file) =>
         under(file.path) &&
-        !ignoredPath(file.path) &&
+        !skipped(file.path) &&
         !ctx.policy.blocked(file.path) &&
         file.data.length <= limits.searchFileBytes &&
         !isBinary(file.data),
@@ -54,14 +66,14 @@ async function sourceFiles(ctx: ToolContext, dirs: string[] = ['.']): Promise<So
   return { files, leftOut };
 }
 
-function globPattern(pattern: string | undefined): GlobPattern | undefined {
+export function globPattern(pattern: string | undefined): GlobPattern | undefined {
   if (!pattern) return undefined;
   const regex = picomatch.makeRe(pattern, { dot: true });
   return { source: regex.source, flags: regex.flags, basename: !pattern.includes('/') };
 }
 
 /** Runs a search job off the runner's thread, within the session's search time limit. */
-async function offThread<Input, Output>(
+export async function offThread<Input, Output>(
   ctx: ToolContext,
   job: (input: Input) => Output,
   input: Input,
@@ -79,7 +91,7 @@ async function offThread<Input, Output>(
   }
 }
 
-const slowPattern = (seconds: number) =>
+export const slowPattern = (seconds: number) =>
   `the search took longer than ${seconds} s and was stopped: a pattern with nested repetition such as (a+)+ can take exponential time on some lines; simplify it, or narrow the files searched`;
 
 const maxMatches = 100;

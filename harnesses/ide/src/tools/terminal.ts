@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { exists } from './read.js';
 import { defineTool, fail } from './tool.js';
 
 function tail(text: string, limit: number): string {
@@ -40,7 +41,7 @@ export const runTerminalCmd = defineTool({
       };
     }
     if (!input.command.trim()) return fail('command is empty');
-    const blocked = ctx.policy.blockedInCommand(input.command);
+    const blocked = await ctx.policy.blockedInCommand(input.command, (rel) => exists(ctx, rel));
     if (blocked)
       return fail(`Access denied: the command names ${blocked}, a protected grading file`, {
         blocked_by_security: true,

@@ -1,19 +1,22 @@
 import type { Sandbox } from '@longhaul/core';
 import type { z } from 'zod';
-import type { IdeOptions } from '../options.js';
+import type { IdeSettings } from '../options.js';
 import type { BackgroundProcesses } from './background.js';
 import { limits } from './limits.js';
 import type { PathPolicy } from './policy.js';
 import { readBounded, tooLargeToEdit } from './read.js';
 import type { SyntaxChecker } from './syntax.js';
 
-/** What a tool returns: IDE-Bench's shape, `success` plus fields; serialized as JSON for the model. */
-export type ToolResult = { success: boolean; error?: string } & Record<string, unknown>;
+/**
+ * What a tool returns: IDE-Bench's shape, `success` plus fields; serialized as JSON for the model.
+ * `error` is text in the paper profile's results; upstream's carry a body or null there too.
+ */
+export type ToolResult = { success: boolean; error?: unknown } & Record<string, unknown>;
 
 export interface ToolContext {
   sandbox: Sandbox;
   policy: PathPolicy;
-  options: IdeOptions;
+  options: IdeSettings;
   signal: AbortSignal;
   background: BackgroundProcesses;
   syntax: SyntaxChecker;
@@ -22,8 +25,19 @@ export interface ToolContext {
 export interface IdeTool<Input extends z.ZodObject = z.ZodObject> {
   name: string;
   description: string;
-  /** Parameters, without `explanation` (the registry adds it to every tool). */
+  /**
+   * Parameters as the tool takes them. Without `advertised`, `explanation` is left out: the
+   * registry adds it to every tool, as the paper's harness has it.
+   */
   input: Input;
+  /**
+   * The JSON Schema of the parameters the model is shown, when it is not the one `input` makes:
+   * the released harness's declared schemas (their own `explanation` and `required` lists), while
+   * `input` says what its dispatcher actually needs.
+   */
+  advertised?: Record<string, unknown>;
+  /** Answered when called but never offered (the released harness's create_directory, list_files). */
+  unlisted?: boolean;
   run(input: z.output<Input>, ctx: ToolContext): Promise<ToolResult>;
 }
 

@@ -1,7 +1,7 @@
 import type { Task, TrajectoryEvent, TurnResult } from '@longhaul/core';
 import { sampleTask } from '@longhaul/testkit';
 import type { LanguageModel } from 'ai';
-import { type IdeOptions, ideOptions } from '../../src/options.js';
+import { type IdeOptions, type IdeSettings, ideOptions, settle } from '../../src/options.js';
 import { IdeSession, type IdeState } from '../../src/session.js';
 import { BackgroundProcesses } from '../../src/tools/background.js';
 import { PathPolicy } from '../../src/tools/policy.js';
@@ -9,8 +9,8 @@ import { SyntaxChecker } from '../../src/tools/syntax.js';
 import type { IdeTool, ToolContext } from '../../src/tools/tool.js';
 import type { DirSandbox } from './dir-sandbox.js';
 
-export function options(overrides: Partial<IdeOptions> = {}): IdeOptions {
-  return { ...ideOptions.parse({}), retryDelaySeconds: 0.001, ...overrides };
+export function options(overrides: Partial<IdeOptions> = {}): IdeSettings {
+  return settle({ ...ideOptions.parse({}), retryDelaySeconds: 0.001, ...overrides });
 }
 
 export function session(
@@ -19,9 +19,19 @@ export function session(
   overrides: Partial<IdeOptions> = {},
   resume?: IdeState,
   extra: IdeTool[] = [],
+  prompts: { system: string; firstMessagePrefix?: string } = { system: 'system' },
 ): IdeSession {
   const resolved = { model, name: 'mock', viaGateway: false };
-  return new IdeSession(sandbox, options(overrides), resolved, 'system', resume, extra);
+  return new IdeSession(
+    sandbox,
+    options(overrides),
+    resolved,
+    prompts.system,
+    resume,
+    extra,
+    undefined,
+    prompts.firstMessagePrefix,
+  );
 }
 
 export async function turn(
