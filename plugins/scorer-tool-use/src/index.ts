@@ -7,6 +7,7 @@ import { ToolUseScorer } from './tool-use-scorer.js';
 export { analyze, bigramKey, filesReadBeforeFirstEdit } from './analytics.js';
 export { categoryOf, fileOf } from './categories.js';
 export { detectFailureModes, type FailureMode, failureModes } from './failure-modes.js';
+export { ideBenchSection, passAtKFigures, toolUseFigures } from './idebench-figures.js';
 export { claimedFiles, intentByTurn, mentionedFiles, type TurnIntent } from './intent.js';
 export {
   type PassAtKOptions,

@@ -1,5 +1,13 @@
-import type { ConditionScore, ExperimentScoreContext, TrialRecord, TrialSpec } from '@longhaul/core';
+import type {
+  ConditionScore,
+  ExperimentScoreContext,
+  Figure,
+  ScorerReportContext,
+  TrialRecord,
+  TrialSpec,
+} from '@longhaul/core';
 import { failureModes } from './failure-modes.js';
+import { passAtKFigures } from './idebench-figures.js';
 import type { PassAtKOptions } from './options.js';
 import { trialPassRate, trialSuccess } from './outcome.js';
 import { consistency, mean, passAtK, wald, wilson } from './stats.js';
@@ -42,6 +50,11 @@ export class PassAtKScorer {
   readonly version = passAtKVersion;
 
   constructor(private readonly options: PassAtKOptions) {}
+
+  /** pass@k per model with Wilson intervals and the task × model heatmap: IDE-Bench's headline. */
+  figures(ctx: ScorerReportContext): Figure[] {
+    return passAtKFigures(ctx, this.options.successMetric);
+  }
 
   async score(ctx: ExperimentScoreContext): Promise<ConditionScore[]> {
     const byCondition = new Map<string, Trial[]>();

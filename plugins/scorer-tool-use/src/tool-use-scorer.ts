@@ -1,12 +1,15 @@
 import {
+  type Figure,
   readDirectoryFiles,
   type Score,
+  type ScorerReportContext,
   sha256,
   type TrialScoreContext,
   type WorkspaceFile,
 } from '@longhaul/core';
 import { analyze, toolKey } from './analytics.js';
 import { detectFailureModes, failureModes } from './failure-modes.js';
+import { toolUseFigures } from './idebench-figures.js';
 import { intentByTurn } from './intent.js';
 import type { ToolUseOptions } from './options.js';
 import { trialPassRate, trialSuccess } from './outcome.js';
@@ -71,6 +74,11 @@ export class ToolUseScorer {
   readonly version = toolUseVersion;
 
   constructor(private readonly options: ToolUseOptions) {}
+
+  /** IDE-Bench's tool usage and failure modes per condition, for the report's IDE-Bench section. */
+  figures(ctx: ScorerReportContext): Figure[] {
+    return toolUseFigures(ctx, this.options.successMetric);
+  }
 
   async score(ctx: TrialScoreContext): Promise<Score[]> {
     const trajectory = parseTrajectory(ctx.events);

@@ -28,6 +28,11 @@ interface FigureBase {
    * when no reporter marks any, the run's first table leads.
    */
   lead?: boolean;
+  /**
+   * The benchmark whose figures these are (`IDE-Bench`): the report gives each section its own
+   * heading, with the figures of every plugin that names it, in the order they come.
+   */
+  section?: string;
 }
 
 export interface TableFigure extends FigureBase {
@@ -44,19 +49,25 @@ export interface PlotChannel {
 
 export interface PlotFigure extends FigureBase {
   kind: 'plot';
-  mark: 'line' | 'bar' | 'point';
+  /** `rect`: a heatmap, x × y cells filled by `fill`. */
+  mark: 'line' | 'bar' | 'point' | 'rect';
   data: Record<string, CellValue>[];
   x: PlotChannel;
   y: PlotChannel;
   /** One series per value of this field (a condition, a series name). */
   color?: PlotChannel;
-  /** Fields holding the lower and upper bound of a spread drawn around `y`. */
+  /**
+   * Fields holding the lower and upper bound of a spread around `y`: a band under a line, an
+   * error bar on bars and points (an interval such as Wilson's).
+   */
   band?: { low: string; high: string };
+  /** A heatmap's (`rect`) cell value, coloured on a scale. */
+  fill?: PlotChannel;
 }
 
 export type Figure = TableFigure | PlotFigure;
 
-/** A figure as the run stores it in figures.json: with the label of the reporter that made it. */
+/** A figure as the run stores it in figures.json: with the label of the reporter (or scorer) that made it. */
 export type StoredFigure = Figure & { reporter: string };
 
 /** figures.json */

@@ -1,3 +1,5 @@
+import type { Figure } from './figure.js';
+import type { ReportContext } from './reporter.js';
 import type { Sandbox, SnapshotRef, SnapshotStore } from './sandbox.js';
 import type { StepStatus } from './status.js';
 import type { Step, Task } from './task.js';
@@ -61,7 +63,24 @@ export interface ConditionScore extends Score {
   condition?: string;
 }
 
-export type Scorer =
-  | { scope: 'step'; version: string; score(ctx: StepScoreContext): Promise<Score[]> }
-  | { scope: 'trial'; version: string; score(ctx: TrialScoreContext): Promise<Score[]> }
-  | { scope: 'experiment'; version: string; score(ctx: ExperimentScoreContext): Promise<ConditionScore[]> };
+/** What a scorer's `figures` are given: the run as reporters see it, and the scorer's own label. */
+export interface ScorerReportContext extends ReportContext {
+  /** The label the experiment gives this scorer: its scores are keyed `<label>.<metric>`. */
+  label: string;
+}
+
+/**
+ * A scorer's contribution to `longhaul report` and `longhaul view`, whatever its scope: the
+ * benchmark's figures made from its scores (IDE-Bench's pass@k with Wilson intervals), so they
+ * come with the scorer and need no reporter. Called when the run ends; stored in figures.json.
+ */
+export interface ScorerFigures {
+  figures?(ctx: ScorerReportContext): Figure[] | Promise<Figure[]>;
+}
+
+export type Scorer = ScorerFigures &
+  (
+    | { scope: 'step'; version: string; score(ctx: StepScoreContext): Promise<Score[]> }
+    | { scope: 'trial'; version: string; score(ctx: TrialScoreContext): Promise<Score[]> }
+    | { scope: 'experiment'; version: string; score(ctx: ExperimentScoreContext): Promise<ConditionScore[]> }
+  );

@@ -642,6 +642,16 @@ class Run {
         this.errors.push(`reporter ${label}: ${errorMessage(error)}`);
       }
     }
+    // Scorers' figures: a benchmark's headline comes with its scorers, not only with a reporter.
+    for (const ref of trials[0]?.spec.scorers ?? []) {
+      try {
+        const scorer = this.instantiate<Scorer>(this.container, 'scorer', ref);
+        for (const figure of (await scorer.figures?.({ ...context, label: ref.label })) ?? [])
+          figures.push({ ...figure, reporter: ref.label });
+      } catch (error) {
+        this.errors.push(`scorer ${ref.label} (figures): ${errorMessage(error)}`);
+      }
+    }
     try {
       await writeJsonAtomic(join(this.store.dir, 'figures.json'), { figures } satisfies FiguresFile);
     } catch (error) {
