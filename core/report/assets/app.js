@@ -68,7 +68,7 @@
                   'data-key': column.key,
                   'data-value': typeof shown.value === 'number' ? String(shown.value) : undefined,
                 },
-                shown.text ?? formatCell(shown.value, column.format, column.digits),
+                shown.node ?? shown.text ?? formatCell(shown.value, column.format, column.digits),
               );
             }),
           ),
@@ -103,33 +103,62 @@
   // Ordinal axes (phases, bins) drop labels that would overlap.
   const ordinalAxis = { labelOverlap: 'parity', labelAngle: 0, labelLimit: 90 };
 
+  /** What a plot over steps has on its x axis, and what its lines are, by the run's series mode. */
+  const seriesAxis = {
+    step: { title: 'step', caption: 'mean over tasks and repeats at each step (every task has these steps)' },
+    progress: {
+      title: "share of the task's steps done",
+      caption: 'one line per task (tasks have different numbers of steps), over the share of its steps done',
+    },
+  };
+
   /**
    * A score over steps: the mean line with the spread (min–max over trials) as a band; one line
-   * per value of `colorField` (the condition, or the run when runs are overlaid).
+   * per value of `colorField` (the condition, or the run and condition when runs are overlaid),
+   * dashed per run, and one per task where tasks differ in length.
    */
-  function seriesPlot(title, points, colorField = 'condition') {
-    const x = { field: 'step', type: 'quantitative', title: 'step', axis: stepAxis, scale: { nice: false } };
-    const color = { field: colorField, type: 'nominal', legend: { orient: 'bottom', labelLimit: 400 } };
+  function seriesPlot(title, points, mode, colorField = 'condition', dashField) {
+    const axis = seriesAxis[mode] ?? seriesAxis.step;
+    const x = {
+      field: 'x',
+      type: 'quantitative',
+      title: axis.title,
+      axis: mode === 'progress' ? { format: '.0%', labelOverlap: true } : stepAxis,
+      scale: { nice: false },
+    };
+    const color = {
+      field: colorField,
+      type: 'nominal',
+      // Solid swatches: the band's pale one would name nothing legibly.
+      legend: { orient: 'bottom', direction: 'vertical', labelLimit: 0, title: null, symbolOpacity: 1 },
+    };
+    const shared = { x, color };
+    if (dashField) shared.strokeDash = { field: dashField, type: 'nominal', legend: null };
+    if (mode === 'progress') shared.detail = { field: 'task', type: 'nominal' };
     return plot(title, {
       data: { values: points },
       layer: [
-        {
-          mark: { type: 'area', opacity: 0.2 },
-          encoding: {
-            x,
-            y: { field: 'low', type: 'quantitative', title: title },
-            y2: { field: 'high' },
-            color,
-          },
-        },
+        // The band only where lines are means over several trials of one group.
+        ...(mode === 'progress'
+          ? []
+          : [
+              {
+                mark: { type: 'area', opacity: 0.15 },
+                encoding: {
+                  ...shared,
+                  y: { field: 'low', type: 'quantitative', title },
+                  y2: { field: 'high' },
+                },
+              },
+            ]),
         {
           mark: { type: 'line', point: true },
           encoding: {
-            x,
-            y: { field: 'mean', type: 'quantitative' },
-            color,
+            ...shared,
+            y: { field: 'mean', type: 'quantitative', title },
             tooltip: [
               { field: colorField },
+              ...(mode === 'progress' ? [{ field: 'task' }] : []),
               { field: 'step' },
               { field: 'mean' },
               { field: 'low' },
@@ -142,7 +171,10 @@
     });
   }
 
-  /** A reporter's plot figure. */
+  /**
+   * A plugin's plot figure: lines (with a band), bars or points (grouped by colour, with error bars
+   * from the band), or a heatmap (`rect`, filled by `fill`, each cell labelled with its value).
+   */
   function figurePlot(figure) {
     const xType = figure.x.type ?? 'quantitative';
     const x = {
@@ -152,16 +184,49 @@
       axis: xType === 'quantitative' ? { labelOverlap: true } : ordinalAxis,
     };
     const y = { field: figure.y.field, title: figure.y.title, type: figure.y.type ?? 'quantitative' };
+    if (figure.mark === 'rect' && figure.fill) {
+      const fill = {
+        field: figure.fill.field,
+        title: figure.fill.title,
+        type: figure.fill.type ?? 'quantitative',
+      };
+      return plot(figure.title, {
+        data: { values: figure.data },
+        height: { step: 22 },
+        encoding: { x: { ...x, axis: { labelAngle: -30, labelLimit: 160 } }, y },
+        layer: [
+          { mark: 'rect', encoding: { color: { ...fill, scale: { scheme: 'blues' } } } },
+          {
+            mark: { type: 'text', fontSize: 11 },
+            encoding: {
+              text: { field: fill.field, format: '.2~f' },
+              // Dark text on light cells, light on dark: readable at every value.
+              color: { condition: { test: `datum['${fill.field}'] > 0.5`, value: '#fff' }, value: '#1d2330' },
+            },
+          },
+        ],
+      });
+    }
     const color = figure.color
-      ? { field: figure.color.field, title: figure.color.title, type: 'nominal' }
+      ? {
+          field: figure.color.field,
+          title: figure.color.title,
+          type: 'nominal',
+          legend: { orient: 'bottom', direction: 'vertical', labelLimit: 0 },
+        }
       : undefined;
+    // Bars of several series side by side at each x, their error bars on them.
+    const offset =
+      figure.color && xType !== 'quantitative' && figure.mark !== 'line'
+        ? { xOffset: { field: figure.color.field } }
+        : {};
     const layer = [
       {
         mark: figure.mark === 'line' ? { type: 'line', point: true } : { type: figure.mark },
-        encoding: { x, y, color },
+        encoding: { x, y, color, ...offset },
       },
     ];
-    if (figure.band) {
+    if (figure.band && figure.mark === 'line') {
       layer.unshift({
         mark: { type: 'area', opacity: 0.2 },
         encoding: {
@@ -169,6 +234,16 @@
           y: { field: figure.band.low, type: 'quantitative' },
           y2: { field: figure.band.high },
           color,
+        },
+      });
+    } else if (figure.band) {
+      layer.push({
+        mark: { type: 'rule', color: '#1d2330' },
+        encoding: {
+          x,
+          y: { field: figure.band.low, type: 'quantitative' },
+          y2: { field: figure.band.high },
+          ...offset,
         },
       });
     }
@@ -188,30 +263,6 @@
           value: stat.mean,
         }
       : '–';
-
-  // Scores a reader looks at first; the others are in the tables and in each step.
-  const preferred = [
-    /\.strict$/,
-    /\.pass_rate$/,
-    /\.erosion$/,
-    /\.verbosity$/,
-    /\.clone_ratio$/,
-    /\.if50$/,
-    /\.mcf$/,
-    /\.dir$/,
-    /health|debt|cognitive/,
-  ];
-  const rank = (key) => {
-    const found = preferred.findIndex((pattern) => pattern.test(key));
-    return found < 0 ? preferred.length : found;
-  };
-  function plottedKeys(run) {
-    const keys = [...new Set(run.series.map((point) => point.key))].filter(
-      (key) => key !== 'cost.usd' && key !== 'time.seconds',
-    );
-    const chosen = keys.filter((key) => preferred.some((pattern) => pattern.test(key)));
-    return (chosen.length > 0 ? chosen : keys.slice(0, 6)).slice(0, 12);
-  }
 
   const flagColumns = [
     { key: 'toolFailures', label: 'tools failed', format: 'number', digits: 0 },
@@ -390,7 +441,11 @@
    * beside the trials and steps it rests on and the errors among them.
    */
   function headline(run) {
-    const section = el('section', { class: 'run headline', 'data-run': run.name });
+    const section = el(
+      'section',
+      { class: 'run headline', 'data-run': run.name },
+      el('h3', { class: 'run-name' }, run.name),
+    );
     const counts = new Map(run.counts.map((row) => [row.condition, row]));
     let keyed = false;
     let counted = false;
@@ -431,101 +486,197 @@
   function benchmarkTables(run) {
     const section = el('section', { class: 'run' });
     for (const figure of run.figures)
-      if (figure.kind === 'table' && !isLead(run, figure)) section.append(...figureView(figure));
+      if (figure.kind === 'table' && !isLead(run, figure) && !figure.section)
+        section.append(...figureView(figure));
     return section;
   }
 
-  /** Per step: the run's main scores, then cost and time where a step has a turn of its own. */
+  /** The benchmark sections the runs' plugins contribute (IDE-Bench, …), in the order they come. */
+  const sectionNames = () => [
+    ...new Set(
+      data.runs.flatMap((run) =>
+        run.figures.filter((f) => f.section && !isLead(run, f)).map((f) => f.section),
+      ),
+    ),
+  ];
+
+  /** One benchmark's section of a run: its figures, tables and plots, as its plugins give them. */
+  function benchmarkSection(name) {
+    return (run) => {
+      const section = el('section', { class: 'run benchmark', 'data-run': run.name, 'data-section': name });
+      // The plugin whose figure leads comes first in its section too (pass@k before tool usage).
+      const leading = new Set(run.figures.filter((f) => isLead(run, f)).map((f) => f.reporter));
+      const own = run.figures.filter((figure) => figure.section === name && !isLead(run, figure));
+      const figures = [
+        ...own.filter((f) => leading.has(f.reporter)),
+        ...own.filter((f) => !leading.has(f.reporter)),
+      ];
+      if (figures.length === 0) return section;
+      if (data.runs.length > 1) section.append(el('h3', { class: 'run-name' }, run.name));
+      for (const figure of figures) section.append(...figureView(figure));
+      return section;
+    };
+  }
+
+  /** Per step: the run's plotted scores, then cost and time where a step has a turn of its own. */
   function stepPlots(run) {
-    const section = el('section', { class: 'run plots' });
-    for (const key of [...plottedKeys(run), 'cost.usd', 'time.seconds']) {
-      const points = run.series.filter((point) => point.key === key);
-      if (points.length > 0) {
-        const drawn = seriesPlot(key, points);
+    const section = el('section', { class: 'run' });
+    const plotted = el('div', { class: 'plots' });
+    if (run.seriesMode !== 'none') {
+      for (const key of run.plotKeys) {
+        const points = run.series.filter((point) => point.key === key);
+        if (points.length === 0) continue;
+        const drawn = seriesPlot(key, points, run.seriesMode);
         drawn.setAttribute('data-score', key);
-        section.append(drawn);
+        plotted.append(drawn);
       }
+      if (plotted.childElementCount > 0)
+        section.append(el('p', { class: 'note series-mode' }, seriesAxis[run.seriesMode].caption));
     }
     for (const figure of run.figures)
-      if (figure.kind === 'plot' && !isLead(run, figure)) section.append(...figureView(figure));
+      if (figure.kind === 'plot' && !isLead(run, figure) && !figure.section)
+        plotted.append(...figureView(figure));
+    if (plotted.childElementCount > 0) section.append(plotted);
     return section;
   }
 
-  /** One plot per score with every run on one scale, the run (and its condition) as the colour. */
+  /**
+   * One plot per score with every run on one scale: colour per run and condition, dashed per run,
+   * so two runs with the same values still show both lines.
+   */
   function overlaidPlots() {
-    const section = el('section', { class: 'plots overlaid' });
-    const keys = [...new Set(data.runs.flatMap((run) => plottedKeys(run))), 'cost.usd', 'time.seconds'];
+    const section = el('section', { class: 'overlaid' });
+    const plotted = el('div', { class: 'plots' });
+    const modes = new Set(data.runs.map((run) => run.seriesMode).filter((mode) => mode !== 'none'));
+    if (modes.size === 0) return section;
+    const mode = modes.size === 1 ? [...modes][0] : 'progress';
+    section.append(el('p', { class: 'note series-mode' }, seriesAxis[mode].caption));
+    const keys = [...new Set(data.runs.flatMap((run) => run.plotKeys))];
     for (const key of keys) {
-      const points = data.runs.flatMap((run) =>
-        run.series
+      const points = data.runs.flatMap((run) => {
+        const longest = Math.max(1, ...Object.values(run.stepsPerTask));
+        return run.series
           .filter((point) => point.key === key)
           .map((point) => ({
             ...point,
-            run: run.conditions.length > 1 ? `${run.name} · ${point.condition}` : run.name,
-          })),
-      );
+            // A run averaged per step beside runs drawn per task: its steps as shares of the task.
+            x: mode === 'progress' && point.task === undefined ? point.step / longest : point.x,
+            run: run.name,
+            series: `${run.name} · ${point.condition}`,
+          }));
+      });
       if (points.length === 0) continue;
-      const drawn = seriesPlot(key, points, 'run');
+      const drawn = seriesPlot(key, points, mode, 'series', 'run');
       drawn.setAttribute('data-score', key);
-      section.append(drawn);
+      plotted.append(drawn);
     }
+    section.append(plotted);
     return section;
   }
 
-  /** The runs' deltas: per score over the cells every run has, then per cell (collapsed). */
-  function comparison(compared) {
-    const names = data.runs.map((run) => run.name);
-    const runColumns = names.map((name, index) => ({ key: `v${index}`, label: name }));
-    const values = (list) => Object.fromEntries(list.map((v, i) => [`v${i}`, v]));
+  /** A difference with its interval and n, signed: `+0.222 [0.1, 0.3] n=4`. */
+  function deltaCell(delta) {
+    if (!delta) return '–';
+    const signed = (value) => `${value > 0 ? '+' : ''}${formatCell(value)}`;
+    const bounds =
+      delta.low === null || delta.high === null ? '' : ` [${signed(delta.low)}, ${signed(delta.high)}]`;
+    return {
+      text: `${signed(delta.mean)}${bounds} n=${delta.n}${delta.skipped ? `, ${delta.skipped} skipped` : ''}`,
+      value: delta.mean,
+    };
+  }
+
+  /**
+   * What changed between the runs, before anything else: the experiments' differences and how the
+   * conditions were matched.
+   */
+  function changes(compared) {
     return el(
       'section',
-      { class: 'view comparison' },
-      el('h2', {}, `Runs compared by ${compared.keyedBy}: ${names.join(' vs ')}`),
+      { class: 'view what-changed' },
+      el('h2', {}, `What changed: ${compared.runs.join(' vs ')}`),
+      el(
+        'ul',
+        { class: 'changed' },
+        compared.changed.map((line) => el('li', {}, line)),
+      ),
       el(
         'p',
         { class: 'note' },
-        `Each score's mean over the ${compared.keyedBy} cells every run has a value in; skipped: cells left out because a run measured nothing there (not taken as 0); Δ is the last run minus the first.`,
+        `Conditions matched by ${compared.matchedBy}: ${compared.groups.map((g) => g.label).join('; ') || 'none'}.${
+          compared.unmatched.length > 0
+            ? ` Not compared (no match in the other run): ${compared.unmatched.map((u) => `${u.condition} (${u.run})`).join(', ')}.`
+            : ''
+        }`,
       ),
-      table(
-        [
-          { key: 'key', label: 'score' },
-          { key: 'cells', label: 'cells', format: 'number', digits: 0 },
-          { key: 'skipped', label: 'skipped', format: 'number', digits: 0 },
-          ...runColumns,
-          { key: 'delta', label: 'Δ last − first' },
-        ],
-        // The main scores first, as in the plots; the rest in order of name.
-        [...compared.overall]
-          .sort((a, b) => rank(a.key) - rank(b.key))
-          .map((d) => ({
-            key: d.key,
-            cells: d.cells,
-            skipped: d.skipped,
-            delta: d.delta,
-            ...values(d.values),
-          })),
-        { class: 'run-deltas' },
+    );
+  }
+
+  /**
+   * The runs side by side per condition, never pooled: each score's mean over the task × repeat ×
+   * step cells every run measured, and each later run's paired difference from the first with its
+   * interval over tasks and repeats.
+   */
+  function comparison(compared) {
+    const names = compared.runs;
+    const runColumns = names.map((name, index) => ({ key: `v${index}`, label: name }));
+    const deltaColumns = names
+      .slice(1)
+      .map((name, index) => ({ key: `d${index + 1}`, label: `Δ ${name} − ${names[0]}` }));
+    const columns = [
+      { key: 'group', label: 'condition' },
+      { key: 'key', label: 'score' },
+      { key: 'cells', label: 'cells', format: 'number', digits: 0 },
+      { key: 'skipped', label: 'skipped', format: 'number', digits: 0 },
+      ...runColumns,
+      ...deltaColumns,
+    ];
+    const rowOf = (d) => ({
+      group: d.group,
+      key: d.key,
+      cells: d.cells,
+      skipped: d.skipped,
+      ...Object.fromEntries(d.values.map((v, i) => [`v${i}`, v])),
+      ...Object.fromEntries(d.deltas.map((delta, i) => [`d${i}`, deltaCell(delta)]).slice(1)),
+    });
+    const main = new Set([...data.runs.flatMap((run) => [run.solveKey, ...run.plotKeys])]);
+    const headline = compared.rows.filter((d) => main.has(d.key));
+    return el(
+      'section',
+      { class: 'view comparison' },
+      el('h2', {}, `Runs compared per condition: ${names.join(' vs ')}`),
+      el(
+        'p',
+        { class: 'note' },
+        "Per matched condition, never pooled over conditions: each run's mean over the task × repeat × step cells every run measured; Δ: the paired difference from the first run with its 95% bootstrap interval over tasks and repeats and n (pairs of trials); skipped: cells left out because a run measured nothing there (not taken as 0).",
+      ),
+      table(columns, (headline.length > 0 ? headline : compared.rows).map(rowOf), { class: 'run-deltas' }),
+      el(
+        'details',
+        { class: 'all-deltas' },
+        el('summary', {}, `Every score per condition: ${compared.rows.length} rows`),
+        table(columns, compared.rows.map(rowOf), { class: 'all-run-deltas' }),
       ),
       el(
         'details',
         { class: 'cell-deltas' },
-        el('summary', {}, `Per ${compared.keyedBy}: ${compared.cells.length} rows`),
+        el('summary', {}, `Per condition, task and step: ${compared.cells.length} rows`),
         table(
           [
+            { key: 'group', label: 'condition' },
             { key: 'key', label: 'score' },
             { key: 'task', label: 'task' },
             { key: 'step', label: 'step' },
-            ...(compared.keyedBy.endsWith('condition') ? [{ key: 'condition', label: 'condition' }] : []),
             ...runColumns,
-            { key: 'delta', label: 'Δ last − first' },
+            { key: 'delta', label: `Δ ${names.at(-1)} − ${names[0]}` },
           ],
           compared.cells.map((d) => ({
+            group: d.group,
             key: d.key,
             task: d.task,
             step: d.step,
-            condition: d.condition,
             delta: d.delta,
-            ...values(d.values),
+            ...Object.fromEntries(d.values.map((v, i) => [`v${i}`, v])),
           })),
           { class: 'deltas' },
         ),
@@ -709,10 +860,10 @@
         el(
           'span',
           {
-            class: `bar ${step.status === 'ok' ? 'ok' : 'bad'}${step.flags?.length ? ' flagged' : ''}`,
+            class: `bar tone-${step.tone ?? (step.status === 'ok' ? 'scored' : 'errored')}${step.flags?.length ? ' flagged' : ''}`,
             style: `flex-grow:${Math.max(step.durationMs / total, 0.01)}`,
             title: [
-              `${step.index + 1}. ${step.id}: ${step.status}, ${step.turns} turn(s), ${duration(step.durationMs)}, $${step.costUsd.toFixed(3)}`,
+              `${step.index + 1}. ${step.id}: ${toneWords[step.tone] ?? step.status} (${step.status}), ${step.turns} turn(s), ${duration(step.durationMs)}, $${step.costUsd.toFixed(3)}`,
               ...(step.flags ?? []),
             ].join('\n'),
           },
@@ -730,14 +881,62 @@
       : [];
   }
 
+  const toneWords = {
+    solved: 'solved',
+    unsolved: 'not solved',
+    partial: 'partly solved',
+    scored: 'scored (no solve score)',
+    errored: 'lost to a fault',
+    cancelled: 'cancelled',
+    running: 'running',
+  };
+
+  /** A trial's outcome in words: `solved 2/4 · 1 errored · 3 failed tool calls`. */
+  function outcomeParts(trial) {
+    const outcome = trial.outcome;
+    if (!outcome) return [];
+    const parts = [
+      el(
+        'span',
+        { class: 'solved', 'data-solved': outcome.solved ?? '', 'data-steps': outcome.steps },
+        outcome.solved === null ? `solved –/${outcome.steps}` : `solved ${outcome.solved}/${outcome.steps}`,
+      ),
+    ];
+    if (outcome.errored > 0)
+      parts.push(
+        el(
+          'span',
+          { class: 'signal warn' },
+          `${outcome.errored} errored (${Object.entries(outcome.errorClasses)
+            .map(([name, count]) => `${count} ${name}`)
+            .join(', ')})`,
+        ),
+      );
+    if (outcome.cancelled > 0)
+      parts.push(el('span', { class: 'signal warn' }, `${outcome.cancelled} cancelled`));
+    for (const signal of outcome.signals)
+      parts.push(
+        el(
+          'span',
+          { class: `signal ${signal.tone}`, 'data-signal': signal.key },
+          `${signal.value} ${signal.label}`,
+        ),
+      );
+    return parts;
+  }
+
   function trialView(trial) {
+    const tone = trial.outcome?.tone ?? 'scored';
     const details = el(
       'details',
-      { class: 'trial', 'data-trial': trial.id },
+      { class: `trial tone-${tone}`, 'data-trial': trial.id, id: `trial-view-${trial.key}` },
       el(
         'summary',
         {},
-        `${trial.id} — ${trial.status}, ${trial.steps.length} steps, ${duration(trial.durationMs)}, $${trial.costUsd.toFixed(3)}`,
+        el('span', { class: `dot tone-${tone}`, title: toneWords[tone] }),
+        ` ${trial.id} — `,
+        ...outcomeParts(trial).flatMap((part) => [part, ' · ']),
+        `${trial.status}, ${trial.steps.length} steps, ${duration(trial.durationMs)}, $${trial.costUsd.toFixed(3)}`,
         ...flaggedNote(trial),
       ),
     );
@@ -793,45 +992,93 @@
     }
   }
 
+  /**
+   * Every trial at a glance: conditions × tasks, a chip per trial with its solved steps, coloured
+   * by outcome; a click opens the trial below.
+   */
+  function glance(run) {
+    const chip = (trial) =>
+      el(
+        'a',
+        {
+          class: `chip tone-${trial.outcome?.tone ?? 'scored'}`,
+          href: `#trial-view-${trial.key}`,
+          'data-trial': trial.id,
+          title: `${trial.id}: ${toneWords[trial.outcome?.tone] ?? trial.status} (${trial.status})`,
+          onclick: () => {
+            const details = document.getElementById(`trial-view-${trial.key}`);
+            if (details) details.open = true;
+          },
+        },
+        `r${trial.repeat} `,
+        ...outcomeParts(trial).flatMap((part, i) => (i === 0 ? [part] : [' ', part])),
+      );
+    return table(
+      [{ key: 'condition', label: 'condition' }, ...run.tasks.map((task) => ({ key: task, label: task }))],
+      run.conditions.map((condition) => {
+        const cells = { condition };
+        for (const task of run.tasks) {
+          const own = run.trials.filter((t) => t.condition === condition && t.task === task);
+          cells[task] = { text: own.length === 0 ? 'missing' : undefined, node: own.map(chip) };
+        }
+        return cells;
+      }),
+      { class: 'glance', 'data-run': run.name },
+    );
+  }
+
   function trialsSection(run) {
-    const section = el('section', { class: 'run trials' });
+    const section = el('section', { class: 'run trials', 'data-run': run.name });
+    if (data.runs.length > 1) section.append(el('h3', { class: 'run-name' }, run.name));
+    section.append(glance(run), el('p', { class: 'legend' }, trialLegend));
     for (const trial of run.trials) section.append(trialView(trial));
     return section;
   }
 
+  const trialLegend =
+    "solved x/y: steps whose solve score is 1, of the task's steps (–: no step has a solve score); colour: green solved every step, amber some, red none, dark red a fault, grey cancelled or running, blue scored without a solve score; errored and cancelled steps and failed tool calls are counted beside, never as unsolved.";
+
   /** The same view for each run, side by side. */
   function row(title, view) {
+    const views = data.runs.map(view);
+    // Never an empty section: a heading with nothing under it says nothing.
+    if (views.every((v) => !v || v.childElementCount === 0)) return undefined;
     return el(
       'section',
       { class: 'view' },
       el('h2', {}, title),
-      el('div', { class: `columns n${data.runs.length}` }, data.runs.map(view)),
+      el('div', { class: `columns n${data.runs.length}` }, views),
     );
   }
 
   function render() {
     const several = data.runs.length > 1;
-    const sections = [row('Headline', headline)];
+    const sections = [];
+    if (data.comparison) sections.push(changes(data.comparison));
+    sections.push(row('Headline', headline));
     if (data.comparison) sections.push(comparison(data.comparison));
-    sections.push(
-      several
-        ? el(
+    for (const name of sectionNames()) sections.push(row(name, benchmarkSection(name)));
+    const stepped = data.runs.some((run) => run.seriesMode !== 'none' && run.plotKeys.length > 0);
+    if (several) {
+      if (stepped)
+        sections.push(
+          el(
             'section',
             { class: 'view' },
             el('h2', {}, 'Scores over steps, runs overlaid (mean, band: min–max over trials)'),
             overlaidPlots(),
-          )
-        : row('Scores over steps (mean, band: min–max over trials)', stepPlots),
-    );
-    if (several && data.runs.some((run) => run.figures.some((f) => f.kind === 'plot' && !isLead(run, f))))
+          ),
+        );
       sections.push(
         row('Benchmark plots', (run) => {
           const section = el('section', { class: 'run plots' });
           for (const figure of run.figures)
-            if (figure.kind === 'plot' && !isLead(run, figure)) section.append(...figureView(figure));
+            if (figure.kind === 'plot' && !isLead(run, figure) && !figure.section)
+              section.append(...figureView(figure));
           return section;
         }),
       );
+    } else sections.push(row('Scores over steps (mean, band: min–max over trials)', stepPlots));
     // Every score of every condition: there to look up, not to read first.
     sections.push(
       el(
@@ -846,7 +1093,7 @@
     );
     // A live update redraws the page: what the reader opened stays open.
     const opened = app.querySelector('details.per-score')?.open;
-    app.replaceChildren(...sections);
+    app.replaceChildren(...sections.filter(Boolean));
     if (opened) app.querySelector('details.per-score').open = true;
     Promise.all(plots.splice(0)).then(() => document.body.setAttribute('data-ready', 'true'));
   }

@@ -1,6 +1,7 @@
 import { type FileHandle, open, readdir, readFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import type { FiguresFile, StoredFigure, TrajectoryEvent, TrialRecord } from '@longhaul/core';
+import { parse } from 'yaml';
 
 /** What the report needs of summary.json (written by the summary reporter). */
 export interface SummaryConditions {
@@ -67,6 +68,8 @@ export interface LoadedRun {
   dir: string;
   name: string;
   summary?: SummaryConditions;
+  /** experiment.yaml as the run resolved it; absent when the run has none. */
+  experiment?: Record<string, unknown>;
   regrades: LoadedRegrade[];
   figures: StoredFigure[];
   trials: LoadedTrial[];
@@ -235,6 +238,20 @@ async function readSteps(runDir: string, trialDir: string): Promise<StepFiles[]>
   return steps;
 }
 
+/** experiment.yaml, resolved; a file that does not parse to a mapping is treated as absent. */
+async function readExperiment(path: string): Promise<Record<string, unknown> | undefined> {
+  const text = await readText(path);
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads a run directory: trial records, summary.json and figures.json when they exist. */
 export async function loadRun(dir: string): Promise<LoadedRun> {
   const trialsDir = join(dir, 'trials');
@@ -253,6 +270,7 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
     dir,
     name: basename(dir),
     summary: await readJson<SummaryConditions>(join(dir, 'summary.json')),
+    experiment: await readExperiment(join(dir, 'experiment.yaml')),
     regrades: await readRegrades(dir),
     figures: (await readJson<FiguresFile>(join(dir, 'figures.json')))?.figures ?? [],
     trials,

@@ -18,6 +18,8 @@ import {
 } from '@longhaul/core';
 import { stepFlags, tampered } from './flags.js';
 import { type LoadedRun, regradedKey } from './load-run.js';
+import { planKeys, type SeriesMode, seriesOf } from './series.js';
+import { type StepTone, stepTone, type TrialOutcome, trialOutcome } from './trial-outcome.js';
 
 /** One trial as the overview and the timeline show it (no step content: that comes per trial). */
 export interface TrialRow {
@@ -45,7 +47,11 @@ export interface TrialRow {
     /** What to look at whatever the score says (most tool calls failed), a line each. */
     flags: string[];
     scores: Record<string, number | boolean | null>;
+    /** How the step ended, for its colour: solved, unsolved, errored, cancelled, or scored without a solve score. */
+    tone?: StepTone;
   }[];
+  /** Solved x/y, errors, failed tool calls and other signals: the trial at a glance. */
+  outcome?: TrialOutcome;
 }
 
 export interface ConditionRow {
@@ -83,11 +89,17 @@ export interface PairedInterval extends Interval {
   key: string;
 }
 
-/** A point of a score over steps: mean and spread (min–max) over a condition's trials. */
+/**
+ * A point of a score over steps: mean and spread (min–max) over a condition's trials, at step
+ * `step`; where tasks have different numbers of steps, per task (`task`) at `x`, the share of the
+ * task's steps done (step k of n at k/n), so a step number never averages different tasks.
+ */
 export interface SeriesPoint {
   condition: string;
   key: string;
   step: number;
+  x: number;
+  task?: string;
   mean: number;
   low: number;
   high: number;
@@ -140,6 +152,24 @@ export interface RunModel {
   stats: ScoreInterval[];
   paired: PairedInterval[];
   series: SeriesPoint[];
+  /**
+   * How the series are drawn: `step` (every task has the same steps: mean over tasks and repeats
+   * at each step), `progress` (tasks differ: one line per task over its share done) or `none`
+   * (single-step tasks: nothing over steps to show).
+   */
+  seriesMode: SeriesMode;
+  /** Steps per task: the most any trial of the task reached. */
+  stepsPerTask: Record<string, number>;
+  /**
+   * The scores plotted over steps, in order: those the summary reporter's `columns` selects, the
+   * main scores, the first score of each scorer that has none of those, then cost and time;
+   * never one whose every value is the same.
+   */
+  plotKeys: string[];
+  /** The solve score: `<solveScorer>.strict` of the summary reporter (`tests.strict`). */
+  solveKey: string;
+  /** experiment.yaml as resolved, when the run has it. */
+  experiment?: Record<string, unknown>;
   /** What n scored / errored / cancelled, `–`, `missing` and `n=1` mean, printed under the tables. */
   legend: string;
   figures: StoredFigure[];
@@ -164,6 +194,10 @@ const numeric = (value: number | boolean | null | undefined): number | undefined
       : undefined;
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Names in the order a person counts them: task2 before task10. */
+export const naturalOrder = (a: string, b: string) =>
+  a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' }) || byString(a, b);
 
 function trialRow(record: TrialRecord, key: string): TrialRow {
   return {
@@ -196,7 +230,7 @@ function trialRow(record: TrialRecord, key: string): TrialRow {
 const outcomesOf = (trials: TrialRow[]) =>
   countOutcomes(trials.flatMap((trial) => trial.steps.map((step) => stepOutcome(step, trial.status))));
 
-const scoredSteps = (trial: TrialRow) =>
+export const scoredSteps = (trial: TrialRow) =>
   trial.steps.filter((step) => stepOutcome(step, trial.status).outcome === 'scored');
 
 /**
@@ -274,6 +308,18 @@ function leadFigures(figures: StoredFigure[]): string[] {
   );
 }
 
+/** Score keys in the order the scorers gave them (a scorer puts its main figure first). */
+function scoreOrder(trials: TrialRow[]): string[] {
+  const keys = new Set<string>();
+  for (const trial of trials)
+    for (const key of [
+      ...trial.steps.flatMap((step) => Object.keys(step.scores)),
+      ...Object.keys(trial.scores),
+    ])
+      keys.add(key);
+  return [...keys];
+}
+
 /** Everything the report's pages show of one run, computed once. */
 export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
   const trials = run.trials.map((trial, index) => trialRow(trial.record, `r${runIndex}-t${index}`));
@@ -288,8 +334,17 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
         step.scores[regradedKey(key, regrade.id)] = value;
     }
   }
-  const conditions = [...new Set(trials.map((trial) => trial.condition))].sort(byString);
-  const tasks = [...new Set(trials.map((trial) => trial.task))].sort(byString);
+  const conditions = [...new Set(trials.map((trial) => trial.condition))].sort(naturalOrder);
+  const tasks = [...new Set(trials.map((trial) => trial.task))].sort(naturalOrder);
+  const experiment = run.experiment;
+  const { solveKey, selected } = planKeys(experiment);
+  const stepsPerTask: Record<string, number> = {};
+  for (const trial of trials)
+    stepsPerTask[trial.task] = Math.max(stepsPerTask[trial.task] ?? 0, trial.steps.length);
+  for (const trial of trials) {
+    trial.outcome = trialOutcome(trial, stepsPerTask[trial.task] ?? 0, solveKey);
+    for (const step of trial.steps) step.tone = stepTone(step, trial.status, solveKey);
+  }
   const matrix = conditions.flatMap((condition) =>
     tasks.map((task) => {
       const statuses: Record<string, number> = {};
@@ -353,49 +408,17 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
     const own = trials.filter((trial) => trial.condition === condition && trial.steps.length > 0);
     return own.length > 0 && own.every(sharesTurn);
   });
-  const series: SeriesPoint[] = [];
-  for (const condition of conditions) {
-    const own = trials.filter((trial) => trial.condition === condition);
-    const stepIndexes = [...new Set(own.flatMap((trial) => trial.steps.map((step) => step.index)))].sort(
-      (a, b) => a - b,
-    );
-    const perStep = (index: number) =>
-      own.flatMap((trial) => trial.steps.filter((step) => step.index === index));
-    const point = (key: string, step: number, values: number[]) => {
-      if (values.length === 0) return;
-      series.push({
-        condition,
-        key,
-        step: step + 1,
-        mean: values.reduce((sum, value) => sum + value, 0) / values.length,
-        low: Math.min(...values),
-        high: Math.max(...values),
-        trials: values.length,
-      });
-    };
-    for (const index of stepIndexes) {
-      const steps = perStep(index);
-      // Scores only from scored steps; cost and time from every step, since a fault costs too.
-      const scored = own.flatMap((trial) => scoredSteps(trial).filter((step) => step.index === index));
-      for (const key of new Set(scored.flatMap((step) => Object.keys(step.scores))))
-        point(
-          key,
-          index,
-          scored.map((step) => numeric(step.scores[key])).filter((v): v is number => v !== undefined),
-        );
-      if (sharedTurn.includes(condition)) continue;
-      point(
-        'cost.usd',
-        index,
-        steps.map((step) => step.costUsd),
-      );
-      point(
-        'time.seconds',
-        index,
-        steps.map((step) => step.durationMs / 1000),
-      );
-    }
-  }
+  const {
+    mode: seriesMode,
+    series,
+    plotKeys,
+  } = seriesOf(trials, {
+    conditions,
+    stepsPerTask,
+    sharedTurn,
+    selected,
+    order: scoreOrder(trials),
+  });
   const fromSummary = run.summary !== undefined;
   const conditionRows = conditions.map((condition) => {
     const own = conditionRow(
@@ -440,6 +463,11 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
     stats,
     paired,
     series,
+    seriesMode,
+    stepsPerTask,
+    plotKeys,
+    solveKey,
+    ...(experiment === undefined ? {} : { experiment }),
     legend: outcomeLegend,
     figures: run.figures,
     leads: leadFigures(run.figures),

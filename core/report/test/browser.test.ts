@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ESM helper shared with the benchmark, without types
 import { writeSyntheticRun } from '../../../bench/report/synthetic-run.mjs';
 import { buildReport } from '../src/index.js';
-import { columnValues, launchChromium, openReport, plotMarks, shots } from './page.js';
+import { columnValues, emptySections, launchChromium, openReport, plotMarks, shots } from './page.js';
 
 let browser: Browser;
 let dir: string;
@@ -94,19 +94,38 @@ describe.skipIf(!prerequisites.chromium())('report in Chromium', () => {
       const { page, errors } = await openReport(browser, `file://${file}`);
       await page.screenshot({ path: join(shots, 'report-two-harnesses.png'), fullPage: true });
 
+      // What changed comes first, naming both runs.
+      const names = runs.map((run) => run.split('/').at(-1)!);
+      expect(await page.locator('main > section').first().getAttribute('class')).toContain('what-changed');
+      expect(await page.locator('section.what-changed h2').textContent()).toBe(
+        `What changed: ${names.join(' vs ')}`,
+      );
       const deltas = page.locator('table.run-deltas');
+      expect(await deltas.locator('th').allTextContents()).toEqual([
+        'condition',
+        'score',
+        'cells',
+        'skipped',
+        names[0],
+        names[1],
+        `Δ ${names[1]} − ${names[0]}`,
+      ]);
       const scores = await deltas.locator('td[data-key=key]').allTextContents();
       expect(scores).toContain('tests.strict');
-      for (const key of ['v0', 'v1', 'delta']) {
+      for (const key of ['v0', 'v1', 'd1']) {
         const values = await columnValues(deltas, key);
         expect(values, key).toHaveLength(scores.length);
         for (const value of values) expect(value, key).not.toBeNull();
-        const shown = await deltas.locator(`td[data-key=${key}]`).allTextContents();
-        expect(shown.filter((text) => text === '-' || text === '–')).toEqual([]);
       }
       const strict = scores.indexOf('tests.strict');
+      expect(await deltas.locator('td[data-key=group]').nth(strict).textContent()).toBe(
+        'oracle/just-solve/none → ide/just-solve/none',
+      );
       // task0 step 3: 1 in the oracle run, 0 in the ide run; 12 task × step cells in all.
-      expect((await columnValues(deltas, 'delta'))[strict]).toBeCloseTo(-1 / 12);
+      expect((await columnValues(deltas, 'd1'))[strict]).toBeCloseTo(-1 / 12);
+      expect(await deltas.locator('td[data-key=d1]').nth(strict).textContent()).toMatch(
+        /^-0\.083 \[\S+, \S+\] n=3$/,
+      );
 
       // One plot per score, both runs in it: one legend with both runs, lines on one scale.
       const overlaid = page.locator('section.overlaid figure.plot');
@@ -114,11 +133,112 @@ describe.skipIf(!prerequisites.chromium())('report in Chromium', () => {
       expect(keys).toContain('tests.strict');
       expect(new Set(keys).size).toBe(keys.length);
       for (let i = 0; i < keys.length; i++) {
+        // Legends name each run whole, with its condition: nothing cut.
         const legend = await overlaid.nth(i).locator('svg .role-legend-label text').allTextContents();
-        expect(legend, keys[i]!).toEqual([runs[1]!.split('/').at(-1), runs[0]!.split('/').at(-1)].sort());
+        expect(legend, keys[i]!).toEqual(
+          [`${names[1]} · ide/just-solve/none`, `${names[0]} · oracle/just-solve/none`].sort(),
+        );
         expect(await overlaid.nth(i).locator('svg .mark-line path').count(), keys[i]!).toBe(2);
       }
       expect(await page.locator('section.plots:not(.overlaid)').count()).toBe(0);
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await Promise.all(runs.map((run) => rm(run, { recursive: true, force: true })));
+    }
+  }, 300_000);
+
+  it('compares two runs of two conditions condition by condition, and shows each trial solved x/y', async () => {
+    const conditions = ['ide/oracle/none', 'ide/partial/none'];
+    const runs: string[] = [];
+    for (const name of ['before', 'after']) {
+      const run = await mkdtemp(join(tmpdir(), `longhaul-report-${name}-`));
+      runs.push(run);
+      await writeSyntheticRun(run, { trials: 8, steps: 3, conditions });
+      await writeFile(
+        join(run, 'experiment.yaml'),
+        `name: partial\nrepeats: 1\nmodels:\n  partial: { backend: scripted, replies: [{ file: ${name}.yaml }] }\n`,
+      );
+    }
+    // In the later run the partial condition solves every step of task0 and task1.
+    let gained = 0;
+    for (const task of ['task0', 'task1']) {
+      const file = join(runs[1]!, 'trials', `${task}.ide.partial.none.r1`, 'trial.json');
+      const record = JSON.parse(await readFile(file, 'utf8'));
+      for (const step of record.steps) {
+        if (step.scores['tests.strict'] === 0) gained += 1;
+        step.scores['tests.strict'] = 1;
+      }
+      await writeFile(file, JSON.stringify(record));
+    }
+    expect(gained).toBeGreaterThan(0);
+    try {
+      const file = join(runs[0]!, 'report.html');
+      await writeFile(file, await buildReport(runs));
+      const { page, errors } = await openReport(browser, `file://${file}`);
+      await page.screenshot({ path: join(shots, 'report-two-conditions.png'), fullPage: true });
+      const names = runs.map((run) => run.split('/').at(-1)!);
+
+      const changed = await page.locator('section.what-changed li').allTextContents();
+      expect(changed[0]).toBe(
+        `${names[0]} → ${names[1]}: models.partial.replies[0].file before.yaml → after.yaml`,
+      );
+
+      // Read the deltas per condition from the page: the oracle's unchanged, the partial's up.
+      const deltas = page.locator('table.run-deltas');
+      const rows = await deltas.locator('tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          group: tr.querySelector('td[data-key=group]')?.textContent,
+          key: tr.querySelector('td[data-key=key]')?.textContent,
+          before: Number(tr.querySelector('td[data-key=v0]')?.getAttribute('data-value')),
+          after: Number(tr.querySelector('td[data-key=v1]')?.getAttribute('data-value')),
+          delta: Number(tr.querySelector('td[data-key=d1]')?.getAttribute('data-value')),
+          text: tr.querySelector('td[data-key=d1]')?.textContent,
+        })),
+      );
+      const strict = (group: string) =>
+        rows.find((row) => row.group === group && row.key === 'tests.strict')!;
+      expect(strict('ide/oracle/none').delta).toBe(0);
+      expect(strict('ide/partial/none').delta).toBeCloseTo(gained / 12);
+      expect(strict('ide/partial/none').after - strict('ide/partial/none').before).toBeCloseTo(gained / 12);
+      expect(strict('ide/partial/none').text).toMatch(/^\+0\.\d+ \[\S+, \S+\] n=4$/);
+      // Never a row pooling the conditions.
+      expect(new Set(rows.map((row) => row.group))).toEqual(new Set(conditions));
+
+      // Trials at a glance: solved x/y per trial, coloured by outcome.
+      const glance = page.locator(`table.glance[data-run="${names[1]}"]`);
+      const chip = glance.locator('a.chip[data-trial="task0.ide.partial.none.r1"]');
+      expect(await chip.locator('.solved').textContent()).toBe('solved 3/3');
+      expect(await chip.getAttribute('class')).toContain('tone-solved');
+      const before = JSON.parse(
+        await readFile(join(runs[0]!, 'trials', 'task0.ide.partial.none.r1', 'trial.json'), 'utf8'),
+      );
+      const solvedBefore = before.steps.filter(
+        (step: { scores: Record<string, number> }) => step.scores['tests.strict'] === 1,
+      ).length;
+      const earlier = page.locator(
+        `table.glance[data-run="${names[0]}"] a.chip[data-trial="task0.ide.partial.none.r1"]`,
+      );
+      expect(await earlier.locator('.solved').textContent()).toBe(`solved ${solvedBefore}/3`);
+      expect(await earlier.getAttribute('class')).toContain(
+        solvedBefore === 0 ? 'tone-unsolved' : 'tone-partial',
+      );
+      await page
+        .locator(`section.trials[data-run="${names[1]}"]`)
+        .screenshot({ path: join(shots, 'report-trials.png') });
+      // A click on a chip opens its trial.
+      await chip.click();
+      await expect
+        .poll(() =>
+          page
+            .locator(
+              `section.trials[data-run="${names[1]}"] details.trial[data-trial="task0.ide.partial.none.r1"]`,
+            )
+            .getAttribute('open'),
+        )
+        .toBe('');
+      // No section without content.
+      expect(await emptySections(page)).toEqual([]);
       expect(errors).toEqual([]);
       await page.close();
     } finally {

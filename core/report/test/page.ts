@@ -62,3 +62,14 @@ export async function openStep(page: Page, trialId: string, stepId: string): Pro
   await step.locator('pre.diff').waitFor();
   return step;
 }
+
+/** The headings of the page's sections that show nothing (no table, plot or list): none should. */
+export function emptySections(page: Page): Promise<(string | undefined)[]> {
+  return page
+    .locator('main section.view')
+    .evaluateAll((sections) =>
+      sections
+        .filter((section) => section.querySelectorAll('table, figure, li').length === 0)
+        .map((section) => section.querySelector('h2')?.textContent ?? undefined),
+    );
+}

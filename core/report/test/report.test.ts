@@ -184,24 +184,55 @@ describe('report', () => {
     await expect(loadRun(dir)).rejects.toThrow(`${dir}: not a run directory`);
   });
 
-  it('compares runs of different harnesses by task and step, with a number in every delta', async () => {
+  it('compares runs of different harnesses condition by condition, the harness set aside, with a paired delta', async () => {
     const oracle = await model(await run(4, ['oracle/just-solve/none']), 0);
     const ide = await model(await run(4, ['ide/just-solve/none']), 1);
     // The ide run's step 2 of task1 fails where the oracle's passes: its delta shows it.
     ide.trials.find((trial) => trial.task === 'task1')!.steps[1]!.scores['tests.strict'] = 0;
     const compared = compareRuns([oracle, ide])!;
-    expect(compared.keyedBy).toBe('task × step');
+    expect(compared.matchedBy).toContain('harness set aside');
+    expect(compared.groups).toEqual([
+      {
+        label: 'oracle/just-solve/none → ide/just-solve/none',
+        conditions: ['oracle/just-solve/none', 'ide/just-solve/none'],
+      },
+    ]);
     const strict = compared.cells.filter((cell) => cell.key === 'tests.strict');
-    // 4 tasks × 3 steps, each in both runs.
+    // 4 tasks × 3 steps, each in both runs, in natural order.
     expect(strict).toHaveLength(12);
     for (const cell of strict) expect(cell.values.every((value) => typeof value === 'number')).toBe(true);
     const changed = strict.find((cell) => cell.task === 'task1' && cell.step === '2. step2')!;
     expect(changed.delta).toBe(changed.values[1]! - changed.values[0]!);
-    const overall = compared.overall.find((row) => row.key === 'tests.strict')!;
-    expect(overall.cells).toBe(12);
-    expect(overall.skipped).toBe(0);
-    expect(overall.delta).toBeCloseTo(overall.values[1]! - overall.values[0]!);
-    expect(overall.values[0]! - overall.values[1]!).toBeCloseTo(changed.values[0]! / 12);
+    const row = compared.rows.find((r) => r.key === 'tests.strict')!;
+    expect(row).toMatchObject({ cells: 12, skipped: 0 });
+    expect(row.deltas[0]).toBeNull();
+    expect(row.deltas[1]!.mean).toBeCloseTo(row.values[1]! - row.values[0]!);
+    expect(row.values[0]! - row.values[1]!).toBeCloseTo(changed.values[0]! / 12);
+    expect(row.deltas[1]!.n).toBe(4);
+    // The main scores lead.
+    expect(compared.rows[0]!.key).toBe('tests.strict');
+  });
+
+  it('never pools conditions: two conditions in two runs give a delta each', async () => {
+    const conditions = ['ide/oracle/none', 'ide/partial/none'];
+    const before = await model(await run(8, conditions), 0);
+    const after = await model(await run(8, conditions), 1);
+    // The partial condition solves every step of task0 in the later run; the oracle's is unchanged.
+    for (const trial of after.trials.filter((t) => t.condition === 'ide/partial/none' && t.task === 'task0'))
+      for (const step of trial.steps) step.scores['tests.strict'] = 1;
+    const compared = compareRuns([before, after])!;
+    expect(compared.matchedBy).toBe('condition');
+    const strict = (group: string) =>
+      compared.rows.find((r) => r.key === 'tests.strict' && r.group === group)!;
+    expect(strict('ide/oracle/none').deltas[1]!.mean).toBe(0);
+    const partial = strict('ide/partial/none');
+    const gained = before.trials
+      .filter((t) => t.condition === 'ide/partial/none' && t.task === 'task0')
+      .flatMap((t) => t.steps)
+      .filter((step) => step.scores['tests.strict'] === 0).length;
+    expect(gained).toBeGreaterThan(0);
+    expect(partial.deltas[1]!.mean).toBeCloseTo(gained / 12);
+    expect(partial.values[1]! - partial.values[0]!).toBeCloseTo(gained / 12);
   });
 
   it('compares runs over the cells both measured, and says how many it skipped', async () => {
@@ -210,19 +241,105 @@ describe('report', () => {
     // The idle run left no code at three cells: no erosion there, not an erosion of 0.
     for (const trial of idle.trials.filter((t) => t.task !== 'task0'))
       trial.steps[0]!.scores['quality.erosion'] = null;
-    const erosion = compareRuns([working, idle])!.overall.find((row) => row.key === 'quality.erosion')!;
+    const erosion = compareRuns([working, idle])!.rows.find((row) => row.key === 'quality.erosion')!;
     expect(erosion).toMatchObject({ cells: 9, skipped: 3 });
+    expect(erosion.deltas[1]!.skipped).toBe(3);
   });
 
-  it('matches conditions too where the runs share them', async () => {
+  it('matches conditions by label where the runs share them, and names the rest as not compared', async () => {
     const first = await model(await run(4));
     const second = await model(await run(4, ['oracle/just-solve/none', 'ide/just-solve/none']), 1);
     const compared = compareRuns([first, second])!;
-    expect(compared.keyedBy).toBe('task × step × condition');
-    expect(new Set(compared.cells.map((cell) => cell.condition))).toEqual(
-      new Set(['oracle/just-solve/none']),
-    );
+    expect(compared.matchedBy).toBe('condition');
+    expect(new Set(compared.cells.map((cell) => cell.group))).toEqual(new Set(['oracle/just-solve/none']));
+    expect(compared.unmatched.map((u) => u.condition).sort()).toEqual([
+      'ide/just-solve/none',
+      'oracle/anti-slop/none',
+    ]);
     expect(compareRuns([first])).toBeUndefined();
+  });
+
+  it('says first what changed between the runs: the experiments key by key and the scores one lacks', async () => {
+    const a = await run(4);
+    const b = await run(4);
+    await writeFile(
+      join(a, 'experiment.yaml'),
+      'name: x\nbaseDir: /a\nrepeats: 2\nharness:\n  - { id: ide, label: o, options: { model: oracle } }\n',
+    );
+    await writeFile(
+      join(b, 'experiment.yaml'),
+      'name: x\nbaseDir: /b\nrepeats: 3\nharness:\n  - { id: ide, label: o, options: { model: partial } }\n',
+    );
+    const second = await model(b, 1);
+    for (const trial of second.trials) for (const step of trial.steps) step.scores['todos.count'] = 1;
+    second.scoreKeys.push('todos.count');
+    const { changed } = compareRuns([await model(a), second])!;
+    expect(changed[0]).toContain('repeats 2 → 3');
+    expect(changed[0]).toContain('harness[0].options.model oracle → partial');
+    expect(changed[0]).not.toContain('baseDir');
+    expect(changed[1]).toContain('todos.count');
+  });
+
+  it('orders tasks as a person counts them, and draws steps per task where tasks differ in length', async () => {
+    const dir = await run(24, ['a']);
+    const loaded = await loadRun(dir);
+    // task10 exists; task2 must still come before it.
+    const ordered = buildRunModel(loaded, 0);
+    expect(ordered.tasks.slice(0, 3)).toEqual(['task0', 'task1', 'task2']);
+    expect(ordered.tasks.at(-1)).toBe('task9');
+    expect(ordered.seriesMode).toBe('step');
+    for (const trial of loaded.trials.filter((t) => t.record.task === 'task1')) trial.record.steps.pop();
+    const uneven = buildRunModel(loaded, 0);
+    expect(uneven.seriesMode).toBe('progress');
+    const points = uneven.series.filter((p) => p.key === 'tests.strict' && p.task === 'task1');
+    expect(points.map((p) => p.x)).toEqual([0.5, 1]);
+    expect(
+      uneven.series.filter((p) => p.key === 'tests.strict' && p.task === 'task0').map((p) => p.x),
+    ).toEqual([1 / 3, 2 / 3, 1]);
+    for (const trial of loaded.trials) trial.record.steps.splice(1);
+    const single = buildRunModel(loaded, 0);
+    expect(single.seriesMode).toBe('none');
+    expect(single.plotKeys).toEqual([]);
+  });
+
+  it("plots the selected scores, a scorer of one's own, and no constant", async () => {
+    const dir = await run(4);
+    await writeFile(
+      join(dir, 'experiment.yaml'),
+      'reporters:\n  - { id: summary, options: { columns: [quality.verbosity] } }\n',
+    );
+    const loaded = await loadRun(dir);
+    for (const trial of loaded.trials)
+      for (const step of trial.record.steps) {
+        step.scores['todos.count'] = step.index + trial.record.repeat;
+        step.usage.costUsd = 0;
+      }
+    const built = buildRunModel(loaded, 0);
+    expect(built.plotKeys[0]).toBe('quality.verbosity');
+    expect(built.plotKeys).toContain('tests.strict');
+    expect(built.plotKeys).toContain('todos.count');
+    expect(built.plotKeys).not.toContain('cost.usd');
+    expect(built.plotKeys).toContain('time.seconds');
+  });
+
+  it('gives each trial its solved steps, errors and failed tool calls, and a tone by outcome', async () => {
+    const loaded = await loadRun(await run(4));
+    const [first, second] = loaded.trials.map((t) => t.record);
+    for (const step of first!.steps) step.scores['tests.strict'] = 1;
+    first!.scores['tool-use.failed_calls'] = 3;
+    second!.status = 'error:model';
+    second!.steps[2]!.status = 'error:model';
+    for (const step of second!.steps) step.scores['tests.strict'] = 0;
+    const built = buildRunModel(loaded, 0);
+    const [a, b] = built.trials;
+    expect(a!.outcome).toMatchObject({ solved: 3, steps: 3, tone: 'solved' });
+    expect(a!.outcome!.signals).toEqual([
+      { key: 'tools.failed', label: 'failed tool calls', value: 3, tone: 'warn' },
+    ]);
+    expect(b!.outcome).toMatchObject({ solved: 0, steps: 3, errored: 1, tone: 'errored' });
+    expect(b!.steps.map((s) => s.tone)).toEqual(['unsolved', 'unsolved', 'errored']);
+    // No failed-call score in the run: no signal, not a 0.
+    expect(built.trials[2]!.outcome!.signals).toEqual([]);
   });
 
   it('leads with the figures reporters mark, else the first table, and counts errors per condition', async () => {
