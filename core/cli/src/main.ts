@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import * as exportRows from './commands/export.js';
 import * as metrics from './commands/metrics.js';
 import * as newPlugin from './commands/new.js';
 import * as plugins from './commands/plugins.js';
@@ -31,6 +32,7 @@ const commands: { register(program: Command): void }[] = [
   plugins,
   tasks,
   report,
+  exportRows,
   view,
   regrade,
   metrics,
