@@ -446,6 +446,18 @@
       { class: 'run headline', 'data-run': run.name },
       el('h3', { class: 'run-name' }, run.name),
     );
+    if (run.state && run.state.status !== 'finished')
+      section.append(
+        el(
+          'p',
+          { class: `run-state status ${run.state.status}`, 'data-status': run.state.status },
+          `${run.state.status}${run.state.reason ? ` (${run.state.reason})` : ''}: ${run.state.ended}${
+            run.state.planned === undefined ? '' : ` of ${run.state.planned}`
+          } trials ended${run.state.running ? `, ${run.state.running} running` : ''}${
+            run.state.status === 'failed' ? '' : '; the figures are of the trials so far'
+          }${run.state.status === 'interrupted' ? '; `longhaul resume` finishes it' : ''}`,
+        ),
+      );
     const counts = new Map(run.counts.map((row) => [row.condition, row]));
     let keyed = false;
     let counted = false;

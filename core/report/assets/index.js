@@ -14,7 +14,7 @@
     { key: 'experiment', label: 'experiment', sort: (run) => run.experiment ?? '' },
     { key: 'status', label: 'status', sort: (run) => run.status },
     { key: 'conditions', label: 'conditions', sort: (run) => run.conditions.length },
-    { key: 'trials', label: 'trials', sort: (run) => run.trials },
+    { key: 'trials', label: 'trials', sort: (run) => run.trials / (run.planned || 1) },
     { key: 'headline', label: 'headline', sort: best },
     { key: 'errors', label: 'errors', sort: errors },
   ];
@@ -29,7 +29,7 @@
       case 'experiment':
         return run.experiment ?? '-';
       case 'status':
-        return el('span', { class: `status ${run.status}` }, run.status);
+        return el('span', { class: `status ${run.status}`, title: run.reason }, run.status);
       case 'conditions':
         return el(
           'ul',
@@ -37,7 +37,8 @@
           run.conditions.map((c) => el('li', {}, c)),
         );
       case 'trials':
-        return String(run.trials);
+        // k of n: trials ended of those planned, and how many run now.
+        return `${run.trials}${run.planned === null ? '' : ` of ${run.planned}`}${run.running ? ` (${run.running} running)` : ''}`;
       case 'headline':
         return run.headline.length === 0
           ? '-'
@@ -45,7 +46,16 @@
               'ul',
               { class: 'plain' },
               run.headline.map((h) =>
-                el('li', {}, `${h.label} ${h.text}`, el('span', { class: 'dir' }, ` ${h.condition}`)),
+                el(
+                  'li',
+                  {},
+                  `${h.label} ${h.text}`,
+                  el(
+                    'span',
+                    { class: 'dir' },
+                    ` ${h.condition}${run.status === 'running' ? ' (so far)' : ''}`,
+                  ),
+                ),
               ),
             );
       case 'errors':

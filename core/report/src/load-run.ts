@@ -2,6 +2,7 @@ import { type FileHandle, open, readdir, readFile } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import type { FiguresFile, StoredFigure, TrajectoryEvent, TrialRecord } from '@longhaul/core';
 import { parse } from 'yaml';
+import { type RunState, runState } from './run-state.js';
 
 /** What the report needs of summary.json (written by the summary reporter). */
 export interface SummaryConditions {
@@ -71,6 +72,8 @@ export interface LoadedRun {
   /** experiment.yaml as the run resolved it; absent when the run has none. */
   experiment?: Record<string, unknown>;
   regrades: LoadedRegrade[];
+  /** Whether the run goes on, was interrupted, finished or failed, and the trials it plans. */
+  state?: RunState;
   figures: StoredFigure[];
   trials: LoadedTrial[];
 }
@@ -272,6 +275,7 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
     summary: await readJson<SummaryConditions>(join(dir, 'summary.json')),
     experiment: await readExperiment(join(dir, 'experiment.yaml')),
     regrades: await readRegrades(dir),
+    state: await runState(dir),
     figures: (await readJson<FiguresFile>(join(dir, 'figures.json')))?.figures ?? [],
     trials,
   };

@@ -18,6 +18,7 @@ import {
 } from '@longhaul/core';
 import { stepFlags, tampered } from './flags.js';
 import { type LoadedRun, regradedKey } from './load-run.js';
+import type { RunState } from './run-state.js';
 import { planKeys, type SeriesMode, seriesOf } from './series.js';
 import { type StepTone, stepTone, type TrialOutcome, trialOutcome } from './trial-outcome.js';
 
@@ -168,6 +169,8 @@ export interface RunModel {
   plotKeys: string[];
   /** The solve score: `<solveScorer>.strict` of the summary reporter (`tests.strict`). */
   solveKey: string;
+  /** running, interrupted, finished or failed; with the trials planned and ended. */
+  state?: RunState & { ended: number; running: number };
   /** experiment.yaml as resolved, when the run has it. */
   experiment?: Record<string, unknown>;
   /** What n scored / errored / cancelled, `–`, `missing` and `n=1` mean, printed under the tables. */
@@ -419,36 +422,40 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
     selected,
     order: scoreOrder(trials),
   });
-  const fromSummary = run.summary !== undefined;
+  // A run that goes on (or was cut short) has a summary.json of an earlier session at most: its
+  // live figures are those of the records so far.
+  const current = run.state === undefined || run.state.status === 'finished' || run.state.status === 'failed';
+  const summary = current ? run.summary : undefined;
+  const fromSummary = summary !== undefined;
   const conditionRows = conditions.map((condition) => {
     const own = conditionRow(
       condition,
       trials.filter((trial) => trial.condition === condition),
     );
-    const summary = run.summary?.conditions.find((row) => row.condition === condition);
-    if (!summary) return own;
-    // A finished run: the numbers summary.json holds, so the report and the file agree.
+    const found = summary?.conditions.find((row) => row.condition === condition);
+    if (!found) return own;
+    // A finished run: the numbers found.json holds, so the report and the file agree.
     return {
       ...own,
-      trials: summary.trials,
-      steps: summary.steps,
-      // summary.json written before it counted outcomes lacks them: the records' counts stand in.
-      scored: summary.scored ?? own.scored,
-      errored: summary.errored ?? own.errored,
-      errorClasses: summary.errorClasses ?? own.errorClasses,
-      cancelled: summary.cancelled ?? own.cancelled,
-      strict: summary.solveRates.strict,
-      iso: summary.solveRates.iso,
-      core: summary.solveRates.core,
-      costUsd: summary.costUsd,
-      durationMs: summary.durationMs,
+      trials: found.trials,
+      steps: found.steps,
+      // found.json written before it counted outcomes lacks them: the records' counts stand in.
+      scored: found.scored ?? own.scored,
+      errored: found.errored ?? own.errored,
+      errorClasses: found.errorClasses ?? own.errorClasses,
+      cancelled: found.cancelled ?? own.cancelled,
+      strict: found.solveRates.strict,
+      iso: found.solveRates.iso,
+      core: found.solveRates.core,
+      costUsd: found.costUsd,
+      durationMs: found.durationMs,
     };
   });
   const conditionScores: ConditionScore[] = [
-    ...(run.summary?.conditions ?? []).flatMap((row) =>
+    ...(summary?.conditions ?? []).flatMap((row) =>
       Object.entries(row.scores ?? {}).map(([key, value]) => ({ condition: row.condition, key, value })),
     ),
-    ...(run.summary?.experimentScores ?? []).map(({ key, condition, value }) => ({ condition, key, value })),
+    ...(summary?.experimentScores ?? []).map(({ key, condition, value }) => ({ condition, key, value })),
   ];
   return {
     name: run.name,
@@ -468,6 +475,15 @@ export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
     plotKeys,
     solveKey,
     ...(experiment === undefined ? {} : { experiment }),
+    ...(run.state === undefined
+      ? {}
+      : {
+          state: {
+            ...run.state,
+            ended: trials.filter((trial) => trial.status !== 'running' && trial.status !== 'pending').length,
+            running: trials.filter((trial) => trial.status === 'running').length,
+          },
+        }),
     legend: outcomeLegend,
     figures: run.figures,
     leads: leadFigures(run.figures),

@@ -1,7 +1,8 @@
-import { open, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadedRun } from './load-run.js';
 import { buildRunModel } from './model.js';
+import { type RunStatus, runState } from './run-state.js';
 
 /** One run as the viewer's index lists it. */
 export interface RunListing {
@@ -9,47 +10,22 @@ export interface RunListing {
   /** When the run started (ISO), from lock.json or its first event. */
   started?: string;
   experiment?: string;
-  /** `ok`, `error`, `cancelled` (how its last session ended), or `unfinished` (running, or stopped without an end). */
-  status: string;
+  /** running, interrupted (stopped or killed: resume finishes it), finished, or failed. */
+  status: RunStatus;
+  /** Why it is interrupted or failed, or that another host writes it. */
+  reason?: string;
   conditions: string[];
+  /** Trials that ended (any status but running or pending). */
   trials: number;
+  /** Trials the run plans; null where its events do not say. */
+  planned: number | null;
+  /** Trials running now. */
+  running: number;
   /** The headline score per condition: the strict solve rate, or the lead table's first figure. */
   headline: { condition: string; label: string; value: number | null; text: string }[];
   /** Trials and steps that ended in a fault. */
   erroredTrials: number;
   erroredSteps: number;
-}
-
-/** The end of events.jsonl: enough to find how its last session ended, however long the run. */
-async function tail(path: string, bytes = 64 * 1024): Promise<string> {
-  const file = await open(path, 'r').catch(() => undefined);
-  if (!file) return '';
-  try {
-    const { size } = await file.stat();
-    const start = Math.max(0, size - bytes);
-    const buffer = Buffer.alloc(size - start);
-    await file.read(buffer, 0, buffer.length, start);
-    // A cut first line is dropped by the parse below.
-    return buffer.toString('utf8');
-  } finally {
-    await file.close();
-  }
-}
-
-/** The last run.start or run.end among the events: `unfinished` or the end's status. */
-function lastStatus(events: string): string | undefined {
-  const lines = events.split('\n').reverse();
-  for (const line of lines) {
-    if (!line.includes('"run.')) continue;
-    try {
-      const event = JSON.parse(line) as { type: string; status?: string };
-      if (event.type === 'run.end') return event.status ?? 'ended';
-      if (event.type === 'run.start') return 'unfinished';
-    } catch {
-      // The line cut by the tail's start, or one cut short by a crash.
-    }
-  }
-  return undefined;
 }
 
 async function readJson<T>(path: string): Promise<T | undefined> {
@@ -71,7 +47,7 @@ export async function runListing(run: LoadedRun): Promise<RunListing> {
   const lock = await readJson<{ experiment?: { name?: string }; createdAt?: string }>(
     join(run.dir, 'lock.json'),
   );
-  const events = await tail(join(run.dir, 'events.jsonl'));
+  const state = run.state ?? (await runState(run.dir));
   const first = (await readFile(join(run.dir, 'events.jsonl'), 'utf8').catch(() => ''))
     .slice(0, 4096)
     .split('\n')[0];
@@ -113,9 +89,12 @@ export async function runListing(run: LoadedRun): Promise<RunListing> {
     name: run.name,
     started,
     experiment: lock?.experiment?.name,
-    status: lastStatus(events) ?? 'unfinished',
+    status: state.status,
+    ...(state.reason ? { reason: state.reason } : {}),
     conditions: model.conditions,
-    trials: model.trials.length,
+    trials: model.trials.filter((trial) => trial.status !== 'running' && trial.status !== 'pending').length,
+    planned: state.planned ?? null,
+    running: model.trials.filter((trial) => trial.status === 'running').length,
     headline,
     erroredTrials: model.counts.reduce((sum, row) => sum + row.erroredTrials, 0),
     erroredSteps: model.counts.reduce((sum, row) => sum + row.errored, 0),

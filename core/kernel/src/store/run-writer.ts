@@ -143,3 +143,16 @@ export async function acquireWriterLock(runDir: string, options: AcquireOptions 
     await rm(temp, { force: true });
   }
 }
+
+/**
+ * Whether a process writes the run now: `running` (a live process on this host holds its lock),
+ * `elsewhere` (a writer on another host, whose process cannot be seen from here), or `none` (no
+ * lock, an unreadable one, or its process is gone: the run was stopped or killed).
+ */
+export async function runWriterState(runDir: string): Promise<'running' | 'elsewhere' | 'none'> {
+  const file = join(runDir, writerLockName);
+  const writer = await readWriter(file);
+  if (typeof writer !== 'object') return 'none';
+  if (writer.host !== hostname()) return 'elsewhere';
+  return (await alive(writer, file)) ? 'running' : 'none';
+}
