@@ -1,4 +1,4 @@
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runWriterState } from '@longhaul/core';
 
@@ -73,5 +73,8 @@ export async function runState(runDir: string): Promise<RunState> {
   const writer = await runWriterState(runDir);
   if (writer === 'running') return withPlan({ status: 'running' });
   if (writer === 'elsewhere') return withPlan({ status: 'running', reason: 'written on another host' });
+  // No session's start or end recorded (a store written by other means): its summary says it ended.
+  if (!start && (await stat(join(runDir, 'summary.json')).catch(() => undefined)))
+    return { status: 'finished', reason: 'no events; summary.json written' };
   return withPlan({ status: 'interrupted', reason: 'killed: no process writes it' });
 }
