@@ -11,10 +11,22 @@ export const shownValue = (value: Value): string =>
       ? String(Math.round(value * 1000) / 1000)
       : String(value);
 
-/** The scores of a step whose value the regrade changed, added or dropped, in key order. */
-export function changedScores(step: RegradedStep): { key: string; before: Value; after: Value }[] {
+/** Whether a score is one of the given scorers' (`<label>.<metric>`); every score without a list. */
+const ofScorers = (key: string, scorers: readonly string[] | undefined) =>
+  scorers === undefined || scorers.some((label) => key.startsWith(`${label}.`));
+
+/**
+ * The scores of a step whose value the regrade changed, added or dropped, in key order. A score
+ * of a scorer the regrade did not run (`--add` runs only the added ones) is not dropped: it stays
+ * as the run scored it.
+ */
+export function changedScores(
+  step: RegradedStep,
+  scorers?: readonly string[],
+): { key: string; before: Value; after: Value }[] {
   const keys = [...new Set([...Object.keys(step.before.scores), ...Object.keys(step.scores)])].sort();
   return keys
+    .filter((key) => key in step.scores || ofScorers(key, scorers))
     .map((key) => ({ key, before: step.before.scores[key], after: step.scores[key] }))
     .filter(({ before, after }) => before !== after);
 }
@@ -28,12 +40,12 @@ export function changedScores(step: RegradedStep): { key: string; before: Value;
 export function stepLine(
   step: RegradedStep,
   scoredBefore: boolean,
-  layout: { width?: number; stepWidth?: number } = {},
+  layout: { width?: number; stepWidth?: number; scorers?: readonly string[] } = {},
 ): string {
-  const { width, stepWidth = 0 } = layout;
+  const { width, stepWidth = 0, scorers } = layout;
   const status = step.status === step.before.status ? step.status : `${step.before.status} → ${step.status}`;
   const head = `  ${String(step.index + 1).padStart(2)} ${step.step.padEnd(stepWidth)}  ${status}${scoredBefore ? ' (regraded earlier)' : ''}  `;
-  const changes = changedScores(step).map(
+  const changes = changedScores(step, scorers).map(
     ({ key, before, after }) => `${key} ${shownValue(before)} → ${shownValue(after)}`,
   );
   if (changes.length === 0) return `${head}no score changed`;
@@ -57,7 +69,7 @@ const mean = (values: Value[]): number | undefined => {
  * many steps it changed on and its mean over the steps before and after (true counts 1); then
  * how many scores no step changed.
  */
-export function regradeSummary(steps: RegradedStep[], width?: number): string {
+export function regradeSummary(steps: RegradedStep[], width?: number, scorers?: readonly string[]): string {
   if (steps.length === 0) return 'no complete step to regrade';
   const rows: string[][] = [];
   const unchanged = new Set<string>();
@@ -67,7 +79,10 @@ export function regradeSummary(steps: RegradedStep[], width?: number): string {
     const ofCondition = steps.filter((step) => step.condition === condition);
     const keys = [
       ...new Set(
-        ofCondition.flatMap((step) => [...Object.keys(step.before.scores), ...Object.keys(step.scores)]),
+        ofCondition.flatMap((step) => [
+          ...Object.keys(step.before.scores).filter((key) => ofScorers(key, scorers)),
+          ...Object.keys(step.scores),
+        ]),
       ),
     ].sort();
     for (const key of keys) {

@@ -1,6 +1,6 @@
 import type { RegradedStep } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
-import { regradeSummary, stepLine } from '../src/regrade-output.js';
+import { changedScores, regradeSummary, stepLine } from '../src/regrade-output.js';
 
 type Scores = RegradedStep['scores'];
 
@@ -26,6 +26,17 @@ const many = Object.fromEntries(
 const changed = { ...many, 'tests.metric03': 0, 'tests.metric07': 0.3333333, 'tests.metric20': true };
 
 describe('regrade output', () => {
+  it('an added scorer: only its new scores are changes, the scores of scorers it did not run are not dropped', () => {
+    const added = step(0, { ...many, 'quality.erosion': 0.3 }, { 'todos.count': 2 });
+    expect(changedScores(added, ['todos'])).toEqual([{ key: 'todos.count', before: undefined, after: 2 }]);
+    expect(stepLine(added, false, { scorers: ['todos'] })).toBe('   1 01-part  ok  todos.count - → 2');
+    const table = regradeSummary([added], 200, ['todos']);
+    expect(table).toMatch(/todos\.count +1\/1 +- +2\n/);
+    expect(table).not.toContain('tests.');
+    // Without the list (every scorer re-ran), a score missing after the regrade was dropped.
+    expect(changedScores(added)).toHaveLength(32);
+  });
+
   it('a step shows only the scores that changed, old → new, rounded', () => {
     expect(stepLine(step(1, many, changed), false)).toBe(
       '   2 02-part  ok  tests.metric03 3 → 0, tests.metric07 7 → 0.333, tests.metric20 20 → true',

@@ -7,7 +7,7 @@ import { quickstartPackages, repoRoot, spawnCli, workDir } from './fixtures/resu
 const quickstart = join(repoRoot, 'examples/quickstart.yaml');
 const trial = 'worklog.oracle.checkpoints.none.r1';
 
-const work = workDir('longhaul-regrade-', [...quickstartPackages, 'core/report']);
+const work = workDir('longhaul-regrade-', [...quickstartPackages, 'core/report', 'plugins/scorer-quality']);
 
 type Scores = Record<string, number | boolean | null>;
 const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFile(path, 'utf8')) as T;
@@ -137,4 +137,29 @@ describe('longhaul regrade', () => {
     expect(await regraded(runDir, second!)).toEqual(scores);
     expect(await untouched(runDir)).toEqual(before);
   }, 900_000);
+
+  it('adds a scorer: only it scores, nothing about the reporters is checked, only its new scores are listed and they show under their own names', async () => {
+    const runDir = join(work(), 'add');
+    // A summary whose columns name the tests scorer's scores: a regrade must not check them.
+    const columns = 'reporters=[{id: summary, options: {columns: [tests.pass_rate, tests.iso]}}]';
+    const run = await spawnCli(['run', quickstart, '--run-dir', runDir, '--set', columns], repoRoot).done;
+    expect(run.code, run.stderr).toBe(0);
+    const added = await spawnCli(['regrade', runDir, '--add', '[quality]'], repoRoot).done;
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).not.toContain('columns');
+    const lines = added.stdout.split('\n').slice(1, 5);
+    for (const line of lines) {
+      // Each step lists the quality scorer's new scores, none of the tests scorer's it left alone.
+      expect(line, added.stdout).toMatch(/ {2}ok {2}quality\.\S+ - → /);
+      expect(line, added.stdout).not.toContain('tests.');
+    }
+    expect(added.stdout).toMatch(/\noracle\/checkpoints\/none +quality\.erosion +4\/4 +- +[\d.]+\n/);
+    expect(added.stdout).not.toMatch(/\n\S+ +tests\./);
+
+    // In the report the added scores are scores like any other, under their own names.
+    const model = buildRunModel(await loadRun(runDir), 0);
+    expect(model.scoreKeys).toContain('quality.erosion');
+    expect(model.scoreKeys.filter((key) => key.includes('@'))).toEqual([]);
+    expect(model.stats.some((stat) => stat.key === 'quality.erosion')).toBe(true);
+  }, 600_000);
 });

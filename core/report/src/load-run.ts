@@ -65,6 +65,21 @@ export interface LoadedRegrade {
 /** Where a regrade's score of `key` shows beside the original. */
 export const regradedKey = (key: string, regrade: string) => `${key}@${regrade}`;
 
+/**
+ * Adds a regrade's scores to a step's: a score the step had already goes beside it as
+ * `<key>@<regrade>`; a new one (a scorer the regrade added) under its own name, as if the run had
+ * scored it, unless an earlier regrade took the name.
+ */
+export function addRegraded(
+  scores: Record<string, number | boolean | null>,
+  regraded: Record<string, number | boolean | null>,
+  regrade: string,
+  original: ReadonlySet<string>,
+): void {
+  for (const [key, value] of Object.entries(regraded))
+    scores[original.has(key) || key in scores ? regradedKey(key, regrade) : key] = value;
+}
+
 export interface LoadedRun {
   dir: string;
   name: string;
@@ -199,12 +214,16 @@ async function readCases(
   return results;
 }
 
-/** A step's scores from each regrade of it (steps/<nn>-<step>/regrades/<id>/scores.json). */
-async function regradedScores(stepDir: string): Promise<Record<string, number | boolean | null>> {
-  const scores: Record<string, number | boolean | null> = {};
+/** A step's scores with each regrade's of it (steps/<nn>-<step>/regrades/<id>/scores.json). */
+async function withRegrades(
+  stepDir: string,
+  own: Record<string, number | boolean | null>,
+): Promise<Record<string, number | boolean | null>> {
+  const scores = { ...own };
+  const original = new Set(Object.keys(own));
   for (const id of await list(join(stepDir, 'regrades'))) {
     const file = await readJson<ScoresFile>(join(stepDir, 'regrades', id, 'scores.json'));
-    for (const [key, value] of Object.entries(file?.scores ?? {})) scores[regradedKey(key, id)] = value;
+    addRegraded(scores, file?.scores ?? {}, id, original);
   }
   return scores;
 }
@@ -232,7 +251,7 @@ async function readSteps(runDir: string, trialDir: string): Promise<StepFiles[]>
       prompt: (await readText(join(dir, 'prompt.md'))) ?? '',
       diff: (await readDiff(join(dir, 'diff.patch'))) ?? '',
       trajectory: parseJsonl((await readText(join(dir, 'trajectory.jsonl'))) ?? ''),
-      scores: { ...scores?.scores, ...(await regradedScores(dir)) },
+      scores: await withRegrades(dir, scores?.scores ?? {}),
       cases: await readCases(dir, scores, runDir),
       signals: (scores?.details?.integrity?.tamper?.changes ?? []).filter((change) => change.tamper),
       toolFailures: scores?.tools?.failures ?? [],

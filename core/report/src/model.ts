@@ -17,7 +17,7 @@ import {
   type TrialRecord,
 } from '@longhaul/core';
 import { stepFlags, tampered } from './flags.js';
-import { type LoadedRun, regradedKey } from './load-run.js';
+import { addRegraded, type LoadedRun } from './load-run.js';
 import type { RunState } from './run-state.js';
 import { planKeys, type SeriesMode, seriesOf } from './series.js';
 import { type StepTone, stepTone, type TrialOutcome, trialOutcome } from './trial-outcome.js';
@@ -326,17 +326,20 @@ function scoreOrder(trials: TrialRow[]): string[] {
 /** Everything the report's pages show of one run, computed once. */
 export function buildRunModel(run: LoadedRun, runIndex: number): RunModel {
   const trials = run.trials.map((trial, index) => trialRow(trial.record, `r${runIndex}-t${index}`));
-  // Regraded scores sit beside the originals, as <key>@<regrade>, in every table and plot.
+  // Regraded scores sit beside the originals, as <key>@<regrade>, in every table and plot; a score
+  // only a regrade gave (a scorer it added) goes under its own name.
+  const original = new Map(
+    trials.flatMap((trial) => trial.steps.map((step) => [step, new Set(Object.keys(step.scores))] as const)),
+  );
   for (const regrade of run.regrades ?? []) {
     for (const regraded of regrade.steps) {
       const step = trials
         .find((trial) => trial.id === regraded.trialId)
         ?.steps.find((s) => s.index === regraded.index);
-      if (!step) continue;
-      for (const [key, value] of Object.entries(regraded.scores))
-        step.scores[regradedKey(key, regrade.id)] = value;
+      if (step) addRegraded(step.scores, regraded.scores, regrade.id, original.get(step)!);
     }
   }
+
   const conditions = [...new Set(trials.map((trial) => trial.condition))].sort(naturalOrder);
   const tasks = [...new Set(trials.map((trial) => trial.task))].sort(naturalOrder);
   const experiment = run.experiment;

@@ -23,6 +23,10 @@ export function register(program: Command): void {
       "the scorers to use instead of the experiment's (a YAML list, as in the experiment)",
     )
     .option(
+      '--add <yaml>',
+      "scorers to add to the run (a YAML list or one scorer): only they score, the run's scores stay as they are",
+    )
+    .option(
       '--set <key=value>',
       "override a key of the run's experiment (value is YAML; repeatable)",
       collect,
@@ -37,7 +41,10 @@ export function register(program: Command): void {
       'print the regrade as JSON (every step with its scores before and after) instead of lines',
     )
     .action(
-      async (runDir: string, options: { scorers?: string; set: string[]; id?: string; json?: boolean }) => {
+      async (
+        runDir: string,
+        options: { scorers?: string; add?: string; set: string[]; id?: string; json?: boolean },
+      ) => {
         const [{ regradeRun }, { loadExperimentFile }, { openGateway }] = await Promise.all([
           import('@longhaul/core'),
           import('../load-experiment-file.js'),
@@ -46,6 +53,8 @@ export function register(program: Command): void {
         const dir = resolve(runDir);
         let trial: string | undefined;
         let stepWidth = 0;
+        /** The regrade's scorers: only their scores can have changed. */
+        let labels: string[] = [];
         const file = join(dir, 'experiment.yaml');
         const result = await reportingConfigErrors(async (): Promise<RegradeResult> => {
           if (
@@ -56,12 +65,21 @@ export function register(program: Command): void {
           ) {
             throw new ConfigError([{ file: dir, message: 'not a run directory (no experiment.yaml)' }]);
           }
+          if (options.add !== undefined && options.scorers !== undefined)
+            throw new ConfigError([
+              { file: dir, message: '--add and --scorers both choose the scorers: give one of them' },
+            ]);
+          const scorers = options.add ?? options.scorers;
           const set = [
-            ...(options.scorers === undefined ? [] : [`scorers=${options.scorers}`]),
+            ...(scorers === undefined ? [] : [`scorers=${scorers}`]),
+            // A regrade runs no reporter: their options (the summary's columns) are not checked
+            // against scorers the regrade leaves out.
+            'reporters=[]',
             ...options.set,
           ];
           const experiment = await loadExperimentFile(file, set);
           printWarnings(experiment.warnings);
+          labels = [...new Set(experiment.trials.flatMap((spec) => spec.scorers.map((ref) => ref.label)))];
           stepWidth = Math.max(
             0,
             ...experiment.trials.flatMap((spec) => spec.task.steps.map((step) => step.id.length)),
@@ -92,7 +110,9 @@ export function register(program: Command): void {
                 // Steps come trial by trial: the trial's id heads its steps.
                 if (step.trialId !== trial) process.stdout.write(`${step.trialId}\n`);
                 trial = step.trialId;
-                process.stdout.write(`${stepLine(step, again, { width: terminalWidth(), stepWidth })}\n`);
+                process.stdout.write(
+                  `${stepLine(step, again, { width: terminalWidth(), stepWidth, scorers: labels })}\n`,
+                );
               },
             });
           } finally {
@@ -103,7 +123,7 @@ export function register(program: Command): void {
           process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
           return;
         }
-        process.stdout.write(`\n${regradeSummary(result.steps, terminalWidth())}\n`);
+        process.stdout.write(`\n${regradeSummary(result.steps, terminalWidth(), labels)}\n`);
         process.stdout.write(
           `regrade ${result.id}: ${result.steps.length} steps (${result.resumed} from an earlier attempt) in ${join(result.runDir, 'regrades', result.id)}\n`,
         );
