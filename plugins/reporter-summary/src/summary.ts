@@ -214,8 +214,11 @@ function unmeasured(scoreSets: Scores[]): Record<string, number> {
  * Trials side by side count once, and the pause between a killed run and its resume not at all.
  */
 export function wallTime(trials: TrialSummary[]): number | null {
-  if (trials.length === 0 || trials.some((trial) => trial.startedAt === undefined)) return null;
-  const intervals = trials
+  // Trials that never started (the rest of a run stopped with Ctrl-C) took no time: the wall time
+  // is that of the ones that ran, and there is none only when none did.
+  const started = trials.filter((trial) => trial.startedAt !== undefined);
+  if (started.length === 0) return null;
+  const intervals = started
     .map((trial) => {
       const start = Date.parse(trial.startedAt!);
       return [start, start + trial.durationMs] as const;

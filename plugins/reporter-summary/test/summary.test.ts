@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ReportContext } from '@longhaul/core';
 import { describeReporter } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
-import plugin, { formatDuration, type RunSummary, SummaryReporter } from '../src/index.js';
+import plugin, { formatDuration, type RunSummary, SummaryReporter, wallTime } from '../src/index.js';
 import { trials } from './fixture.js';
 
 async function report(
@@ -245,6 +245,19 @@ describe('reporter summary', () => {
     expect(printed[0]).not.toContain('pass@');
     expect(printed[0]!.split('\n')[1]).toMatch(/2m 00s\s+–$/);
     expect(printed[0]).toContain('wall time –; trial time 3m 00s');
+  });
+
+  it('gives the wall time of the trials that ran when the rest never started (a run stopped with Ctrl-C)', () => {
+    const at = (startedAt: string | undefined, durationMs: number) =>
+      ({ startedAt, durationMs }) as Parameters<typeof wallTime>[0][number];
+    expect(
+      wallTime([
+        at('2026-01-01T12:00:00.000Z', 60_000),
+        at('2026-01-01T12:00:30.000Z', 60_000),
+        at(undefined, 0),
+      ]),
+    ).toBe(90_000);
+    expect(wallTime([at(undefined, 0)])).toBeNull();
   });
 
   it('reads solve rates from another scorer label, and can stay quiet', async () => {
