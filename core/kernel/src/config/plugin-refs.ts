@@ -49,7 +49,10 @@ export function resolveRefs(
       // Every installed id is offered, loaded or not: only the ones named are imported.
       const known = registry.declared(kind).map((p) => p.id);
       const listing = known.length > 0 ? `installed: ${known.join(', ')}` : `no ${kind} plugin is installed`;
-      issues.push(issueAt(idPath, `unknown ${kind} '${id}' (${listing})`, closest(id, known)));
+      const near = closest(id, known);
+      // Not a slip of the pen: say which package would bring it, longhaul's named <kind>-<id>.
+      const install = near ? '' : `; longhaul's would be in the package @longhaul/${kind}-${id}`;
+      issues.push(issueAt(idPath, `unknown ${kind} '${id}' (${listing}${install})`, near));
       continue;
     }
     const checked = schemaIssues(plugin.definition.options, options ?? {});

@@ -92,6 +92,17 @@ describe('a bad experiment file is rejected with file, line, column and key', ()
     );
   });
 
+  it('an id far from every installed one names the package longhaul would have it in', async () => {
+    const issues = await issuesOf('unknown-plugin.yaml', {
+      set: ['harness=[echo, zed-agent]', 'script=checkpoints'],
+    });
+    expect(issues.map((issue) => issue.message)).toEqual([
+      expect.stringMatching(
+        /^unknown harness 'zed-agent' \(installed: .*; longhaul's would be in the package @longhaul\/harness-zed-agent\)$/,
+      ),
+    ]);
+  });
+
   it("a plugin option of the wrong type, and a misspelt option, checked by the plugin's schema", async () => {
     const issues = await issuesOf('bad-option.yaml');
     expect(issues).toEqual([
