@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
+import { pythonShimWarning } from '../python-shim.js';
 
 function positive(label: string, integer = false) {
   return (value: string): number => {
@@ -128,6 +129,8 @@ export function register(program: Command): void {
           }),
         );
         printWarnings(experiment.warnings);
+        const shim = await pythonShimWarning();
+        if (shim) printWarnings([shim]);
         process.exitCode = await reportingConfigErrors(() =>
           driveRun(
             (hooks) =>

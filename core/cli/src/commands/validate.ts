@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { collect, reportingConfigErrors } from '../print-error.js';
 import { printWarnings } from '../print-warnings.js';
+import { pythonShimWarning } from '../python-shim.js';
 import { modelOption } from './run.js';
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -26,6 +27,8 @@ export function register(program: Command): void {
         loadExperimentFile(file, options.set, options.model === undefined ? {} : { model: options.model }),
       );
       printWarnings(experiment.warnings);
+      const shim = await pythonShimWarning();
+      if (shim) printWarnings([shim]);
       await reportingConfigErrors(() => checkExperiment(experiment));
       if (options.resolved) {
         process.stdout.write(experiment.resolved);
