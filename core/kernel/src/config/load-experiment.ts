@@ -22,6 +22,8 @@ import { closest } from './suggest.js';
 import { matchesTaskPattern } from './task-filter.js';
 import { formatKeyPath, type KeyPath, readYaml } from './yaml-file.js';
 
+type RawScorer = string | { id?: string; label?: string };
+
 export interface LoadExperimentOptions {
   /** `key.path=value` overrides, applied before validation. */
   set?: string[];
@@ -190,7 +192,12 @@ export async function loadExperiment(
 
   const located = refFields.map(({ field: key, kind }) => ({ kind, refs: refs[key] ?? [] }));
   issues.push(...modelReferenceIssues(located, registry, raw, issueAt));
-  issues.push(...scoreReferenceIssues({ located, registry, raw }, issueAt));
+  // A misspelt scorer is one problem, not one more per score an option names after it.
+  const resolved = new Set((refs.scorers ?? []).map(({ ref }) => ref.label));
+  const unresolved = (toList(field('scorers') as RawScorer | RawScorer[] | undefined) ?? [])
+    .map((entry) => (typeof entry === 'string' ? entry : (entry.label ?? entry.id)))
+    .filter((label): label is string => typeof label === 'string' && !resolved.has(label));
+  issues.push(...scoreReferenceIssues({ located, registry, raw, unresolved }, issueAt));
   issues.push(
     ...unmatchedPrices(raw.models, raw.prices).map((key) =>
       issueAt(['prices', key], unmatchedPriceMessage(key, raw.models)),

@@ -40,10 +40,15 @@ export function scoreReferenceIssues(
     located: { kind: PluginKind; refs: LocatedRef[] }[];
     registry: PluginRegistry;
     raw: Record<string, unknown>;
+    /**
+     * Labels of scorers the experiment names that could not be used (an unknown id): their own
+     * problem is reported, so a score named after them is not reported again.
+     */
+    unresolved?: readonly string[];
   },
   issueAt: IssueAt,
 ): ConfigIssue[] {
-  const { located, registry, raw } = uses;
+  const { located, registry, raw, unresolved = [] } = uses;
   const labels = located
     .filter(({ kind }) => kind === 'scorer')
     .flatMap(({ refs }) => refs.map(({ ref }) => ref.label));
@@ -53,7 +58,7 @@ export function scoreReferenceIssues(
   for (const { kind, ref, path, found } of inEveryUse(located, registry, raw, read)) {
     if (found.defaulted || typeof found.value !== 'string') continue;
     const name = found.value;
-    if (labels.some((label) => name.startsWith(`${label}.`))) continue;
+    if ([...labels, ...unresolved].some((label) => name.startsWith(`${label}.`))) continue;
     const label = name.slice(0, name.indexOf('.'));
     const near = closest(label, labels);
     const scorers = labels.length > 0 ? `its scorers: ${labels.join(', ')}` : 'it has no scorers';

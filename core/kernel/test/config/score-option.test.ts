@@ -50,6 +50,15 @@ describe('scoreOption', () => {
     ).toEqual([]);
   });
 
+  it('a misspelt scorer is one problem: the scores an option names after it are not refused again', async () => {
+    const found = await issues([
+      'scorers=[tset]',
+      'reporters=[{id: summary, options: {columns: [tset.strict, tset.iso, tset.core]}}]',
+    ]);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toContain("unknown scorer 'tset'");
+  });
+
   it('refuses a score whose scorer label the experiment lacks, suggesting the closest', async () => {
     expect(await issues(['reporters=[{id: summary, options: {columns: [tests.strict, test.iso]}}]'])).toEqual(
       [
