@@ -1,4 +1,5 @@
 import { countOutcomes, type StepStatus, stepOutcome, type TrialRecord } from '@longhaul/core';
+import { tamperKey } from './flags.js';
 
 /** How a step ended, as its colour shows it. */
 export type StepTone = 'solved' | 'unsolved' | 'scored' | 'errored' | 'cancelled';
@@ -103,6 +104,14 @@ export function trialOutcome(
             tone: failed > 0 ? 'warn' : 'ok',
           },
         ];
+  // Tamper signals of the integrity scorer, summed over the steps that have a value.
+  const tamper = trial.steps
+    .map((step) => step.scores[tamperKey])
+    .filter((value): value is number => typeof value === 'number');
+  if (tamper.length > 0) {
+    const value = tamper.reduce((sum, count) => sum + count, 0);
+    signals.push({ key: tamperKey, label: 'tamper signals', value, tone: value > 0 ? 'warn' : 'ok' });
+  }
   return {
     steps,
     solved,

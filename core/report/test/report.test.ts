@@ -327,6 +327,7 @@ describe('report', () => {
     const [first, second] = loaded.trials.map((t) => t.record);
     for (const step of first!.steps) step.scores['tests.strict'] = 1;
     first!.scores['tool-use.failed_calls'] = 3;
+    first!.steps[1]!.scores['integrity.tamper'] = 2;
     second!.status = 'error:model';
     second!.steps[2]!.status = 'error:model';
     for (const step of second!.steps) step.scores['tests.strict'] = 0;
@@ -335,6 +336,7 @@ describe('report', () => {
     expect(a!.outcome).toMatchObject({ solved: 3, steps: 3, tone: 'solved' });
     expect(a!.outcome!.signals).toEqual([
       { key: 'tools.failed', label: 'failed tool calls', value: 3, tone: 'warn' },
+      { key: 'integrity.tamper', label: 'tamper signals', value: 2, tone: 'warn' },
     ]);
     expect(b!.outcome).toMatchObject({ solved: 0, steps: 3, errored: 1, tone: 'errored' });
     expect(b!.steps.map((s) => s.tone)).toEqual(['unsolved', 'unsolved', 'errored']);
