@@ -209,7 +209,13 @@ describe('snapshotDiff', () => {
     const blob = store.blob.bind(store);
     store.blob = (hash) => {
       const inner = blob(hash);
-      return { ...inner, bytes: () => (read.push(hash), inner.bytes()) };
+      return {
+        ...inner,
+        bytes: () => {
+          read.push(hash);
+          return inner.bytes();
+        },
+      };
     };
     let patch = '';
     for await (const part of snapshotDiff(store, one, two)) patch += part;
