@@ -20,6 +20,12 @@ export interface Task {
   components?: Component[];
   /** The full specification given by single-shot scripts when it is not just the steps joined. */
   fullSpec?: string;
+  /**
+   * The steps' prompts are the whole of what the benchmark tells its agent (IDE-Bench's task
+   * block): scripts deliver them as written, without notes of their own ("Write a program…"),
+   * unless the experiment gives the script a prompt, template or note.
+   */
+  promptsAsWritten?: boolean;
   timeouts: { caseMs: number };
   /** A hash of everything the task is made of, for lock.json. */
   hash: string;
@@ -41,6 +47,18 @@ export interface EnvironmentNeeds {
   /** Toolchains the task needs (python, node...), for environments that build images. */
   toolchains?: string[];
   network?: 'none' | 'open';
+  /**
+   * Where the task's programs expect the workspace, as an absolute path in the sandbox
+   * (IDE-Bench: its Dockerfile's WORKDIR, /app). Environments that can put it there do (docker,
+   * local with bubblewrap); elsewhere it is where the environment puts it.
+   */
+  workspace?: string;
+  /**
+   * Why the task cannot run unless the workspace is at `workspace`, with where that is said (its
+   * hidden tests read `/app/project/...`: `tasks/task-1/task_tests.py:5`). An environment that
+   * cannot put it there refuses the task in `check`, naming this.
+   */
+  workspaceRequired?: string;
   /**
    * Workspace-relative paths the seed holds that belong to the task, not to the agent (a
    * benchmark's static data files): every sandbox gets them from the seed, one opened on a
