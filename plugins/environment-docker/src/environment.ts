@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { chown } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
 import {
   assetExcludes,
@@ -141,8 +142,10 @@ export class DockerEnvironment implements Environment {
       needs: spec.needs,
       image: this.options.image,
       buildTimeoutMs: this.options.buildTimeoutMs,
+      buildNetwork: this.options.buildNetwork,
     });
     this.images.set(image.ref, image);
+    const workspace = this.workspaceFor(spec.needs);
     const mode = this.options.network ?? spec.needs.network ?? 'none';
     for (let attempt = 1; ; attempt++) {
       const network = await acquireNetwork(docker, {
@@ -153,8 +156,8 @@ export class DockerEnvironment implements Environment {
       });
       let container: Docker.Container | undefined;
       try {
-        container = await this.create(docker, spec, image, network);
-        return await this.prepare(docker, container, spec, image, network);
+        container = await this.create(docker, spec, image, network, workspace);
+        return await this.prepare(docker, container, spec, image, network, workspace);
       } catch (error) {
         await container?.remove({ force: true, v: true }).catch(() => undefined);
         // Another process of the run removed the network between acquiring and attaching: make it again.
@@ -178,7 +181,18 @@ export class DockerEnvironment implements Environment {
     }
   }
 
-  private async create(docker: Docker, spec: SandboxSpec, image: ResolvedImage, network: RunNetwork) {
+  /** Where a task's workspace goes: the option, else where the task asks for it, else /workspace. */
+  private workspaceFor(needs: SandboxSpec['needs']): string {
+    return this.options.workspace ?? needs.workspace ?? '/workspace';
+  }
+
+  private async create(
+    docker: Docker,
+    spec: SandboxSpec,
+    image: ResolvedImage,
+    network: RunNetwork,
+    workspace: string,
+  ) {
     const memory = parseSize(this.options.memory);
     const tags = {
       [labels.run]: spec.runId,
@@ -194,7 +208,7 @@ export class DockerEnvironment implements Environment {
       Cmd: ['infinity'],
       Labels: tags,
       Hostname: 'sandbox',
-      WorkingDir: this.options.workspace,
+      WorkingDir: workspace,
       HostConfig: {
         Init: true,
         NetworkMode: network.name,
@@ -209,7 +223,7 @@ export class DockerEnvironment implements Environment {
           {
             Type: 'volume',
             Source: '',
-            Target: this.options.workspace,
+            Target: workspace,
             VolumeOptions: { NoCopy: false, Labels: tags, DriverConfig: { Name: 'local', Options: {} } },
           },
           ...this.options.mounts.map((m) => parseMount(m, this.baseDir)),
@@ -233,6 +247,7 @@ export class DockerEnvironment implements Environment {
     spec: SandboxSpec,
     image: ResolvedImage,
     network: RunNetwork,
+    workspace: string,
   ): Promise<DockerSandbox> {
     const info = await container.inspect();
     if (!(await runsInContainer(info.State.Pid, info.Id))) {
@@ -252,12 +267,14 @@ export class DockerEnvironment implements Environment {
       );
     let disposed = false;
     const cgroup = await ContainerCgroup.of(info.State.Pid);
-    const volume = await workspaceVolume(info, this.options.workspace);
+    const volume = await workspaceVolume(info, workspace);
+    // A fresh volume at a path the image lacks (a task's /app) is root's: the agent works in it.
+    await chown(volume.root, volume.owner.uid, volume.owner.gid);
     const files = new FolderWorkspace(
       volume.root,
       excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
       parseSize(this.options.maxFileSize),
-      { inside: this.options.workspace, owner: volume.owner },
+      { inside: workspace, owner: volume.owner },
     );
     const sandbox = new DockerSandbox({
       docker,
@@ -269,6 +286,7 @@ export class DockerEnvironment implements Environment {
       options: this.options,
       store: this.store,
       files,
+      workspace,
       beforeCommand: async () => network.firewall?.refresh(),
       dispose: async () => {
         if (disposed) return;
@@ -282,8 +300,7 @@ export class DockerEnvironment implements Environment {
         await releaseNetwork(docker, network);
       },
     });
-    if (!image.base)
-      await this.rootScript(sandbox, agentSetup(this.options.workspace), 'creating the agent user');
+    if (!image.base) await this.rootScript(sandbox, agentSetup(workspace), 'creating the agent user');
     if (spec.from !== undefined) {
       await sandbox.restore(spec.from);
     }
@@ -298,14 +315,14 @@ export class DockerEnvironment implements Environment {
             seeded.some((asset) => file.path === asset || file.path.startsWith(`${asset}/`)),
           )
         : seed;
-      await container.putArchive(packFiles(wanted), { path: this.options.workspace });
+      await container.putArchive(packFiles(wanted), { path: workspace });
     }
     const setup = spec.needs.setup ?? [];
     for (const command of setup) await this.rootScript(sandbox, command, `setup command "${command}"`);
     if (setup.length > 0) {
       await this.rootScript(
         sandbox,
-        `chown -R ${agentUser.uid}:${agentUser.gid} '${this.options.workspace}'`,
+        `chown -R ${agentUser.uid}:${agentUser.gid} '${workspace}'`,
         'handing the workspace to the agent',
       );
     }
@@ -349,8 +366,9 @@ export class DockerEnvironment implements Environment {
       needs: task.environment,
       image: this.options.image,
       buildTimeoutMs: this.options.buildTimeoutMs,
+      buildNetwork: this.options.buildNetwork,
     });
-    const problems: string[] = [];
+    const problems: string[] = tasks.flatMap((task) => this.workspaceProblem(task));
     // Every endpoint must be up and hold the images: a trial may land on any of them.
     for (const daemon of this.daemons) {
       let docker: Docker;
@@ -387,6 +405,27 @@ export class DockerEnvironment implements Environment {
       }
     }
     return [...new Set(problems)];
+  }
+
+  /** Why a task's workspace cannot go where it must: the `workspace` option puts it elsewhere, or at /judge. */
+  private workspaceProblem(task: Pick<Task, 'id' | 'environment'>): string[] {
+    const { workspace: wanted, workspaceRequired } = task.environment;
+    const workspace = this.workspaceFor(task.environment);
+    if (!posix.isAbsolute(workspace))
+      return [`task ${task.id}: environment.workspace ${workspace} is not an absolute path`];
+    if (`${workspace.replace(/\/+$/, '')}/`.startsWith('/judge/') || workspace === '/')
+      return [
+        `task ${task.id}: the workspace cannot be at ${workspace}: that is where the judge's area goes`,
+      ];
+    if (
+      workspaceRequired !== undefined &&
+      wanted !== undefined &&
+      posix.normalize(wanted) !== posix.normalize(workspace)
+    )
+      return [
+        `task ${task.id} needs its workspace at ${wanted} (${workspaceRequired}), but the docker option workspace puts it at ${workspace}: leave the option out`,
+      ];
+    return [];
   }
 
   /** Docker's version and the id of every image this environment used (or would use): for lock.json. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import {
   ClassifiedError,
@@ -11,6 +12,7 @@ import {
 import type Docker from 'dockerode';
 import { packFiles } from './archive.js';
 import { type BaseRecipe, baseImageRef, baseToolchains, baseVariants, followProgress } from './base-image.js';
+import { dockerfileNeeds } from './dockerfile.js';
 import { dockerName } from './labels.js';
 import { chooseImage, declaredContents, normalName, profiles } from './profiles.js';
 
@@ -29,6 +31,8 @@ export interface ImageRequest {
   /** The environment's `image` option. */
   image?: string;
   buildTimeoutMs: number;
+  /** The environment's `buildNetwork` option: a Dockerfile's build may reach the network. */
+  buildNetwork?: boolean;
 }
 
 async function inspect(docker: Docker, ref: string): Promise<ResolvedImage | undefined> {
@@ -66,6 +70,8 @@ async function buildDockerfile(docker: Docker, request: ImageRequest, path: stri
         dockerfile: basename(path),
         buildargs: { LONGHAUL_BASE: baseImageRef(baseFor(request.taskId, request.needs)) },
         labels: { 'longhaul.task': request.taskId },
+        // No network unless the user consents: a build that downloads is refused at `check`.
+        networkmode: request.buildNetwork ? 'default' : 'none',
         abortSignal: signal,
       } as Docker.ImageBuildOptions,
     );
@@ -187,10 +193,39 @@ export async function imageProblem(docker: Docker, request: ImageRequest): Promi
   } catch (error) {
     return (error as Error).message;
   }
-  if ('dockerfile' in source)
-    return existsSync(source.dockerfile) ? undefined : dockerfileMissing(request.taskId, source.dockerfile);
+  if ('dockerfile' in source) return dockerfileProblem(docker, request, source.dockerfile);
   const found = await inspect(docker, 'named' in source ? source.named : source.base);
   return found === undefined
     ? missingImage(source, request.taskId, request.needs.requires?.origins)
     : undefined;
+}
+
+/**
+ * Why a task's Dockerfile cannot be built here, without building it: it does not exist, an image
+ * it starts FROM is not on the host (no registry is used), or it downloads while the build has no
+ * network (`buildNetwork`). Each names the Dockerfile's line and the fix.
+ */
+async function dockerfileProblem(
+  docker: Docker,
+  request: ImageRequest,
+  path: string,
+): Promise<string | undefined> {
+  if (!existsSync(path)) return dockerfileMissing(request.taskId, path);
+  const base = baseImageRef(baseFor(request.taskId, request.needs));
+  const needs = dockerfileNeeds(await readFile(path, 'utf8'), { LONGHAUL_BASE: base });
+  const problems: string[] = [];
+  for (const from of needs.bases) {
+    if ((await inspect(docker, from.image)) !== undefined) continue;
+    problems.push(
+      from.image === base
+        ? `${path}:${from.line} starts FROM the base image ${base}, which is missing: run \`longhaul images build\` once on this Docker host`
+        : `${path}:${from.line} starts FROM ${from.image}, which is not on this Docker host (no registry is used): pull it where there is network and load it here (\`docker pull ${from.image}\`, \`docker save\` / \`docker load\`), or start the Dockerfile from longhaul's base image (\`ARG LONGHAUL_BASE\` then \`FROM $LONGHAUL_BASE\`)`,
+    );
+  }
+  const download = needs.downloads[0];
+  if (download && !request.buildNetwork)
+    problems.push(
+      `${path}:${download.line} downloads while it builds (${download.text}), and builds have no network: give the docker environment \`buildNetwork: true\` (the build may then reach the network; sandboxes still follow \`network\`)`,
+    );
+  return problems.length === 0 ? undefined : `task ${request.taskId}: ${problems.join('; ')}`;
 }

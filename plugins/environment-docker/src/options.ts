@@ -82,8 +82,16 @@ export const dockerOptions = z
           !'/judge/'.startsWith(`${path.replace(/\/+$/, '')}/`),
         'a path apart from /judge, the judge area of every container',
       )
-      .default('/workspace')
-      .describe('Where the workspace is mounted inside containers (anywhere but /judge, the judge area).'),
+      .optional()
+      .describe(
+        "Where the workspace is mounted inside containers (anywhere but /judge, the judge area). Default: where the task asks for it (its environment.workspace, e.g. IDE-Bench's /app), else /workspace. Given here, it wins, and a task that cannot run elsewhere is refused at check.",
+      ),
+    buildNetwork: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Let a task's Dockerfile build reach the network (apt-get, pip install...). Without it builds run with no network, and `check` refuses a Dockerfile that downloads, naming the line. Sandboxes follow `network` either way.",
+      ),
     setupTimeoutMs: z
       .number()
       .int()

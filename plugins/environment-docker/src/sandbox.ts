@@ -34,6 +34,8 @@ export interface SandboxParts {
   store: SnapshotStore | undefined;
   /** The workspace volume as this host sees it (see workspaceVolume): every file method goes through it. */
   files: FolderWorkspace;
+  /** Where the container sees the workspace (the option, or where the task asks for it). */
+  workspace: string;
   /** Refreshes the host firewall before commands run (a gateway may have started listening). */
   beforeCommand: () => Promise<void>;
   /** Removes the container and its volume, and releases the network. */
@@ -57,7 +59,7 @@ export class DockerSandbox implements Sandbox {
 
   constructor(private readonly parts: SandboxParts) {
     this.id = parts.container.id.slice(0, 12);
-    this.workspace = parts.options.workspace;
+    this.workspace = parts.workspace;
     this.hostAddress = parts.hostAddress;
     this.judge = new DockerJudgeArea(parts.container, (argv, options) => this.exec(argv, options));
   }
