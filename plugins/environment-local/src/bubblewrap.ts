@@ -1,6 +1,6 @@
 import { constants, existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { ClassifiedError } from '@longhaul/core';
 
 /** The PATH of hardened commands: system directories only (the runner's may point into its HOME). */
@@ -18,6 +18,8 @@ export interface ReadOnlyMount {
 /** Where a hardened sandbox's own directories are (host paths; the same paths inside but /tmp). */
 export interface HardenedPaths {
   workspace: string;
+  /** Where commands see the workspace when not at its host path (a task's /app). */
+  workspaceInside?: string;
   home: string;
   /** Bound at /tmp. */
   tmp: string;
@@ -127,6 +129,10 @@ export function hardenedArgv(options: {
   system ??= systemMounts();
   const { paths } = options;
   const id = String(options.user === 'root' ? 0 : agentUid);
+  const inside = paths.workspaceInside ?? paths.workspace;
+  // The cwd is a host path; in the workspace, it is where commands see the workspace.
+  const rel = relative(paths.workspace, options.cwd);
+  const cwd = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel)) ? join(inside, rel) : options.cwd;
   return [
     options.tools.nsenter,
     `--target=${options.networkPid}`,
@@ -166,11 +172,11 @@ export function hardenedArgv(options: {
     paths.home,
     '--bind',
     paths.workspace,
-    paths.workspace,
+    inside,
     ...(options.user === 'root' && paths.judge !== undefined ? ['--bind', paths.judge, paths.judge] : []),
     ...options.mounts.flatMap((mount) => ['--ro-bind', mount.source, mount.target]),
     '--chdir',
-    options.cwd,
+    cwd,
     '--',
     ...options.argv,
   ];

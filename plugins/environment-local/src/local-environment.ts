@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { arch, platform, release, tmpdir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, posix, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import {
   assetExcludes,
@@ -37,6 +37,47 @@ function lastLines(text: string, count = 20): string {
 function within(parent: string, path: string): boolean {
   const rel = relative(parent, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** Where a hardened sandbox mounts the host's own folders (or its /tmp): no workspace goes there. */
+const reserved = [
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/etc',
+  '/proc',
+  '/dev',
+  '/tmp',
+];
+
+/**
+ * Why a task's workspace cannot go where it asks (`environment.workspace`): under bubblewrap, a
+ * path the sandbox's system folders take; without isolation, anywhere but a folder of its own,
+ * which a task that requires its path (its tests read /app/...) cannot run with.
+ */
+function workspaceProblem(task: Pick<Task, 'id' | 'environment'>, hardened: boolean): string[] {
+  const { workspace, workspaceRequired } = task.environment;
+  if (workspace === undefined) return [];
+  if (!posix.isAbsolute(workspace))
+    return [`task ${task.id}: environment.workspace ${workspace} is not an absolute path`];
+  const path = posix.normalize(workspace).replace(/(.)\/+$/, '$1');
+  if (hardened) {
+    const taken = path === '/' ? '/' : reserved.find((dir) => path === dir || path.startsWith(`${dir}/`));
+    return taken === undefined
+      ? []
+      : [
+          `task ${task.id}: environment.workspace ${workspace} is where a bubblewrap sandbox has its own ${taken}; use another path or the docker environment`,
+        ];
+  }
+  return workspaceRequired === undefined
+    ? []
+    : [
+        `task ${task.id} needs its workspace at ${workspace} (${workspaceRequired}), which local without isolation cannot give: use isolation: bubblewrap or the docker environment`,
+      ];
 }
 
 /** Plain mode: in a cgroup of the sandbox's own where the host has one for it. */
@@ -85,10 +126,13 @@ export class LocalEnvironment implements Environment {
     const workspace = join(root, 'workspace');
     const etc = join(root, 'etc');
     await Promise.all([workspace, dirs.home, dirs.tmp, etc].map((dir) => mkdir(dir)));
+    // Under bubblewrap the workspace is where the task's programs expect it (IDE-Bench's /app).
+    const inside = hardened ? spec.needs.workspace : undefined;
     const files = new FolderWorkspace(
       await realpath(workspace),
       excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
       parseSize(this.options.maxFileSize),
+      inside === undefined ? {} : { inside },
     );
     const id = basename(root);
     // Beside the workspace, never in it: no pull or snapshot covers it. Plain commands reach it
@@ -105,7 +149,14 @@ export class LocalEnvironment implements Environment {
         ? await HardenedContainment.open({
             tools,
             root,
-            paths: { workspace: files.root, home: dirs.home, tmp: dirs.tmp, etc, judge: judgeDir },
+            paths: {
+              workspace: files.root,
+              workspaceInside: inside,
+              home: dirs.home,
+              tmp: dirs.tmp,
+              etc,
+              judge: judgeDir,
+            },
             mounts,
             hostAddress: runHostAddress(spec.runId),
           })
@@ -196,8 +247,8 @@ export class LocalEnvironment implements Environment {
    * package or a program missing), probed with the PATH and `env` its sandboxes' commands get.
    */
   async check(tasks: Pick<Task, 'id' | 'root' | 'environment'>[]): Promise<string[]> {
-    const problems: string[] = [];
     const hardened = this.options.isolation === 'bubblewrap';
+    const problems: string[] = tasks.flatMap((task) => workspaceProblem(task, hardened));
     const env = {
       ...process.env,
       PATH: hardened ? hardenedPath : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'),

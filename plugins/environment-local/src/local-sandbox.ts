@@ -61,8 +61,9 @@ export class LocalSandbox implements Sandbox {
     readonly judge: JudgeArea,
   ) {}
 
+  /** Where commands see the workspace: its host folder, or a task's path under bubblewrap (/app). */
   get workspace(): string {
-    return this.files.root;
+    return this.files.inside;
   }
 
   get hostAddress(): string {
