@@ -1,5 +1,5 @@
 import { definePlugin, type Task, type TurnPlan, tokens } from '@longhaul/core';
-import { notes, type ScriptOptions, scriptOptions } from './options.js';
+import { defaultTemplate, notes, type ScriptOptions, scriptOptions } from './options.js';
 import { planCheckpoints, planConversation, planIsolated, planSingleShot } from './plans.js';
 import { type ResolvedOptions, withPrompt } from './prompts.js';
 import type { SweStepsScript } from './swe-steps-prompts.js';
@@ -36,7 +36,16 @@ function scriptPlugin({ id, description, continuationNote, plan, freshSandbox, p
     options: scriptOptions({ firstNote: notes.first, continuationNote }, { sandbox: freshSandbox, planning }),
     register(bind, options) {
       const resolved = withPrompt(options, id);
-      bind(tokens.Script).toConstantValue({ plan: (task: Task) => plan(task, resolved) });
+      // A task whose prompts are complete as written gets them so, unless the experiment framed them.
+      const framedByExperiment =
+        options.prompt !== undefined ||
+        options.template !== defaultTemplate ||
+        options.firstNote !== notes.first ||
+        options.continuationNote !== continuationNote;
+      const asWritten = { ...resolved, template: '{{spec}}', firstNote: '', continuationNote: '' };
+      bind(tokens.Script).toConstantValue({
+        plan: (task: Task) => plan(task, task.promptsAsWritten && !framedByExperiment ? asWritten : resolved),
+      });
     },
   });
 }

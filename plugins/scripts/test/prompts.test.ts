@@ -118,3 +118,26 @@ describe('swe-steps settings', () => {
     }
   });
 });
+
+describe('tasks whose prompts are complete as written (IDE-Bench)', () => {
+  const written = { ...sampleTask(2), promptsAsWritten: true };
+  const planOf = (options: unknown, plugin = checkpoints) =>
+    instantiatePlugin<Script>(plugin, options).plan(written);
+
+  it("get each step's prompt as it is from every script, no note of the script's own", () => {
+    for (const plugin of [checkpoints, conversation, isolated]) {
+      const turns = planOf({}, plugin);
+      expect(turns.map((turn) => turn.prompt)).toEqual(
+        written.steps.map((step) => `${step.prompt.trim()}\n`),
+      );
+      for (const turn of turns) expect(turn.prompt).not.toMatch(/Write a program|requirements\.txt|run as/);
+    }
+    expect(planOf({}, singleShot)[0]!.prompt).not.toMatch(/Write a program/);
+  });
+
+  it('are framed again when the experiment asks for a prompt, template or note', () => {
+    expect(planOf({ prompt: 'just-solve' })[0]!.prompt).toMatch(/^Implement a program/);
+    expect(planOf({ template: 'Do this: {{spec}}' })[0]!.prompt).toMatch(/^Do this: /);
+    expect(planOf({ firstNote: 'Hello.' })[0]!.prompt).toMatch(/^Hello\./);
+  });
+});
