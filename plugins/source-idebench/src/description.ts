@@ -3,8 +3,10 @@ import { type ConfigIssue, parseYaml } from '@longhaul/core';
 export interface TaskDescription {
   /** The task's slug (`Task:` line). */
   task: string;
-  /** Everything the agent is told: the description block as written (problem statement kept). */
+  /** The description block as written. */
   text: string;
+  /** What the block says before `Instructions:` besides `Task:` (which IDE-Bench's parser drops). */
+  statement: string;
   instructions: string;
   difficulty: string;
   category: string;
@@ -57,7 +59,14 @@ export function parseDescription(
     }
   }
   const task = field(block, 'Task');
-  const instructions = /^\s*(?:Instructions|Objective):\s*\n?([\s\S]*)$/im.exec(block)?.[1]?.trim();
+  const header = /^\s*(?:Instructions|Objective):\s*\n?([\s\S]*)$/im.exec(block);
+  const instructions = header?.[1]?.trim();
+  const statement = block
+    .slice(0, header?.index ?? block.length)
+    .split('\n')
+    .filter((line) => !/^\s*Task(?: ID)?:/i.test(line))
+    .join('\n')
+    .trim();
   const parserName = String(meta.parser_name ?? 'jest').replace(/[<>]/g, '');
   if (!task) issues.push({ file, key: 'task_description', message: 'has no "Task: <slug>" line' });
   if (!instructions)
@@ -67,6 +76,7 @@ export function parseDescription(
     description: {
       task: task!,
       text: block.trim(),
+      statement,
       instructions: instructions!,
       difficulty: String(meta.difficulty ?? 'medium'),
       category: String(meta.category ?? 'Backend'),
@@ -75,4 +85,18 @@ export function parseDescription(
     },
     issues,
   };
+}
+
+/**
+ * The task as IDE-Bench's harness tells it (agent_utils.py `deploy_agent_in_container`: the
+ * "CURRENT TASK" block with the task's slug and its instructions), with the problem statement
+ * before the instructions unless `statement` is false (upstream's parser drops it).
+ */
+export function taskPrompt(description: TaskDescription, statement = true): string {
+  return [
+    '## CURRENT TASK',
+    `**Task**: ${description.task}`,
+    ...(statement && description.statement ? [description.statement] : []),
+    `**Instructions**:\n${description.instructions}`,
+  ].join('\n\n');
 }

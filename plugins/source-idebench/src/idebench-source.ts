@@ -9,11 +9,13 @@ import {
   sha256,
   type Task,
 } from '@longhaul/core';
-import { parseDescription } from './description.js';
-import { materializeCase, materializeSeed, materializeSolution } from './materialize.js';
+import { parseDescription, taskPrompt } from './description.js';
+import { hiddenFromAgent, materializeCase, materializeSeed, materializeSolution } from './materialize.js';
+import { runnerNeeds, workdirOf, workspaceMention } from './needs.js';
 import type { IdebenchOptions } from './options.js';
 
-const toolchainTags: Record<string, string> = {
+/** The language a tag names, for the task's `language` (what the agent's code is written in). */
+const languageTags: Record<string, string> = {
   python: 'python',
   py: 'python',
   javascript: 'node',
@@ -77,6 +79,26 @@ export class IdebenchSource implements Source {
     await materializeSeed(dataset, seed);
     const name = basename(dataset);
     const hasDockerfile = await isFile(join(dataset, 'Dockerfile'));
+    const text = (path: string) => {
+      const data = files.find((file) => file.path === path)?.data;
+      return data && Buffer.from(data).toString('utf8');
+    };
+    // Where upstream runs the repository (its Dockerfile's WORKDIR), and what grading runs:
+    // run_tests.sh's programs, whatever the tags say the project is written in.
+    const workspace = workdirOf(text('Dockerfile'));
+    const runner = runnerNeeds(text('run_tests.sh') ?? '', 'run_tests.sh');
+    const requires = {
+      commands: ['bash', ...runner.commands.filter((command) => command !== 'bash')],
+      ...(runner.pythonPackages.length > 0 ? { pythonPackages: runner.pythonPackages } : {}),
+      origins: { bash: 'run_tests.sh', ...runner.origins },
+    };
+    // Files grading reads besides the task's own: the runners and the dataset's test folders.
+    const gradingFiles = files
+      .filter((file) => {
+        const [top] = file.path.split('/');
+        return (hiddenFromAgent.has(top!) && top !== 'tasks') || top === 'tests';
+      })
+      .map((file) => ({ path: file.path, text: Buffer.from(file.data).toString('utf8') }));
 
     const tasks: Task[] = [];
     for (const id of ids) {
@@ -108,9 +130,14 @@ export class IdebenchSource implements Source {
         continue;
       }
       await materializeCase(dataset, id, this.options.testTimeoutSeconds * 1000, cases);
-      const toolchains = [
-        ...new Set(description.tags.flatMap((tag) => toolchainTags[tag.toLowerCase()] ?? [])),
-      ];
+      const language = description.tags.map((tag) => languageTags[tag.toLowerCase()]).find(Boolean);
+      const taskFiles = files
+        .filter(
+          (file) =>
+            file.path.startsWith(`tasks/${id}/`) && !/\/task_(diff|description)\.txt$/.test(file.path),
+        )
+        .map((file) => ({ path: file.path, text: Buffer.from(file.data).toString('utf8') }));
+      const mention = workspaceMention([...taskFiles, ...gradingFiles], workspace);
       tasks.push({
         id: `${name}-${id}`,
         title: `${name} ${id}: ${description.task}`,
@@ -118,19 +145,22 @@ export class IdebenchSource implements Source {
         source: 'idebench',
         root: dir,
         entrypoint: 'bash run_tests.sh',
-        language: toolchains[0] ?? 'unknown',
+        language: language ?? 'unknown',
         environment: {
           ...(this.options.dockerfile && hasDockerfile ? { dockerfile: join(dataset, 'Dockerfile') } : {}),
-          ...(toolchains.length > 0 ? { toolchains } : {}),
           network: description.tags.some((tag) => /^(mern|full-?stack)$/i.test(tag)) ? 'open' : 'none',
+          workspace,
+          ...(mention ? { workspaceRequired: `${mention} names ${workspace}` } : {}),
+          requires,
         },
+        promptsAsWritten: true,
         seed,
         steps: [
           {
             id,
             index: 0,
             title: description.task,
-            prompt: description.text,
+            prompt: taskPrompt(description, this.options.problemStatement),
             solution,
             cases,
             metadata: { category: description.category, difficulty: description.difficulty },

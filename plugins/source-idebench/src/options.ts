@@ -20,11 +20,17 @@ export const idebenchOptions = z.strictObject({
     .positive()
     .default(120)
     .describe('Time limit of `run_tests.sh <task>` when the task is graded (IDE-Bench: 120 s)'),
+  problemStatement: z
+    .boolean()
+    .default(true)
+    .describe(
+      "Put the description's problem statement (what it says before Instructions:) in the prompt; false gives exactly what IDE-Bench's harness sends, whose parser drops it",
+    ),
   dockerfile: z
     .boolean()
     .default(false)
     .describe(
-      "Build the dataset's Dockerfile as the task image (its base image must be available offline); otherwise the environment's image with the toolchains the task's tags name",
+      "Build the dataset's Dockerfile as the task image (its base image must be on the Docker host; validate says when it is not); otherwise the environment's image, checked for the programs run_tests.sh runs",
     ),
 });
 

@@ -25,6 +25,7 @@ describe('task_description.txt', () => {
     expect(description).toEqual({
       task: 'speed-up',
       text: 'Task: speed-up\n\nThe cache is slow.\n\nInstructions:\n  Make it fast.',
+      statement: 'The cache is slow.',
       instructions: 'Make it fast.',
       difficulty: 'hard',
       category: 'Performance',
@@ -70,7 +71,16 @@ describe('the idebench source', () => {
       source: 'idebench',
       entrypoint: 'bash run_tests.sh',
       language: 'python',
-      environment: { toolchains: ['python'], network: 'none' },
+      // What grading runs (run_tests.sh), not what the tags say; the workspace where the Dockerfile puts it.
+      environment: {
+        network: 'none',
+        workspace: '/app',
+        requires: {
+          commands: ['bash', 'dirname', 'python3'],
+          origins: { bash: 'run_tests.sh', dirname: 'run_tests.sh:4', python3: 'run_tests.sh:8' },
+        },
+      },
+      promptsAsWritten: true,
       metadata: {
         category: 'Bug Fix',
         difficulty: 'easy',
@@ -78,9 +88,18 @@ describe('the idebench source', () => {
         slug: 'inventory-value',
       },
     });
+    expect(first!.environment).not.toHaveProperty('toolchains');
+    expect(first!.environment).not.toHaveProperty('workspaceRequired');
     expect(first!.steps).toHaveLength(1);
-    expect(first!.steps[0]!.prompt).toContain('The finance team reports');
+    // IDE-Bench's task block (agent_utils.py), the problem statement before the instructions.
+    expect(first!.steps[0]!.prompt).toMatch(
+      /^## CURRENT TASK\n\n\*\*Task\*\*: inventory-value\n\nThe finance team reports[\s\S]*\n\n\*\*Instructions\*\*:\nFiles to Modify:/,
+    );
     expect(first!.steps[0]!.prompt).toContain('quantity times unit price');
+    const [bare] = await new IdebenchSource(
+      idebenchOptions.parse({ path: 'mini-inventory', cacheDir, problemStatement: false }),
+    ).load({ baseDir: fixtures });
+    expect(bare!.steps[0]!.prompt).not.toContain('The finance team');
     const seed = (await readDirectoryFiles(first!.seed!)).map((f) => f.path);
     expect(seed).toContain('project/inventory/stock.py');
     expect(seed).toContain('Dockerfile');
