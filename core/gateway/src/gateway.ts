@@ -143,6 +143,9 @@ export async function createGateway(config: GatewayConfigInput, options: Gateway
   return {
     url,
     models: names,
+    inputs: Object.fromEntries(
+      [...backends].flatMap(([name, backend]) => (backend.input ? [[name, backend.input]] : [])),
+    ),
     async endpoint(trialId, hostAddress, model = names[0]): Promise<ModelEndpoint> {
       if (!model) throw new ClassifiedError('internal', 'the gateway has no models configured');
       if (!backends.has(model))

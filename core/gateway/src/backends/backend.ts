@@ -24,6 +24,14 @@ export interface Backend {
   complete(request: ModelRequest, context: CallContext): Promise<BackendResult>;
   /** Input tokens of a request as the provider counts them; the gateway estimates when absent. */
   countTokens?(request: ModelRequest, context: CallContext): Promise<number | undefined>;
+  /** The file the backend's answers come from (scripted replies, a recording), as read. */
+  input?: ModelInput;
+}
+
+/** A file a model answers from and the sha256 of its bytes, so a resume can tell it changed. */
+export interface ModelInput {
+  file: string;
+  sha256: string;
 }
 
 /** Passes a body through while collecting it, and hands the whole text over at the end. */

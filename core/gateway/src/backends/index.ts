@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, type Logger, readYaml } from '@longhaul/core';
 import { z } from 'zod';
@@ -10,8 +12,8 @@ import {
 } from '../config.js';
 import { OracleBackend } from '../oracle/backend.js';
 import { RecordBackend, Recorder } from '../recording/record.js';
-import { loadRecording, ReplayBackend } from '../recording/replay.js';
-import type { Backend } from './backend.js';
+import { loadRecording, ReplayBackend, recordingPath } from '../recording/replay.js';
+import type { Backend, ModelInput } from './backend.js';
 import { PassthroughBackend } from './passthrough.js';
 import { ScriptedBackend } from './scripted.js';
 
@@ -64,6 +66,28 @@ export async function loadReplies(file: string): Promise<ScriptedReplyConfig[]> 
 
 /** Makes a model's backend; `others` holds the backends made so far, for `record` with `wraps`. */
 export async function createBackend(
+  name: string,
+  config: ModelConfig,
+  deps: BackendDeps,
+  others: ReadonlyMap<string, Backend>,
+): Promise<Backend> {
+  const backend = await makeBackend(name, config, deps, others);
+  const path = (file: string) => (isAbsolute(file) ? file : resolve(deps.baseDir, file));
+  if (config.backend === 'scripted' && config.file) backend.input = await modelInput(path(config.file));
+  if (config.backend === 'replay') backend.input = await modelInput(await recordingPath(path(config.from)));
+  return backend;
+}
+
+async function modelInput(file: string): Promise<ModelInput> {
+  return {
+    file,
+    sha256: createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex'),
+  };
+}
+
+async function makeBackend(
   name: string,
   config: ModelConfig,
   deps: BackendDeps,

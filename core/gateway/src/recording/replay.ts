@@ -8,8 +8,13 @@ import { primaryWorkingDir } from '../working-dir.js';
 import { requestKey } from './key.js';
 import { type RecordedExchange, recordingFile } from './recording.js';
 
+/** The recording file `from` names: the file itself, or a run directory's recording. */
+export async function recordingPath(from: string): Promise<string> {
+  return (await stat(from).catch(() => undefined))?.isDirectory() ? join(from, recordingFile) : from;
+}
+
 export async function loadRecording(from: string): Promise<RecordedExchange[]> {
-  const file = (await stat(from).catch(() => undefined))?.isDirectory() ? join(from, recordingFile) : from;
+  const file = await recordingPath(from);
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -38,4 +38,10 @@ export interface ModelGateway {
    * trial ends by, faults and cancellation included.
    */
   release(trialId: string): void;
+  /**
+   * The files models answer from (a scripted model's `file`, a replay's recording) with the
+   * sha256 of their bytes, by model name. The run keeps them in lock.json; a resume whose files
+   * differ is refused, since it would mix two models in one condition.
+   */
+  inputs?: Record<string, { file: string; sha256: string }>;
 }

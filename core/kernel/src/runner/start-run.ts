@@ -417,6 +417,7 @@ class Run {
           },
         ]);
       }
+      this.checkModelInputs(previous);
       return { ...previous, tasks: { ...previous.tasks, ...tasks } };
     }
     const plugins: LockFile['plugins'] = {};
@@ -450,6 +451,7 @@ class Run {
         ]);
       }
     }
+    const models = this.gateway?.inputs;
     return {
       experiment: { name: this.experiment.name, file: this.experiment.file },
       node: process.version,
@@ -459,7 +461,24 @@ class Run {
       environments: described,
       harnesses: {},
       tasks,
+      ...(models && Object.keys(models).length > 0 ? { models } : {}),
     };
+  }
+
+  /** A model whose replies file changed since the run started would answer two ways in one condition. */
+  private checkModelInputs(previous: LockFile): void {
+    const now = this.gateway?.inputs ?? {};
+    const changed = Object.entries(previous.models ?? {}).filter(
+      ([name, was]) => now[name] !== undefined && now[name].sha256 !== was.sha256,
+    );
+    if (changed.length === 0) return;
+    throw new ConfigError(
+      changed.map(([name, was]) => ({
+        file: was.file,
+        key: `models.${name}`,
+        message: `model '${name}' answers from this file, which changed since the run started; resuming would mix two models in one condition (restore the file, or start a new run)`,
+      })),
+    );
   }
 
   emit(event: RunEvent): void {

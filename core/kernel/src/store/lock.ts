@@ -16,6 +16,8 @@ export interface LockFile {
   harnesses: Record<string, Record<string, unknown>>;
   /** Per task: its hash and the sha256 of every step prompt, by step id. */
   tasks: Record<string, { hash: string; prompts: Record<string, string> }>;
+  /** The files models answer from, by model name (the gateway's `inputs`). */
+  models?: Record<string, { file: string; sha256: string }>;
 }
 
 export function taskLock(task: Task): LockFile['tasks'][string] {
