@@ -10,6 +10,7 @@ import {
   textTable,
 } from '@longhaul/core';
 import { z } from 'zod';
+import { exposureAudit } from './exposure.js';
 import { slumpLegend } from './slump-legend.js';
 
 export const slumpReporterOptions = z
@@ -95,15 +96,46 @@ export class SlumpReporter implements Reporter {
 
   figures(ctx: ReportContext): Figure[] {
     const grid = this.grid(ctx);
-    // SLUMP's one table is its headline: the report opens with it.
-    return grid
-      ? [
-          {
-            ...textTable('table', title, grid.header, grid.cells),
-            lead: true,
-            note: `${this.legend()}\n${outcomeLegend}`,
-          },
-        ]
-      : [];
+    if (!grid) return [];
+    // SLUMP's table is its headline: the report opens with it.
+    const figures: Figure[] = [
+      {
+        ...textTable('table', title, grid.header, grid.cells),
+        lead: true,
+        section: 'SLUMP',
+        note: `${this.legend()}\n${outcomeLegend}`,
+      },
+    ];
+    const exposure = exposureCurves(ctx);
+    if (exposure) figures.push(exposure);
+    return figures;
   }
+}
+
+/**
+ * SLUMP's Figure 1 for the run's emergent-spec scripts: per turn, the cumulative share of
+ * components a request has made recoverable and explicit. A task shows only if it has components.
+ */
+function exposureCurves(ctx: ReportContext): Figure | undefined {
+  const tasks = new Map(ctx.trials.map(({ spec }) => [spec.task.id, spec.task]));
+  const data = [...tasks.values()]
+    .filter((task) => (task.components?.length ?? 0) > 0 && task.steps.length > 1)
+    .flatMap((task) =>
+      exposureAudit(task).curve.flatMap((point) => [
+        { turn: point.turn, share: point.recoverable * 100, series: `${task.id} recoverable` },
+        { turn: point.turn, share: point.explicit * 100, series: `${task.id} explicit` },
+      ]),
+    );
+  if (data.length === 0) return undefined;
+  return {
+    kind: 'plot',
+    id: 'exposure',
+    title: 'Exposure: components recoverable (level ≥ 1) and explicit (level 4) so far, per turn (%)',
+    section: 'SLUMP',
+    mark: 'line',
+    data,
+    x: { field: 'turn', title: 'turn', type: 'quantitative' },
+    y: { field: 'share', title: 'components %' },
+    color: { field: 'series' },
+  };
 }

@@ -1,5 +1,7 @@
+import { sampleTask } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 import { SlumpReporter, slumpReporterOptions } from '../src/slump-reporter.js';
+import { components } from './fixtures.js';
 
 describe('reporter slump', () => {
   it('prints each condition with its metrics, loss, recovery and W/T/L', async () => {
@@ -15,7 +17,7 @@ describe('reporter slump', () => {
       runDir: '/tmp',
       experiment: { name: 'x', file: 'x.yaml' },
       // single-shot has trials but no slump scores: missing, not zero.
-      trials: [{ spec: { condition: { key: 'ide/single-shot/none' } } }] as never[],
+      trials: [{ spec: { condition: { key: 'ide/single-shot/none' }, task: sampleTask(2) } }] as never[],
       experimentScores: [
         score('ide/conversation/none', 'trials.scored', 2),
         score('ide/conversation/none', 'trials.errored', 1),
@@ -56,8 +58,11 @@ describe('reporter slump', () => {
     );
     expect(lines.some((line) => line.startsWith('mcf:') || line.startsWith('dir:'))).toBe(false);
     expect(lines).toContainEqual(expect.stringMatching(/^rec m: gap recovery, \(condition − emergent\)/));
-    const [table] = reporter.figures(context);
+    const [table, ...others] = reporter.figures(context);
+    // A task without components has no exposure to plot.
+    expect(others).toEqual([]);
     expect(table?.kind).toBe('table');
+    expect(table?.section).toBe('SLUMP');
     if (table?.kind !== 'table') return;
     expect(table.columns.map((column) => column.label)).toEqual([
       'condition',
@@ -74,6 +79,41 @@ describe('reporter slump', () => {
       ['ide/conversation/none', '2', '1', '1', '0.414', '0.116', '–', '–'],
       ['ide/conversation/projectguard', '–', '–', '–', '0.500', '–', '74%', '13/4/3'],
       ['ide/single-shot/none', ...Array(7).fill('missing')],
+    ]);
+  });
+
+  it("plots each emergent script's exposure per turn: components recoverable and explicit so far", () => {
+    const task = sampleTask(3, { id: 'limiter', components });
+    task.steps[0]!.discloses = [{ component: 'token-bucket', explicitness: 2 }];
+    task.steps[2]!.discloses = [
+      { component: 'token-bucket', explicitness: 4 },
+      { component: 'audit-log', explicitness: 1 },
+    ];
+    const reporter = new SlumpReporter(slumpReporterOptions.parse({}));
+    const figures = reporter.figures({
+      runDir: '/tmp',
+      experiment: { name: 'x', file: 'x.yaml' },
+      trials: ['r1', 'r2'].map((repeat) => ({ spec: { condition: { key: repeat }, task } })) as never[],
+      experimentScores: [{ scorer: 'slump', condition: 'r1', metric: 'if50', value: 0.5 }],
+      print: () => {},
+    });
+    const plot = figures.find((figure) => figure.id === 'exposure');
+    expect(plot?.kind).toBe('plot');
+    if (plot?.kind !== 'plot') return;
+    expect(plot.section).toBe('SLUMP');
+    const series = (name: string) =>
+      plot.data
+        .filter((point) => point.series === `limiter ${name}`)
+        .map((point) => [point.turn, point.share]);
+    expect(series('recoverable')).toEqual([
+      [1, 50],
+      [2, 50],
+      [3, 100],
+    ]);
+    expect(series('explicit')).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 50],
     ]);
   });
 
