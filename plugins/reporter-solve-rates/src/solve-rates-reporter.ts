@@ -13,6 +13,9 @@ import type { Row } from './format.js';
 import type { ReporterOptions } from './options.js';
 import { phases, phaseTable, table1, trajectoryTable } from './tables.js';
 
+/** The report section this reporter's figures go to. */
+const section = 'SlopCodeBench';
+
 /** Prints SlopCodeBench's Table 1, the progress phases and trajectory shares per condition. */
 export class SolveRatesReporter implements Reporter {
   constructor(private readonly options: ReporterOptions) {}
@@ -89,25 +92,44 @@ export class SolveRatesReporter implements Reporter {
       ...textTable(id, title, grid.header, grid.cells),
       note: outcomeLegend,
       lead: id === 'table1',
+      section,
     }));
-    const data = [...this.scored(ctx)].flatMap(([condition, row]) =>
-      phases
-        .filter((phase) => typeof row[`phase.${phase}.strict`] === 'number')
-        .map((phase) => ({
-          condition,
-          phase: `${phases.indexOf(phase) + 1} ${phase}`,
-          strict: (row[`phase.${phase}.strict`] as number) * 100,
-        })),
-    );
-    if (data.length > 0) {
+    // The paper's curves over checkpoint progress: solve rate, then how the code erodes and bloats.
+    const curves = [
+      { metric: 'strict', title: 'Strict solve rate (%) per progress phase', axis: 'strict %', scale: 100 },
+      {
+        metric: 'erosion',
+        title: 'Erosion per progress phase (mean over produced checkpoints)',
+        axis: 'erosion',
+        scale: 1,
+      },
+      {
+        metric: 'verbosity',
+        title: 'Verbosity per progress phase (mean over produced checkpoints)',
+        axis: 'verbosity',
+        scale: 1,
+      },
+    ];
+    for (const { metric, title, axis, scale } of curves) {
+      const data = [...this.scored(ctx)].flatMap(([condition, row]) =>
+        phases
+          .filter((phase) => typeof row[`phase.${phase}.${metric}`] === 'number')
+          .map((phase) => ({
+            condition,
+            phase: `${phases.indexOf(phase) + 1} ${phase}`,
+            [metric]: (row[`phase.${phase}.${metric}`] as number) * scale,
+          })),
+      );
+      if (data.length === 0) continue;
       figures.push({
         kind: 'plot',
-        id: 'phases.strict',
-        title: 'Strict solve rate (%) per progress phase',
+        id: `phases.${metric}`,
+        title,
+        section,
         mark: 'line',
         data,
         x: { field: 'phase', title: 'phase', type: 'ordinal' },
-        y: { field: 'strict', title: 'strict %' },
+        y: { field: metric, title: axis },
         color: { field: 'condition' },
       });
     }

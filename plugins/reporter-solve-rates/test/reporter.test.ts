@@ -91,7 +91,11 @@ describe('reporter solve-rates', () => {
       'table phases',
       'table trajectories',
       'plot phases.strict',
+      'plot phases.erosion',
+      'plot phases.verbosity',
     ]);
+    // The report gives them a SlopCodeBench section (Table 1 leads the page).
+    expect(new Set(figures.map((figure) => figure.section))).toEqual(new Set(['SlopCodeBench']));
     const [table1] = figures;
     if (table1?.kind !== 'table') throw new Error('table1 is not a table');
     expect(Object.values(table1.rows[0]!)).toEqual([
@@ -111,6 +115,12 @@ describe('reporter solve-rates', () => {
     ]);
     expect(figures[3]).toMatchObject({
       data: [{ condition: 'oracle/plan-first/none', phase: '1 Start', strict: 50 }],
+    });
+    expect(figures[4]).toMatchObject({
+      data: [{ condition: 'oracle/plan-first/none', phase: '1 Start', erosion: 0.5 }],
+    });
+    expect(figures[5]).toMatchObject({
+      data: [{ condition: 'oracle/plan-first/none', phase: '1 Start', verbosity: 0.3 }],
     });
   });
 

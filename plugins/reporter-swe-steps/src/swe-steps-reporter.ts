@@ -25,6 +25,9 @@ import {
 const legendOf = (rows: ConditionRow[]) =>
   anyNotJudged(rows) ? `${outcomeLegend}\n${notJudgedLegend}` : outcomeLegend;
 
+/** The report section this reporter's figures go to. */
+const section = 'SWE-STEPS';
+
 /** Prints SWE-STEPS's tables per condition from the experiment scorer `swe-steps-rates`. */
 export class SweStepsReporter implements Reporter {
   constructor(private readonly options: ReporterOptions) {}
@@ -94,6 +97,7 @@ export class SweStepsReporter implements Reporter {
       ...textTable(id, title, grid.header, grid.cells),
       lead: id === 'success',
       note: legendOf(rows),
+      section,
     }));
     for (const measure of ['cognitive', 'debt'] as const) {
       const data = rows.flatMap((row) =>
@@ -112,6 +116,7 @@ export class SweStepsReporter implements Reporter {
         kind: 'plot',
         id: `health.${measure}.plot`,
         title: `Δ ${measure === 'cognitive' ? 'cognitive complexity' : 'technical debt (minutes)'} vs the gold trace per progress bin`,
+        section,
         mark: 'line',
         data,
         x: { field: 'bin', title: 'progress bin', type: 'ordinal' },

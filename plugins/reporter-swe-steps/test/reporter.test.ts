@@ -221,6 +221,23 @@ describe('reporter swe-steps', () => {
     expect(text).toContain('PR success % and tasks completed are over judged PRs');
   });
 
+  it('gives the report a SWE-STEPS section: Tables 3 and 8 leading with PR success, health against the gold trace as curves', async () => {
+    const figures = await instantiatePlugin<Reporter>(plugin, {}).figures!({
+      runDir: '/tmp',
+      experiment: { name: 'x', file: 'x.yaml' },
+      trials: [],
+      experimentScores: scores,
+      print: () => {},
+    });
+    expect(new Set(figures.map((figure) => figure.section))).toEqual(new Set(['SWE-STEPS']));
+    expect(figures.filter((figure) => figure.lead).map((figure) => figure.id)).toEqual(['success']);
+    const cognitive = figures.find((figure) => figure.id === 'health.cognitive.plot');
+    if (cognitive?.kind !== 'plot') throw new Error('no cognitive complexity plot');
+    const series = new Set(cognitive.data.map((point) => point.series));
+    expect(series).toContain('claude/global/none gold trace');
+    expect(series).toContain('claude/global/none agent');
+  });
+
   it('says what to add when the experiment has no swe-steps-rates scores', async () => {
     const { text } = await report([]);
     expect(text).toContain("no scores from scorer 'swe-steps-rates'");
