@@ -164,7 +164,7 @@ export interface RunModel {
   /**
    * The scores plotted over steps, in order: those the summary reporter's `columns` selects, the
    * main scores, the first score of each scorer that has none of those, then cost and time;
-   * never one whose every value is the same.
+   * never one whose every value is the same, nor one given at a single step.
    */
   plotKeys: string[];
   /** The solve score: `<solveScorer>.strict` of the summary reporter (`tests.strict`). */

@@ -150,13 +150,16 @@ const plotLimit = 12;
 /**
  * The scores worth a plot: what the experiment selects, the main scores, and the first score of
  * each scorer that has neither (so a scorer of one's own gets one), then cost and time; none whose
- * values are all the same (a plot of a constant shows nothing, however its axis is labelled).
+ * values are all the same (a plot of a constant shows nothing, however its axis is labelled), and
+ * none given at a single step.
  */
 function plotKeys(series: SeriesPoint[], selected: string[], order: string[]): string[] {
   const varies = (key: string) => {
     const values = series.filter((p) => p.key === key).flatMap((p) => [p.mean, p.low, p.high]);
     return values.length > 0 && values.some((value) => Math.abs(value - values[0]!) > 1e-12);
   };
+  // A score given at one step only (a trial-scope score, at the trial's last step) is no curve.
+  const overSteps = (key: string) => new Set(series.filter((p) => p.key === key).map((p) => p.x)).size > 1;
   const present = new Set(series.map((p) => p.key));
   const scorerOf = (key: string) => key.split('.')[0]!;
   const chosen: string[] = [];
@@ -169,5 +172,6 @@ function plotKeys(series: SeriesPoint[], selected: string[], order: string[]): s
   for (const key of [...keys].sort((a, b) => mainRank(a) - mainRank(b)))
     if (mainRank(key) < mainScores.length) add(key);
   for (const key of keys) if (!chosen.some((other) => scorerOf(other) === scorerOf(key))) add(key);
-  return [...chosen.filter(varies).slice(0, plotLimit), ...['cost.usd', 'time.seconds'].filter(varies)];
+  const plotted = (key: string) => varies(key) && overSteps(key);
+  return [...chosen.filter(plotted).slice(0, plotLimit), ...['cost.usd', 'time.seconds'].filter(plotted)];
 }

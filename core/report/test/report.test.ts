@@ -306,7 +306,7 @@ describe('report', () => {
     const dir = await run(4);
     await writeFile(
       join(dir, 'experiment.yaml'),
-      'reporters:\n  - { id: summary, options: { columns: [quality.verbosity] } }\n',
+      'reporters:\n  - { id: summary, options: { columns: [quality.verbosity, judge.final] } }\n',
     );
     const loaded = await loadRun(dir);
     for (const trial of loaded.trials)
@@ -314,7 +314,12 @@ describe('report', () => {
         step.scores['todos.count'] = step.index + trial.record.repeat;
         step.usage.costUsd = 0;
       }
+    // A score given at the last step only (as a trial-scope score is) varies but has no curve.
+    loaded.trials.forEach((trial, i) => {
+      trial.record.steps.at(-1)!.scores['judge.final'] = i;
+    });
     const built = buildRunModel(loaded, 0);
+    expect(built.plotKeys).not.toContain('judge.final');
     expect(built.plotKeys[0]).toBe('quality.verbosity');
     expect(built.plotKeys).toContain('tests.strict');
     expect(built.plotKeys).toContain('todos.count');
