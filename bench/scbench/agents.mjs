@@ -2,8 +2,8 @@
 // sides then judge the same workspace (longhaul's oracle writes it, upstream's runner reads it as
 // the submission), and the problem keeps its reference solutions, which longhaul's judge runs to
 // check itself when a run breaks.
-import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 export const agentNames = ['reference', 'lagging', 'broken'];
 
@@ -33,17 +33,22 @@ function breakEntry(dir, entryFile) {
 }
 
 /**
- * The folder of what `agent` leaves at each checkpoint, one sub-folder per checkpoint: the
- * problem's own `solutions/` for `reference`; for `lagging`, checkpoint k-1's reference at
+ * The folder of what `agent` leaves at each checkpoint, one sub-folder per checkpoint, at
+ * `<work>/agents/<agent>/<problem>`: the problem's own `solutions/` for `reference`; for `lagging`, checkpoint k-1's reference at
  * checkpoint k (an empty workspace at the first); for `broken`, each reference behind an entry
  * file that exits 1 on an even number of arguments. longhaul's oracle writes them (its
  * `solutions` option) while the problem keeps its reference, and upstream's runner judges them.
  */
 export function agentWorkspaces(problemDir, config, names, agent, work) {
   const solutions = join(problemDir, 'solutions');
-  if (agent === 'reference') return solutions;
   const target = join(work, 'agents', agent, basename(problemDir));
   if (existsSync(target)) return target;
+  if (agent === 'reference') {
+    // The oracle's solutions folder is <task id>/<step id>: the problem's solutions, linked.
+    mkdirSync(dirname(target), { recursive: true });
+    symlinkSync(solutions, target);
+    return target;
+  }
   const entryFile = /\.[A-Za-z0-9]+$/.test(config.entry_file) ? config.entry_file : `${config.entry_file}.py`;
   for (const [index, name] of names.entries()) {
     if (!existsSync(join(solutions, name))) continue;

@@ -75,7 +75,7 @@ async function longhaulProblem(dir, agent, workspaces) {
     [
       `name: agreement-${agent}-${name}`,
       `source: { id: scbench, options: { path: ${JSON.stringify(dirname(dir))}, problems: [${JSON.stringify(name)}], python: ${JSON.stringify(values.python)}, entryCommand: ${JSON.stringify(values['entry-command'])} } }`,
-      `harness: { id: oracle, options: { solutions: ${JSON.stringify(workspaces)} } }`,
+      `harness: { id: oracle, options: { solutions: ${JSON.stringify(dirname(workspaces))} } }`,
       `environment: ${docker && values.image ? `{ id: docker, options: { image: ${JSON.stringify(values.image)} } }` : values.environment}`,
       'script: { id: checkpoints, label: just-solve, options: { prompt: just-solve } }',
       'scorers: [tests]',

@@ -3,6 +3,7 @@ import {
   countOutcomes,
   formatInterval,
   formatOutcomeCounts,
+  leftOutNote,
   stepOutcome,
   trialStepOutcomes,
 } from '@longhaul/core';
@@ -52,6 +53,33 @@ describe('stepOutcome', () => {
     expect(formatOutcomeCounts(countOutcomes([{ outcome: 'scored' }]))).toBe('1 scored');
     expect(formatOutcomeCounts(countOutcomes([{ outcome: 'errored', errorClass: 'model' }]))).toBe(
       '0 scored, 1 errored (model)',
+    );
+  });
+});
+
+describe('leftOutNote', () => {
+  it('says, per condition with steps not scored, how many the rates leave out and why', () => {
+    const counts = countOutcomes([
+      { outcome: 'scored' },
+      { outcome: 'errored', errorClass: 'scorer' },
+      { outcome: 'errored', errorClass: 'vendor_thing' },
+      { outcome: 'cancelled' },
+    ]);
+    const whole = countOutcomes([{ outcome: 'scored' }, { outcome: 'scored' }]);
+    expect(
+      leftOutNote([
+        { condition: 'a', steps: 4, counts },
+        { condition: 'b', steps: 2, counts: whole },
+      ]),
+    ).toBe(
+      [
+        "not scored, so left out of the rates and means (each step's scores.json says what failed):",
+        "  a: 3 of 4 steps: 1 error:scorer (a scorer failed), 1 error:vendor_thing (a plugin's own fault class), 1 cancelled (stopped by the user or the runner)",
+      ].join('\n'),
+    );
+    expect(leftOutNote([{ condition: 'b', steps: 2, counts: whole }])).toBeUndefined();
+    expect(leftOutNote([{ condition: 'b', steps: 3, counts: whole, unreached: 1 }])).toMatch(
+      /\n {2}b: 1 of 3 steps: 1 never reached \(a limit ended the trial before\)$/,
     );
   });
 });

@@ -20,7 +20,7 @@ export const oracleOptions = z
       .string()
       .optional()
       .describe(
-        "A folder of prepared workspaces, one sub-folder per step named by its id (relative to the experiment's directory): each step's workspace is made equal to it instead of to the step's reference solution, which the scorers keep (an imperfect agent, to see how a judge reads it).",
+        "A folder of prepared workspaces, <task id>/<step id>/ (relative to the experiment's directory): each step's workspace is made equal to its folder instead of to the step's reference solution, which the scorers keep (an imperfect agent, to see how a judge reads it).",
       ),
   })
   .strict();

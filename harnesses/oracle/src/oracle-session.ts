@@ -81,7 +81,9 @@ export class OracleSession implements Session {
     const where = `step ${step?.id ?? '(none)'} of task ${focus.task.id}`;
     // A prepared workspace when the options give a folder of them, else the step's reference.
     const solution =
-      this.options.solutions !== undefined && step ? join(this.options.solutions, step.id) : step?.solution;
+      this.options.solutions !== undefined && step
+        ? join(this.options.solutions, focus.task.id, step.id)
+        : step?.solution;
     if (!solution || !(await isDirectory(solution))) {
       const message =
         this.options.solutions !== undefined

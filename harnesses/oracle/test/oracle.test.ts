@@ -167,8 +167,8 @@ describe('oracle harness', () => {
     const root = await mkdtemp(join(tmpdir(), 'longhaul-oracle-prepared-'));
     roots.push(root);
     // What an imperfect agent leaves: checkpoint 1's work at step 2, and an empty workspace at step 1.
-    await put(join(root, task.steps[1]!.id), { 'main.py': 'print(1)\n' });
-    await mkdir(join(root, task.steps[0]!.id));
+    await put(join(root, task.id, task.steps[1]!.id), { 'main.py': 'print(1)\n' });
+    await mkdir(join(root, task.id, task.steps[0]!.id));
     const sandbox = await openSandbox();
     const harness = instantiatePlugin<Harness>(oracle, { solutions: root });
     const session = await harness.openSession(sandbox, { trialId: 't' });
@@ -181,7 +181,7 @@ describe('oracle harness', () => {
     const missing = await turn(session, focusOn(2));
     expect(missing.result).toMatchObject({
       status: 'failed',
-      error: `the prepared workspace ${join(root, task.steps[2]!.id)} of step ${task.steps[2]!.id} of task ${task.id} does not exist (the oracle's solutions option)`,
+      error: `the prepared workspace ${join(root, task.id, task.steps[2]!.id)} of step ${task.steps[2]!.id} of task ${task.id} does not exist (the oracle's solutions option)`,
     });
     expect(task.steps[1]!.solution).toBe(join(task.root, 's2'));
     // A relative folder starts from the experiment's directory.

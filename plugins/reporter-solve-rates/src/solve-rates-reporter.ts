@@ -1,12 +1,15 @@
 import { isAbsolute, join } from 'node:path';
 import {
+  countOutcomes,
   type Figure,
   formatTable,
+  leftOutNote,
   outcomeLegend,
   type ReportContext,
   type Reporter,
   type TextGrid,
   textTable,
+  trialStepOutcomes,
   writeFileAtomic,
 } from '@longhaul/core';
 import type { Row } from './format.js';
@@ -61,6 +64,33 @@ export class SolveRatesReporter implements Reporter {
     ];
   }
 
+  /**
+   * The legend, and what the rates leave out of the checkpoints planned, per condition: the
+   * errored ones by fault class (from the trials' records), the cancelled ones and, over produced
+   * checkpoints, those the agent never reached.
+   */
+  private note(ctx: ReportContext, sorted: Map<string, Row | undefined>): string {
+    const rows = [...sorted].flatMap(([condition, row]) => {
+      if (row === undefined) return [];
+      const number = (key: string) => (typeof row[key] === 'number' ? (row[key] as number) : 0);
+      const outcomes = ctx.trials
+        .filter(({ spec }) => spec.condition.key === condition && spec.task !== undefined)
+        .flatMap(({ spec, record }) => trialStepOutcomes(spec.task.steps, record));
+      const counts = {
+        ...countOutcomes(outcomes),
+        errored: number('checkpoints.errored'),
+        cancelled: number('checkpoints.cancelled'),
+      };
+      const unreached =
+        row['denominator.produced'] === true
+          ? number('checkpoints.scored') - number('checkpoints.produced')
+          : 0;
+      return [{ condition, steps: number('checkpoints.all'), counts, unreached }];
+    });
+    const leftOut = leftOutNote(rows);
+    return leftOut ? `${outcomeLegend}\n${leftOut}` : outcomeLegend;
+  }
+
   async finish(ctx: ReportContext): Promise<void> {
     if (this.scored(ctx).size === 0) {
       ctx.print(
@@ -78,7 +108,7 @@ export class SolveRatesReporter implements Reporter {
           formatTable(grid.header, grid.cells),
           '',
         ]),
-        outcomeLegend,
+        this.note(ctx, sorted),
         `solve rates: ${file}`,
       ].join('\n'),
     );
@@ -88,9 +118,10 @@ export class SolveRatesReporter implements Reporter {
     if (this.scored(ctx).size === 0) return [];
     const sorted = this.rows(ctx);
     // Table 1 is the paper's headline: the report opens with it.
+    const note = this.note(ctx, sorted);
     const figures: Figure[] = this.tables(sorted).map(({ id, title, grid }) => ({
       ...textTable(id, title, grid.header, grid.cells),
-      note: outcomeLegend,
+      note,
       lead: id === 'table1',
       section,
     }));

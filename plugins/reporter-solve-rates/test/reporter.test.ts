@@ -158,6 +158,13 @@ describe('reporter solve-rates', () => {
     expect(figures[0]).toMatchObject({
       note: expect.stringContaining('rates and means are over scored steps only'),
     });
+    // The rates stand on 2 of the 6 checkpoints: the note says which 4 are left out, and why.
+    const leftOut = [
+      "not scored, so left out of the rates and means (each step's scores.json says what failed):",
+      '  agent: 4 of 6 steps: 2 errored (lost to a fault whose class the run does not hold), 2 cancelled (stopped by the user or the runner)',
+    ].join('\n');
+    expect(text).toContain(leftOut);
+    expect(figures[0]).toMatchObject({ note: expect.stringContaining(leftOut) });
   });
 
   it('says what to add when the experiment has no solve-rates scorer', async () => {

@@ -1,4 +1,5 @@
-import { noValue } from '@longhaul/core';
+import { leftOutNote, noValue } from '@longhaul/core';
+import type { ConditionSummary } from './summary.js';
 
 /**
  * One short line per abbreviation the table shows, printed under it. The solve rates follow
@@ -29,4 +30,24 @@ export function tableLegend(options: {
       : []),
     ...(options.dashes ? [`${noValue}: nothing measured, so no value (not 0)`] : []),
   ].join('\n');
+}
+
+/**
+ * Under the table when some condition's rates stand on fewer steps than it planned: how many each
+ * leaves out and why (fault classes, cancelled); undefined when every step was scored.
+ */
+export function leftOutOfRates(conditions: ConditionSummary[]): string | undefined {
+  return leftOutNote(
+    conditions.map((condition) => ({
+      condition: condition.condition,
+      steps: condition.steps,
+      counts: {
+        scored: condition.scored,
+        errored: condition.errored,
+        cancelled: condition.cancelled,
+        missing: 0,
+        errorClasses: condition.errorClasses,
+      },
+    })),
+  );
 }

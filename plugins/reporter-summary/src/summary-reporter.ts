@@ -1,7 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import { type Figure, noValue, type ReportContext, type Reporter, writeFileAtomic } from '@longhaul/core';
 import { differingTasksNote } from './condition-tasks.js';
-import { tableLegend } from './legend.js';
+import { leftOutOfRates, tableLegend } from './legend.js';
 import type { SummaryOptions } from './options.js';
 import { columnNotes, scoreColumns, scoreOrder, skippedNotes } from './score-columns.js';
 import { type RunSummary, summarizeRun } from './summary.js';
@@ -43,7 +43,12 @@ export class SummaryReporter implements Reporter {
         dashes: table.split('\n').some((line) => line.includes(noValue)),
         flags: flagColumns(summary.conditions).map((flag) => flag.label),
       });
-      const notes = [...skippedNotes(summary.conditions, columns.shown), ...columnNotes(columns)];
+      const leftOut = leftOutOfRates(summary.conditions);
+      const notes = [
+        ...(leftOut ? [leftOut] : []),
+        ...skippedNotes(summary.conditions, columns.shown),
+        ...columnNotes(columns),
+      ];
       const passAtK = formatPassAtK(summary.experimentScores);
       const differing = differingTasksNote(summary.conditions);
       const tables = [
@@ -65,6 +70,7 @@ export class SummaryReporter implements Reporter {
       dashes: true,
       flags: flagColumns(summary.conditions).map((flag) => flag.label),
     });
-    return [{ ...conditionTable(summary.conditions, shown), note }];
+    const leftOut = leftOutOfRates(summary.conditions);
+    return [{ ...conditionTable(summary.conditions, shown), note: leftOut ? `${note}\n${leftOut}` : note }];
   }
 }

@@ -216,6 +216,8 @@ describe('reporter summary', () => {
         "iso: share of scored steps whose own tests all pass, earlier steps' left out (tests.iso)",
         'core: share of scored steps whose core tests (what the spec states or shows) pass (tests.core)',
         'scored / errored / cancelled: steps scored / lost to a fault / stopped; rates and means are over scored steps',
+        "not scored, so left out of the rates and means (each step's scores.json says what failed):",
+        '  agent: 2 of 6 steps: 2 error:crash (the agent process died or threw)',
         '',
         'condition                pass@1',
         'agent      50.0% [23.7%, 76.3%]',

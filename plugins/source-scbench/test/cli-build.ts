@@ -13,6 +13,7 @@ const packages = [
   'plugins/scorer-tests',
   'plugins/scorer-solve-rates',
   'plugins/reporter-solve-rates',
+  'plugins/reporter-summary',
   'plugins/source-scbench',
   'plugins/source-longhaul',
 ];

@@ -9,22 +9,25 @@ export type Status = 'ok' | 'failed' | `error:${string}` | 'timeout' | 'budget' 
 /** A step that never started because the trial ended before it (after a fault, a limit or a cancel). */
 export type StepStatus = Status | 'skipped';
 
-/** Fault classes the kernel and the built-in plugins use; plugins may add their own after `error:`. */
-export type ErrorClass =
-  | 'crash' // the agent process died or threw
-  | 'protocol' // the agent's output could not be parsed
-  | 'sandbox' // the environment failed (container died, exec failed)
-  | 'harness' // the harness itself failed to prepare or open a session
-  | 'model' // the model provider failed after retries
-  | 'auth' // the provider refused the key
-  | 'forbidden' // the gateway refused a request the trial's token does not allow (another model)
-  | 'rate_limit' // the provider's rate limit, after retries
-  | 'context_overflow' // the conversation outgrew the model's context window
-  | 'refusal' // the model refused the request
-  | 'oom' // the sandbox killed a process for memory
-  | 'scorer' // a scorer failed
-  | 'memory' // a memory plugin failed around a turn
-  | 'internal'; // anything unclassified: a bug to report
+/** Fault classes the kernel and the built-in plugins use, with what each means; plugins may add their own after `error:`. */
+export const errorClasses = {
+  crash: 'the agent process died or threw',
+  protocol: "the agent's output could not be parsed",
+  sandbox: 'the environment failed (container died, exec failed)',
+  harness: 'the harness itself failed to prepare or open a session',
+  model: 'the model provider failed after retries',
+  auth: 'the provider refused the key',
+  forbidden: "the gateway refused a request the trial's token does not allow (another model)",
+  rate_limit: "the provider's rate limit, after retries",
+  context_overflow: "the conversation outgrew the model's context window",
+  refusal: 'the model refused the request',
+  oom: 'the sandbox killed a process for memory',
+  scorer: 'a scorer failed',
+  memory: 'a memory plugin failed around a turn',
+  internal: 'anything unclassified: a bug to report',
+} as const;
+
+export type ErrorClass = keyof typeof errorClasses;
 
 /** `errorStatus('crash')` is `'error:crash'`. */
 export function errorStatus(errorClass: ErrorClass | string): Status {

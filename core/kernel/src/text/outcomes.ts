@@ -1,3 +1,4 @@
+import { errorClasses } from '../contracts/status.js';
 import type { Interval } from '../stats/bootstrap.js';
 import type { OutcomeCounts } from '../stats/step-outcome.js';
 
@@ -23,6 +24,49 @@ export function formatOutcomeCounts(counts: OutcomeCounts): string {
     ...(counts.errored > 0 ? [`${counts.errored} errored${classes ? ` (${classes})` : ''}`] : []),
     ...(counts.cancelled > 0 ? [`${counts.cancelled} cancelled`] : []),
   ].join(', ');
+}
+
+/**
+ * The statement a table of rates prints when it stands on fewer steps than were planned: per
+ * condition, how many steps the rates and means leave out and why (each fault class with what it
+ * means, and the cancelled ones); undefined when every step of every row was scored.
+ *
+ * ```
+ * not scored, so left out of the rates and means (each step's scores.json says what failed):
+ *   oracle/just-solve/none: 1 of 2 steps: 1 error:scorer (a scorer failed)
+ * ```
+ */
+export function leftOutNote(
+  rows: readonly {
+    condition: string;
+    steps: number;
+    counts: OutcomeCounts;
+    /** Scored steps the rates leave out too: those the agent never reached (a limit ended its trial first). */
+    unreached?: number;
+  }[],
+): string | undefined {
+  const lines = rows.flatMap(({ condition, steps, counts, unreached = 0 }) => {
+    const left = counts.errored + counts.cancelled + unreached;
+    if (left === 0) return [];
+    const classified = Object.values(counts.errorClasses).reduce((sum, count) => sum + count, 0);
+    const why = [
+      ...Object.entries(counts.errorClasses).map(
+        ([name, count]) =>
+          `${count} error:${name} (${(errorClasses as Record<string, string>)[name] ?? "a plugin's own fault class"})`,
+      ),
+      ...(counts.errored > classified
+        ? [`${counts.errored - classified} errored (lost to a fault whose class the run does not hold)`]
+        : []),
+      ...(counts.cancelled > 0 ? [`${counts.cancelled} cancelled (stopped by the user or the runner)`] : []),
+      ...(unreached > 0 ? [`${unreached} never reached (a limit ended the trial before)`] : []),
+    ];
+    return [`  ${condition}: ${left} of ${steps} steps: ${why.join(', ')}`];
+  });
+  if (lines.length === 0) return undefined;
+  return [
+    "not scored, so left out of the rates and means (each step's scores.json says what failed):",
+    ...lines,
+  ].join('\n');
 }
 
 /**
