@@ -90,6 +90,13 @@ describe('source scbench', () => {
     );
   });
 
+  it('limits a whole pytest run to suiteTimeoutSeconds, 30 minutes unless set', async () => {
+    const [byDefault] = await load(join(problems, 'wordfreq'));
+    expect((byDefault!.metadata.pytest as PytestSuite).timeoutMs).toBe(1_800_000);
+    const [set] = await load(join(problems, 'wordfreq'), { suiteTimeoutSeconds: 7200 });
+    expect((set!.metadata.pytest as PytestSuite).timeoutMs).toBe(7_200_000);
+  });
+
   it('puts static assets in the seed and in every reference workspace, never tests or solutions', async () => {
     const [, wordfreq] = await load(problems);
     expect(await readdir(wordfreq!.seed!)).toEqual(['stopwords']);
