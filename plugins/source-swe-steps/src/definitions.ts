@@ -30,7 +30,7 @@ interface Node {
   range(): { start: { index: number }; end: { index: number } };
 }
 
-interface Found extends Definition {
+export interface Found extends Definition {
   /** The definition's text without nested definitions, whitespace collapsed: what "modified" compares. */
   own: string;
 }
@@ -186,8 +186,14 @@ export function diffDefinitions(
   before: string | undefined,
   after: string | undefined,
 ): DefinitionChanges {
-  const old = before === undefined ? new Map<string, Found>() : definitionsIn(path, before);
-  const now = after === undefined ? new Map<string, Found>() : definitionsIn(path, after);
+  return compareDefinitions(
+    before === undefined ? new Map() : definitionsIn(path, before),
+    after === undefined ? new Map() : definitionsIn(path, after),
+  );
+}
+
+/** What changed between the definitions of two versions of one file (see diffDefinitions). */
+export function compareDefinitions(old: Map<string, Found>, now: Map<string, Found>): DefinitionChanges {
   const changes: DefinitionChanges = { added: [], modified: [], deleted: [] };
   for (const [name, definition] of now) {
     const previous = old.get(name);

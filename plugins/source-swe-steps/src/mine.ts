@@ -1,30 +1,29 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { type ModelGateway, sha256, writeJsonAtomic } from '@longhaul/core';
+import { availableCores, type ModelGateway, sha256, writeJsonAtomic } from '@longhaul/core';
+import { BlobReader } from './blobs.js';
+import { lockCache } from './cache-lock.js';
 import { buildChains, type ChainInput, type FoldPolicy } from './chains.js';
 import { classifyPr } from './classify.js';
-import {
-  bundleFile,
-  datasetFormat,
-  type ExclusionReason,
-  type Manifest,
-  manifestFile,
-  type PrRecord,
-} from './dataset.js';
-import { type DefinitionChanges, definitionsSupported, diffDefinitions } from './definitions.js';
+import { bundleFile, datasetFormat, type Manifest, manifestFile, type PrRecord } from './dataset.js';
+import { type Describer, describePr } from './describe.js';
 import { Git } from './git.js';
-import { classifier, defaultPathRules, type FileKind, isTestModule, type PathRules } from './path-rules.js';
+import { changedFiles, firstParentHistory } from './history.js';
+import { classifier, defaultPathRules, type PathRules } from './path-rules.js';
 import { detectPr } from './pr-detect.js';
 import { type PrText, readPrsFile } from './prs-file.js';
 import { buildRecipe, imageIdOf, type Recipe } from './recipe.js';
 import {
   checkImage,
   defaultImage,
+  probeRuntime,
   type Runtime,
   type ValidationResult,
   type ValidationSettings,
+  type ValidationTiming,
   validatePr,
+  type Workspace,
 } from './validate.js';
 import { MineInputError, windowBounds } from './window.js';
 
@@ -56,7 +55,8 @@ export interface MineOptions {
   /** Which commits between two validated PRs keep them in one chain (default `docs-config`). */
   fold?: FoldPolicy;
   rules?: Partial<PathRules>;
-  concurrency?: number;
+  /** PRs validated at once; default: the cores this process may use. */
+  jobs?: number;
   /** Where the repository mirror and the validation cache live; default `<out>/cache`. */
   cacheDir?: string;
   /** Categorise each PR with this model of the gateway. */
@@ -66,10 +66,33 @@ export interface MineOptions {
 
 export type MineProgress =
   | { phase: 'environment'; line: string }
-  | { phase: 'history'; commits: number; prs: number }
-  | { phase: 'pr'; done: number; total: number; pr: number; outcome: string; cached: boolean }
+  | {
+      phase: 'history';
+      commits: number;
+      prs: number;
+      /** PRs excluded from git alone, by reason, before any sandbox starts. */
+      excluded: Record<string, number>;
+      /** PRs left to validate (some may come from the cache). */
+      toValidate: number;
+      seconds: number;
+    }
+  /** A PR's validation started in a sandbox. */
+  | { phase: 'validating'; pr: number; running: number[] }
+  | {
+      phase: 'pr';
+      done: number;
+      total: number;
+      pr: number;
+      outcome: string;
+      cached: boolean;
+      /** Where this PR's validation spent its time (absent when it came from the cache). */
+      timing?: ValidationTiming;
+    }
   | { phase: 'chains'; chains: number }
   | { phase: 'written'; dir: string };
+
+/** PRs validated at once when not told: one per core this process may use. */
+export const defaultJobs = () => availableCores();
 
 export const mineDefaults = {
   command: ['python3', '-m', 'pytest'],
@@ -77,38 +100,22 @@ export const mineDefaults = {
   timeoutSeconds: 300,
   minChain: 3,
   maxChain: 11,
-  concurrency: 2,
   fold: 'docs-config' as FoldPolicy,
 };
 
 const nameOf = (repo: string) => basename(repo).replace(/\.(bundle|git)$/, '');
 
-interface Commit {
-  sha: string;
-  parent: string;
-  date: string;
-  message: string;
-}
-
-async function firstParentHistory(git: Git, branch: string): Promise<Commit[]> {
-  const raw = await git.run(['log', '--first-parent', '--format=%H%x00%P%x00%cI%x00%B%x1e', branch]);
-  return raw
-    .split('\x1e')
-    .map((record) => record.replace(/^\n/, ''))
-    .filter((record) => record.trim() !== '')
-    .map((record) => {
-      const [sha = '', parents = '', date = '', message = ''] = record.split('\x00');
-      return { sha, parent: parents.split(' ')[0] ?? '', date, message };
-    })
-    .reverse();
-}
-
-/** A bare mirror of the repository or bundle in the cache, refreshed on every run. */
+/**
+ * A bare mirror of the repository or bundle in the cache, refreshed on every run. A first clone
+ * is made beside and renamed into place: a run killed while cloning leaves no half mirror.
+ */
 async function mirror(repo: string, cacheDir: string): Promise<Git> {
   const dir = join(cacheDir, 'repo.git');
   if (!existsSync(dir)) {
-    await mkdir(cacheDir, { recursive: true });
-    await new Git(cacheDir).run(['clone', '--quiet', '--bare', repo, dir]);
+    const partial = `${dir}.partial`;
+    await rm(partial, { recursive: true, force: true });
+    await new Git(cacheDir).run(['clone', '--quiet', '--bare', repo, partial]);
+    await rename(partial, dir);
   } else {
     await new Git(dir).run(['fetch', '--quiet', '--force', repo, '+refs/heads/*:refs/heads/*']);
   }
@@ -117,28 +124,6 @@ async function mirror(repo: string, cacheDir: string): Promise<Git> {
 
 async function defaultBranch(git: Git): Promise<string> {
   return (await git.run(['symbolic-ref', '--short', 'HEAD'])).trim();
-}
-
-function addedLines(patch: string, limit: number): string {
-  const out: string[] = [];
-  let file = '';
-  for (const line of patch.split('\n')) {
-    if (line.startsWith('+++ ')) {
-      file = line.replace(/^\+\+\+ b\//, '');
-      out.push(`${file}:`);
-    } else if (line.startsWith('+') && !line.startsWith('+++')) out.push(line.slice(1));
-  }
-  const text = out.join('\n');
-  return text.length > limit ? `${text.slice(0, limit)}\n[…]` : text;
-}
-
-function excludedBeforeRunning(kinds: Map<string, FileKind>): ExclusionReason | undefined {
-  const all = [...kinds.values()];
-  if (all.every((kind) => kind === 'docs')) return 'docs-only';
-  if (all.every((kind) => kind === 'docs' || kind === 'config')) return 'config-only';
-  if (!all.includes('test')) return 'no-test-change';
-  if (!all.includes('source')) return 'no-source-change';
-  return undefined;
 }
 
 /** A cached result, or undefined when there is none or it cannot be read: it is then made again. */
@@ -152,10 +137,23 @@ async function readCached<T>(file: string): Promise<T | undefined> {
 
 async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const lane = async () => {
-    while (next < items.length) await work(items[next++]!);
+    while (!failed && next < items.length) {
+      try {
+        await work(items[next++]!);
+      } catch (error) {
+        // The other lanes finish what they run (and cache it) but start nothing new.
+        failed = true;
+        throw error;
+      }
+    }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  const lanes = await Promise.allSettled(
+    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane),
+  );
+  const rejected = lanes.find((lane) => lane.status === 'rejected');
+  if (rejected) throw (rejected as PromiseRejectedResult).reason;
 }
 
 /** The version of a cached validation result: a new one validates again. */
@@ -168,9 +166,10 @@ interface Pending {
 
 /**
  * Mines a repository's first-parent history in a window into a SWE-STEPS dataset directory:
- * detect PRs, describe each (Table 4), exclude what cannot be a step, validate the rest in
- * Docker, and cut the validated PRs into chains. Validation results are cached by commit and
- * options, so mining the same window again re-validates nothing.
+ * detect PRs, describe each (Table 4), exclude from git alone what cannot be a step, validate the
+ * rest in Docker, `jobs` at once, and cut the validated PRs into chains. Each validation result
+ * is cached by commit and options as soon as it is known, so mining again (after an interruption
+ * too) validates only what has no result yet.
  */
 export async function mine(options: MineOptions): Promise<Manifest> {
   const started = Date.now();
@@ -178,10 +177,12 @@ export async function mine(options: MineOptions): Promise<Manifest> {
   const out = at(options.out);
   const cacheDir = at(options.cacheDir ?? join(out, 'cache'));
   const rules: PathRules = { ...defaultPathRules, ...options.rules };
-  const kindOf = classifier(rules);
   const { start, end } = windowBounds(options.since, options.until);
   const repo = at(options.repo);
   if (!existsSync(repo)) throw new MineInputError(`${options.repo}: no such repository or bundle`);
+  const jobs = options.jobs ?? defaultJobs();
+  if (!Number.isInteger(jobs) || jobs < 1)
+    throw new MineInputError(`--jobs ${jobs}: need a whole number >= 1`);
   const chainOptions = {
     minLength: options.minChain ?? mineDefaults.minChain,
     maxLength: options.maxChain ?? mineDefaults.maxChain,
@@ -208,208 +209,270 @@ export async function mine(options: MineOptions): Promise<Manifest> {
     reruns: options.reruns ?? mineDefaults.reruns,
     timeoutSeconds: options.timeoutSeconds ?? mineDefaults.timeoutSeconds,
   };
+  const lock = await lockCache(cacheDir);
+  try {
+    return await mineLocked({
+      options,
+      started,
+      out,
+      cacheDir,
+      repo,
+      rules,
+      window: { start, end },
+      jobs,
+      chainOptions,
+      texts,
+      built,
+      settings,
+      workspace: lock.workspace,
+    });
+  } finally {
+    await lock.release();
+  }
+}
+
+interface Run {
+  options: MineOptions;
+  started: number;
+  out: string;
+  cacheDir: string;
+  repo: string;
+  rules: PathRules;
+  window: { start: number; end: number };
+  jobs: number;
+  chainOptions: { minLength: number; maxLength: number; fold: FoldPolicy };
+  texts: Map<number, PrText>;
+  built: Awaited<ReturnType<typeof buildRecipe>> | undefined;
+  settings: ValidationSettings;
+  workspace: Workspace;
+}
+
+async function mineLocked(run: Run): Promise<Manifest> {
+  const { options, out, cacheDir, repo, settings, built, chainOptions } = run;
+  const gitStarted = Date.now();
   const git = await mirror(repo, cacheDir);
-  const branch = options.branch ?? (await defaultBranch(git));
-  const history = (await firstParentHistory(git, branch)).filter((commit) => {
-    const time = Date.parse(commit.date);
-    return time >= start && time <= end;
-  });
-  const name = options.name ?? nameOf(repo);
-
-  const records: PrRecord[] = [];
-  const pending: Pending[] = [];
-  const inputs: ChainInput[] = [];
-  for (const commit of history) {
-    const detected = detectPr(commit.message);
-    const changed = commit.parent
-      ? (await git.run(['diff', '--name-only', '--no-renames', '-z', commit.parent, commit.sha]))
-          .split('\0')
-          .filter(Boolean)
-      : [];
-    const kinds = new Map(changed.map((path) => [path, kindOf(path)] as const));
-    const docsOrConfigOnly = [...kinds.values()].every((kind) => kind === 'docs' || kind === 'config');
-    if (!detected || !commit.parent) {
-      inputs.push({ commit: commit.sha, parent: commit.parent, validated: false, docsOrConfigOnly });
-      continue;
-    }
-    const filesOf = (wanted: (kind: FileKind) => boolean) =>
-      changed.filter((path) => wanted(kinds.get(path)!));
-    const testFiles = filesOf((kind) => kind === 'test');
-    const diff = async (paths: string[]) =>
-      paths.length === 0
-        ? ''
-        : git.run(['diff', '--binary', '--no-renames', commit.parent, commit.sha, '--', ...paths]);
-    const changes: DefinitionChanges = { added: [], modified: [], deleted: [] };
-    for (const path of filesOf((kind) => kind === 'source').filter(definitionsSupported)) {
-      const found = diffDefinitions(
-        path,
-        await git.show(commit.parent, path),
-        await git.show(commit.sha, path),
-      );
-      changes.added.push(...found.added);
-      changes.modified.push(...found.modified);
-      changes.deleted.push(...found.deleted);
-    }
-    const text = texts.get(detected.number);
-    const issues = text?.issues ?? [];
-    const title = text?.title ?? detected.title;
-    const body = text?.body ?? detected.body;
-    const record: PrRecord = {
-      commit_id: commit.sha,
-      parent_id: commit.parent,
-      pr_number: detected.number,
-      prs: { number: detected.number, title, body, style: detected.style, issues },
-      merged_at: commit.date,
-      changed_files: changed,
-      test_files: testFiles,
-      changes,
-      pass_to_pass: [],
-      fail_to_pass: [],
-      fix_patch: await diff(filesOf((kind) => kind !== 'test')),
-      test_patch: await diff(testFiles),
-      all_texts: {
-        title,
-        body,
-        issues: issues.map((issue) => `#${issue.number} ${issue.title}\n\n${issue.body}`.trim()),
-        docs: addedLines(await diff(filesOf((kind) => kind === 'docs')), 4000),
-      },
-      status: 'excluded',
-      dropped_tests: [],
-    };
-    records.push(record);
-    const early = excludedBeforeRunning(kinds);
-    const runnable: string[] = [];
-    const support: string[] = [];
-    for (const path of testFiles) {
-      if ((await git.show(commit.sha, path)) === undefined) continue;
-      (isTestModule(path) ? runnable : support).push(path);
-    }
-    record.test_modules = runnable;
-    record.support_files = support;
-    if (early) record.excluded = { reason: early, detail: `changed: ${changed.join(', ')}` };
-    else if (runnable.length === 0)
-      record.excluded = { reason: 'no-test-change', detail: 'no test module is added or changed' };
-    else pending.push({ record, runnable });
-    inputs.push({
-      commit: commit.sha,
-      parent: commit.parent,
-      pr: detected.number,
-      validated: false,
-      docsOrConfigOnly,
+  const blobs = new BlobReader(git);
+  try {
+    const branch = options.branch ?? (await defaultBranch(git));
+    const history = (await firstParentHistory(git, branch)).filter((commit) => {
+      const time = Date.parse(commit.date);
+      return time >= run.window.start && time <= run.window.end;
     });
-  }
-  options.progress?.({ phase: 'history', commits: history.length, prs: records.length });
-
-  let done = 0;
-  let fromCache = 0;
-  let runtime: Runtime | undefined;
-  const validationDir = join(cacheDir, 'validation');
-  await mkdir(validationDir, { recursive: true });
-  const total = records.length;
-  done = records.length - pending.length;
-  await pool(pending, options.concurrency ?? mineDefaults.concurrency, async ({ record, runnable }) => {
-    const key = sha256(
-      JSON.stringify({
-        format: validationFormat,
-        commit: record.commit_id,
-        parent: record.parent_id,
-        runnable,
-        test: record.test_files,
-        settings,
-      }),
+    const name = options.name ?? nameOf(repo);
+    const changes = await changedFiles(
+      git,
+      history.filter((commit) => commit.parent).map((commit) => commit.sha),
     );
-    const cacheFile = join(validationDir, `${record.commit_id}-${key.slice(0, 16)}.json`);
-    let result = await readCached<ValidationResult>(cacheFile);
-    const cached = result !== undefined;
-    if (result === undefined) {
-      const previousTests = new Map<string, string | undefined>();
-      for (const path of runnable) previousTests.set(path, await git.show(record.parent_id, path));
-      result = await validatePr(
-        git,
-        {
-          parent: record.parent_id,
-          testPatch: record.test_patch,
-          fixPatch: record.fix_patch,
-          testFiles: runnable,
-          previousTests,
-        },
-        settings,
+    const kindOf = classifier(run.rules);
+    const describer: Describer = { git, blobs, kindOf, definitions: new Map() };
+
+    const records: PrRecord[] = [];
+    const pending: Pending[] = [];
+    const inputs: ChainInput[] = [];
+    for (const commit of history) {
+      const detected = detectPr(commit.message);
+      const changed = commit.parent ? (changes.get(commit.sha) ?? []) : [];
+      const docsOrConfigOnly = changed.every((file) => ['docs', 'config'].includes(kindOf(file.path)));
+      if (!detected || !commit.parent) {
+        inputs.push({ commit: commit.sha, parent: commit.parent, validated: false, docsOrConfigOnly });
+        continue;
+      }
+      const described = await describePr(
+        describer,
+        commit,
+        changed,
+        detected,
+        run.texts.get(detected.number),
       );
-      await writeJsonAtomic(cacheFile, result);
-    } else fromCache++;
-    runtime ??= result.environment;
-    record.fail_to_pass = result.f2p;
-    record.pass_to_pass = result.p2p;
-    record.dropped_tests = result.dropped;
-    if (result.excluded) record.excluded = result.excluded;
-    else record.status = 'validated';
-    done++;
+      records.push(described.record);
+      if (!described.record.excluded) pending.push(described);
+      inputs.push({
+        commit: commit.sha,
+        parent: commit.parent,
+        pr: detected.number,
+        validated: false,
+        docsOrConfigOnly,
+      });
+    }
     options.progress?.({
-      phase: 'pr',
-      done,
-      total,
-      pr: record.pr_number,
-      outcome: record.excluded?.reason ?? 'validated',
-      cached,
+      phase: 'history',
+      commits: history.length,
+      prs: records.length,
+      excluded: countReasons(records),
+      toValidate: pending.length,
+      seconds: (Date.now() - gitStarted) / 1000,
     });
-  });
 
-  if (options.classify) await classifyAll(records, options.classify, join(cacheDir, 'classification'));
+    const validationDir = join(cacheDir, 'validation');
+    await mkdir(validationDir, { recursive: true });
+    const cacheFileOf = ({ record, runnable }: Pending) => {
+      const key = sha256(
+        JSON.stringify({
+          format: validationFormat,
+          commit: record.commit_id,
+          parent: record.parent_id,
+          runnable,
+          test: record.test_files,
+          settings,
+        }),
+      );
+      return join(validationDir, `${record.commit_id}-${key.slice(0, 16)}.json`);
+    };
+    const imageId = built?.imageId ?? (await imageIdOf(settings.image));
+    const firstPending = pending[0];
+    const runtime = firstPending
+      ? runtimeOf(git, firstPending.record.parent_id, settings, imageId, run, pending.map(cacheFileOf))
+      : Promise.resolve(undefined);
+    // Awaited at the end; a failure to probe is no failure to mine.
+    runtime.catch(() => undefined);
 
-  const byCommit = new Map(records.map((record) => [record.commit_id, record]));
-  for (const input of inputs) {
-    const record = byCommit.get(input.commit);
-    if (!record) continue;
-    input.validated = record.status === 'validated';
-    input.reason = record.excluded?.reason;
+    let done = records.length - pending.length;
+    let fromCache = 0;
+    const running = new Set<number>();
+    await pool(pending, run.jobs, async (item) => {
+      const { record, runnable } = item;
+      const cacheFile = cacheFileOf(item);
+      let result = await readCached<ValidationResult>(cacheFile);
+      const cached = result !== undefined;
+      if (result === undefined) {
+        running.add(record.pr_number);
+        options.progress?.({ phase: 'validating', pr: record.pr_number, running: [...running] });
+        const gitStarted = Date.now();
+        const previousTests = new Map<string, string | undefined>();
+        for (const path of runnable) previousTests.set(path, await blobs.show(record.parent_id, path));
+        const gitSeconds = (Date.now() - gitStarted) / 1000;
+        try {
+          result = await validatePr(
+            git,
+            {
+              parent: record.parent_id,
+              testPatch: record.test_patch,
+              fixPatch: record.fix_patch,
+              testFiles: runnable,
+              previousTests,
+            },
+            settings,
+            run.workspace,
+          );
+        } finally {
+          running.delete(record.pr_number);
+        }
+        if (result.timing) result.timing.git += gitSeconds;
+        await writeJsonAtomic(cacheFile, result);
+      } else fromCache++;
+      record.fail_to_pass = result.f2p;
+      record.pass_to_pass = result.p2p;
+      record.dropped_tests = result.dropped;
+      if (result.excluded) record.excluded = result.excluded;
+      else record.status = 'validated';
+      done++;
+      options.progress?.({
+        phase: 'pr',
+        done,
+        total: records.length,
+        pr: record.pr_number,
+        outcome: record.excluded?.reason ?? 'validated',
+        cached,
+        ...(!cached && result.timing ? { timing: result.timing } : {}),
+      });
+    });
+
+    if (options.classify) await classifyAll(records, options.classify, join(cacheDir, 'classification'));
+
+    const byCommit = new Map(records.map((record) => [record.commit_id, record]));
+    for (const input of inputs) {
+      const record = byCommit.get(input.commit);
+      if (!record) continue;
+      input.validated = record.status === 'validated';
+      input.reason = record.excluded?.reason;
+    }
+    const { chains } = buildChains(inputs, chainOptions);
+    options.progress?.({ phase: 'chains', chains: chains.length });
+
+    await mkdir(out, { recursive: true });
+    const head =
+      history.length > 0 ? history[history.length - 1]!.sha : (await git.run(['rev-parse', branch])).trim();
+    await git.run(['update-ref', 'refs/heads/swe-steps-dataset', head]);
+    const bundle = join(out, bundleFile);
+    await git.run(['bundle', 'create', '--quiet', `${bundle}.partial`, 'refs/heads/swe-steps-dataset']);
+    await rename(`${bundle}.partial`, bundle);
+
+    const probed = await runtime.catch(() => undefined);
+    const manifest: Manifest = {
+      format: datasetFormat,
+      repository: { name, source: repo, branch, head },
+      window: { since: options.since, until: options.until },
+      options: {
+        ...settings,
+        ...chainOptions,
+        rules: run.rules,
+        ...(options.recipe ? { recipe: options.recipe } : {}),
+      },
+      environment: {
+        image: settings.image,
+        ...(imageId ? { imageId } : {}),
+        ...(built ? { recipeHash: built.recipeHash } : {}),
+        ...(probed ? { runtime: probed } : {}),
+        setup: settings.setup,
+        toolchains: ['python', 'pytest', 'git'],
+      },
+      tests: { command: settings.command, timeoutSeconds: settings.timeoutSeconds },
+      stats: {
+        commits: history.length,
+        prsSeen: records.length,
+        excluded: countReasons(records),
+        validated: records.filter((record) => record.status === 'validated').length,
+        validatedNow: pending.length - fromCache,
+        fromCache,
+        testsDropped: records.reduce((sum, record) => sum + record.dropped_tests.length, 0),
+        chains: chains.length,
+        prsInChains: chains.reduce((sum, chain) => sum + chain.prs.length, 0),
+        wallSeconds: Math.round((Date.now() - run.started) / 100) / 10,
+      },
+      prs: records,
+      chains,
+    };
+    await writeJsonAtomic(join(out, manifestFile), manifest);
+    options.progress?.({ phase: 'written', dir: out });
+    return manifest;
+  } finally {
+    blobs.close();
   }
-  const { chains } = buildChains(inputs, chainOptions);
-  options.progress?.({ phase: 'chains', chains: chains.length });
+}
 
-  await mkdir(out, { recursive: true });
-  const head =
-    history.length > 0 ? history[history.length - 1]!.sha : (await git.run(['rev-parse', branch])).trim();
-  await git.run(['update-ref', 'refs/heads/swe-steps-dataset', head]);
-  const bundle = join(out, bundleFile);
-  await git.run(['bundle', 'create', '--quiet', `${bundle}.partial`, 'refs/heads/swe-steps-dataset']);
-  await rename(`${bundle}.partial`, bundle);
-
-  const imageId = built?.imageId ?? (await imageIdOf(settings.image));
+function countReasons(records: PrRecord[]): Record<string, number> {
   const excluded: Record<string, number> = {};
   for (const record of records)
     if (record.excluded) excluded[record.excluded.reason] = (excluded[record.excluded.reason] ?? 0) + 1;
-  const manifest: Manifest = {
-    format: datasetFormat,
-    repository: { name, source: repo, branch, head },
-    window: { since: options.since, until: options.until },
-    options: { ...settings, ...chainOptions, rules, ...(options.recipe ? { recipe: options.recipe } : {}) },
-    environment: {
-      image: settings.image,
-      ...(imageId ? { imageId } : {}),
-      ...(built ? { recipeHash: built.recipeHash } : {}),
-      ...(runtime ? { runtime } : {}),
-      setup: settings.setup,
-      toolchains: ['python', 'pytest', 'git'],
-    },
-    tests: { command: settings.command, timeoutSeconds: settings.timeoutSeconds },
-    stats: {
-      commits: history.length,
-      prsSeen: records.length,
-      excluded,
-      validated: records.filter((record) => record.status === 'validated').length,
-      validatedNow: pending.length - fromCache,
-      fromCache,
-      testsDropped: records.reduce((sum, record) => sum + record.dropped_tests.length, 0),
-      chains: chains.length,
-      prsInChains: chains.reduce((sum, chain) => sum + chain.prs.length, 0),
-      wallSeconds: Math.round((Date.now() - started) / 100) / 10,
-    },
-    prs: records,
-    chains,
-  };
-  await writeJsonAtomic(join(out, manifestFile), manifest);
-  options.progress?.({ phase: 'written', dir: out });
-  return manifest;
+  return excluded;
+}
+
+/**
+ * The interpreter and pytest the tests run with: the image's (and the setup's), so probed once
+ * per mining run and cached, not once per PR. Results cached by older versions carry it too.
+ */
+async function runtimeOf(
+  git: Git,
+  commit: string,
+  settings: ValidationSettings,
+  imageId: string | undefined,
+  run: Run,
+  cacheFiles: string[],
+): Promise<Runtime | undefined> {
+  const { image, setup, command } = settings;
+  const file = join(
+    run.cacheDir,
+    `runtime-${sha256(JSON.stringify({ image, imageId, setup, command })).slice(0, 16)}.json`,
+  );
+  const known = await readCached<Runtime>(file);
+  if (known) return known;
+  for (const cacheFile of cacheFiles) {
+    const older = (await readCached<ValidationResult>(cacheFile))?.environment;
+    if (older) return older;
+  }
+  const probed = await probeRuntime(git, commit, settings, run.workspace);
+  if (probed) await writeJsonAtomic(file, probed);
+  return probed;
 }
 
 async function classifyAll(

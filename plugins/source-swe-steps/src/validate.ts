@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,9 +48,24 @@ with open(os.environ["LONGHAUL_PROBE"], "w") as out:
     json.dump({"python": platform.python_version(), "pytest": pytest.__version__, "executable": os.path.realpath(sys.executable)}, out)
 `;
 
+/**
+ * Where one PR's validation spent its time, in seconds: reading its trees from git, making its
+ * environment (the container, the copy of the tree, setup), the first test run
+ * without the fix (with the test patch applied), the first with it, and every rerun of both.
+ */
+export interface ValidationTiming {
+  git: number;
+  environment: number;
+  before: number;
+  after: number;
+  reruns: number;
+}
+
 export interface ValidationResult {
-  /** Where the tests ran (absent when the probe could not run). */
+  /** Where the tests ran, in results cached by older versions (now probed once per run). */
   environment?: Runtime;
+  /** Where the time went (absent in results cached by older versions). */
+  timing?: ValidationTiming;
   f2p: string[];
   p2p: string[];
   dropped: { id: string; reason: string }[];
@@ -76,13 +92,38 @@ export async function defaultImage(): Promise<string> {
   return image.trim();
 }
 
-/** `docker run --rm` without network, with `host:container[:ro]` volumes; never rejects. */
-export function runContainer(image: string, volumes: string[], command: string[], timeoutMs?: number) {
+/** What mining's containers carry: a name to remove them by, and labels to find a dead run's. */
+export interface ContainerOptions {
+  name?: string;
+  labels?: Record<string, string>;
+}
+
+/**
+ * `docker run --rm` without network, with `host:container[:ro]` volumes; never rejects. A named
+ * container that outlives its time limit is removed: stopping the docker client would leave it
+ * running.
+ */
+export async function runContainer(
+  image: string,
+  volumes: string[],
+  command: string[],
+  timeoutMs?: number,
+  options: ContainerOptions = {},
+) {
   const mounts = volumes.flatMap((volume) => ['-v', volume]);
-  return execa('docker', ['run', '--rm', '--network', 'none', ...mounts, image, ...command], {
-    reject: false,
-    timeout: timeoutMs,
-  });
+  const labels = Object.entries(options.labels ?? {}).flatMap(([key, value]) => [
+    '--label',
+    `${key}=${value}`,
+  ]);
+  const name = options.name ? ['--name', options.name] : [];
+  const result = await execa(
+    'docker',
+    ['run', '--rm', '--network', 'none', ...name, ...labels, ...mounts, image, ...command],
+    { reject: false, timeout: timeoutMs },
+  );
+  if (result.timedOut && options.name)
+    await execa('docker', ['rm', '--force', options.name], { reject: false });
+  return result;
 }
 
 /** Fails with a one-line reason unless Docker runs and has `image`. */
@@ -99,6 +140,19 @@ export async function checkImage(image: string): Promise<void> {
 
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
+/** The environment at the base commit: a copy of its tree, set up. */
+function environmentScript(settings: ValidationSettings): string[] {
+  return [
+    // Each mark is a phase's end, in nanoseconds of the clock the host reads too.
+    'mark() { echo "$1 $(date +%s%N)" >> /out/marks; }',
+    'mark start',
+    'cp -a /job/tree /tmp/repo && cd /tmp/repo || { echo copy > /out/status; exit 0; }',
+    ...settings.setup.map(
+      (command) => `sh -c ${quote(command)} >> /out/setup.log 2>&1 || { echo setup > /out/status; exit 0; }`,
+    ),
+  ];
+}
+
 /** The script the container runs: set up, apply the test patch, run, apply the fix, run. */
 function script(settings: ValidationSettings, testFiles: string[]): string {
   const runs = settings.reruns + 1;
@@ -113,14 +167,10 @@ function script(settings: ValidationSettings, testFiles: string[]): string {
     .map(quote)
     .join(' ');
   const state = (name: string) =>
-    `for i in $(seq 1 ${runs}); do COLUMNS=1000 timeout ${settings.timeoutSeconds} ${pytest} > /out/${name}-$i.txt 2>&1; echo $? > /out/${name}-$i.rc; done`;
-  const probe = [...settings.command, '-p', probeModule, '--version'].map(quote).join(' ');
+    `for i in $(seq 1 ${runs}); do COLUMNS=1000 timeout ${settings.timeoutSeconds} ${pytest} > /out/${name}-$i.txt 2>&1; echo $? > /out/${name}-$i.rc; mark ${name}-$i; done`;
   return [
-    'cp -a /job/tree /tmp/repo && cd /tmp/repo || { echo copy > /out/status; exit 0; }',
-    ...settings.setup.map(
-      (command) => `sh -c ${quote(command)} >> /out/setup.log 2>&1 || { echo setup > /out/status; exit 0; }`,
-    ),
-    `PYTHONPATH=/job/probe LONGHAUL_PROBE=/out/environment.json ${probe} > /dev/null 2>&1 || true`,
+    ...environmentScript(settings),
+    'mark ready',
     'if [ -s /job/test.patch ]; then git apply --whitespace=nowarn /job/test.patch 2> /out/apply.log || { echo test-patch > /out/status; exit 0; }; fi',
     state('before'),
     'if [ -s /job/fix.patch ]; then git apply --whitespace=nowarn /job/fix.patch 2> /out/apply.log || { echo fix-patch > /out/status; exit 0; }; fi',
@@ -147,6 +197,36 @@ async function runs(
     messages = parsePytestMessages(text);
   }
   return { outcomes, messages };
+}
+
+/**
+ * The timing of one validation from the container's marks (`name nanoseconds` lines): what ran
+ * before the tests is environment, as is the container's start and removal around the script.
+ */
+export function timingOf(
+  marks: string,
+  git: number,
+  container: { start: number; end: number },
+  runs: number,
+): ValidationTiming {
+  const at = new Map<string, number>();
+  for (const line of marks.split('\n')) {
+    const [name, ns] = line.trim().split(' ');
+    if (name && ns && /^\d+$/.test(ns)) at.set(name, Number(BigInt(ns) / 1000000n));
+  }
+  const seconds = (ms: number) => Math.max(0, Math.round(ms) / 1000);
+  const span = (from: string, to: string) =>
+    at.has(from) && at.has(to) ? seconds(at.get(to)! - at.get(from)!) : 0;
+  const last = [...at.values()].reduce((latest, time) => Math.max(latest, time), container.start);
+  const tests = (name: string) => span(`${name}-1`, `${name}-${runs}`);
+  const ready = at.has('ready') ? 'ready' : undefined;
+  return {
+    git,
+    environment: seconds((ready ? at.get(ready)! : last) - container.start + (container.end - last)),
+    before: ready ? span('ready', 'before-1') : 0,
+    after: span(`before-${runs}`, 'after-1'),
+    reruns: tests('before') + tests('after'),
+  };
 }
 
 /** Whether a test function of this node id is defined in the file's earlier version. */
@@ -196,17 +276,89 @@ export function classifyTests(
   return result;
 }
 
+/** Where mining's containers and their working directories belong (see cache-lock.ts). */
+export interface Workspace {
+  /** Prefix of the temporary directories, so that a dead run's can be found and removed. */
+  tmpPrefix: string;
+  /** Labels of the containers, so that a dead run's can be found and removed. */
+  labels: Record<string, string>;
+}
+
+const anywhere: Workspace = { tmpPrefix: 'longhaul-swe-steps-validate-', labels: {} };
+
+/** A container name unique to this job. */
+const containerName = (what: string) =>
+  `longhaul-swe-steps-${what.slice(0, 12)}-${randomBytes(4).toString('hex')}`;
+
 /**
- * Validates one PR in a fresh container without network: the parent tree, the test patch alone
- * (P2P must pass, F2P must fail), then the fix patch too (both must pass), each state run
- * 1 + reruns times.
+ * The interpreter and pytest the tests run with, in a container of the environment at `commit`
+ * (a copy of its tree, set up): once per mining run, since they are the image's (and the setup's).
+ * Undefined when the probe could not run.
+ */
+export async function probeRuntime(
+  git: Git,
+  commit: string,
+  settings: ValidationSettings,
+  workspace: Workspace = anywhere,
+): Promise<Runtime | undefined> {
+  const work = await mkdtemp(join(tmpdir(), workspace.tmpPrefix));
+  try {
+    const jobDir = join(work, 'job');
+    const out = join(work, 'out');
+    await mkdir(join(jobDir, 'tree'), { recursive: true });
+    await mkdir(out);
+    await git.extract(commit, join(jobDir, 'tree'));
+    const probe = [...settings.command, '-p', probeModule, '--version'].map(quote).join(' ');
+    await writeFile(
+      join(jobDir, 'run.sh'),
+      [
+        ...environmentScript(settings),
+        `PYTHONPATH=/job/probe LONGHAUL_PROBE=/out/environment.json ${probe} > /dev/null 2>&1 || true`,
+        '',
+      ].join('\n'),
+    );
+    await mkdir(join(jobDir, 'probe'));
+    await writeFile(join(jobDir, 'probe', `${probeModule}.py`), probeSource);
+    await runContainer(
+      settings.image,
+      [`${jobDir}:/job:ro`, `${out}:/out`],
+      ['bash', '/job/run.sh'],
+      (settings.timeoutSeconds + 120) * 1000,
+      { name: containerName(commit), labels: workspace.labels },
+    );
+    return await readFile(join(out, 'environment.json'), 'utf8')
+      .then((text) => JSON.parse(text) as Runtime)
+      .catch(() => undefined);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Validates one PR in a fresh container without network: the environment at its base commit (a
+ * copy of the parent tree, set up) serves the test patch alone (P2P must pass, F2P must fail),
+ * then the fix patch too (both must pass), each state run 1 + reruns times.
  */
 export async function validatePr(
   git: Git,
   job: ValidationJob,
   settings: ValidationSettings,
+  workspace: Workspace = anywhere,
 ): Promise<ValidationResult> {
-  const work = await mkdtemp(join(tmpdir(), 'longhaul-swe-steps-validate-'));
+  const measured: { timing?: ValidationTiming } = {};
+  const result = await validateIn(git, job, settings, workspace, measured);
+  return measured.timing ? { ...result, timing: measured.timing } : result;
+}
+
+async function validateIn(
+  git: Git,
+  job: ValidationJob,
+  settings: ValidationSettings,
+  workspace: Workspace,
+  measured: { timing?: ValidationTiming },
+): Promise<ValidationResult> {
+  const work = await mkdtemp(join(tmpdir(), workspace.tmpPrefix));
+  const started = Date.now();
   const none = { f2p: [], p2p: [], dropped: [] };
   try {
     const jobDir = join(work, 'job');
@@ -217,14 +369,21 @@ export async function validatePr(
     await writeFile(join(jobDir, 'test.patch'), job.testPatch);
     await writeFile(join(jobDir, 'fix.patch'), job.fixPatch);
     await writeFile(join(jobDir, 'run.sh'), script(settings, job.testFiles));
-    await mkdir(join(jobDir, 'probe'));
-    await writeFile(join(jobDir, 'probe', `${probeModule}.py`), probeSource);
     const limit = (settings.timeoutSeconds * 2 * (settings.reruns + 1) + 120) * 1000;
+    const container = { start: Date.now(), end: 0 };
     const docker = await runContainer(
       settings.image,
       [`${jobDir}:/job:ro`, `${out}:/out`],
       ['bash', '/job/run.sh'],
       limit,
+      { name: containerName(job.parent), labels: workspace.labels },
+    );
+    container.end = Date.now();
+    measured.timing = timingOf(
+      await readFile(join(out, 'marks'), 'utf8').catch(() => ''),
+      (container.start - started) / 1000,
+      container,
+      settings.reruns + 1,
     );
     if (docker.timedOut)
       return {
@@ -264,13 +423,7 @@ export async function validatePr(
         return { ...none, excluded: { reason: 'timeout', detail: (error as Error).message } };
       throw error;
     }
-    const environment = await readFile(join(out, 'environment.json'), 'utf8')
-      .then((text) => JSON.parse(text) as Runtime)
-      .catch(() => undefined);
-    const result = {
-      ...(environment ? { environment } : {}),
-      ...classifyTests(before, after.outcomes, job.previousTests, after.messages),
-    };
+    const result = classifyTests(before, after.outcomes, job.previousTests, after.messages);
     if (result.f2p.length === 0)
       return {
         ...result,

@@ -16,6 +16,31 @@ export async function writeTree(root: string, files: Record<string, string | nul
 const lines = (...rows: string[]) => `${rows.join('\n')}\n`;
 
 /**
+ * Writes a repository's history as a forge does: each commit by `author`, committed by GitHub
+ * at the date given. `commit` writes the files (null removes one) and commits them all.
+ */
+export function historyWriter(repo: string, author: { name: string; email: string }) {
+  const git = (date: string, ...args: string[]) =>
+    execa('git', args, {
+      cwd: repo,
+      env: {
+        GIT_AUTHOR_DATE: date,
+        GIT_COMMITTER_DATE: date,
+        GIT_AUTHOR_NAME: author.name,
+        GIT_AUTHOR_EMAIL: author.email,
+        GIT_COMMITTER_NAME: 'GitHub',
+        GIT_COMMITTER_EMAIL: 'noreply@github.com',
+      },
+    });
+  const commit = async (date: string, message: string, files: Record<string, string | null>) => {
+    await writeTree(repo, files);
+    await git(date, 'add', '-A');
+    await git(date, 'commit', '-q', '-m', message);
+  };
+  return { git, commit };
+}
+
+/**
  * The package only the environment recipe installs: the exchange rates `receipts.convert`
  * imports. A recipe's context folder holds it; the Dockerfile puts it on the interpreter's path.
  */
@@ -66,23 +91,7 @@ export async function writeReceiptsRecipe(dir: string): Promise<string> {
 export async function buildReceipts(dir: string): Promise<string> {
   const repo = join(dir, 'receipts');
   await mkdir(repo, { recursive: true });
-  const git = (date: string, ...args: string[]) =>
-    execa('git', args, {
-      cwd: repo,
-      env: {
-        GIT_AUTHOR_DATE: date,
-        GIT_COMMITTER_DATE: date,
-        GIT_AUTHOR_NAME: 'Ada Keller',
-        GIT_AUTHOR_EMAIL: 'ada@example.com',
-        GIT_COMMITTER_NAME: 'GitHub',
-        GIT_COMMITTER_EMAIL: 'noreply@github.com',
-      },
-    });
-  const commit = async (date: string, message: string, files: Record<string, string | null>) => {
-    await writeTree(repo, files);
-    await git(date, 'add', '-A');
-    await git(date, 'commit', '-q', '-m', message);
-  };
+  const { git, commit } = historyWriter(repo, { name: 'Ada Keller', email: 'ada@example.com' });
   await git('2025-01-10T09:00:00Z', 'init', '-q', '-b', 'main');
 
   await commit('2025-01-10T09:00:00Z', 'Parse receipt lines', {

@@ -64,7 +64,8 @@ interface MineFlags {
   testGlob: string[];
   configGlob: string[];
   docsGlob: string[];
-  concurrency: number;
+  jobs?: number;
+  concurrency?: number;
   cacheDir?: string;
   classify?: string;
   models?: string;
@@ -77,19 +78,45 @@ function integer(value: string): number {
   return number;
 }
 
+function positive(value: string): number {
+  const number = integer(value);
+  if (number < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return number;
+}
+
 /** One live line on a terminal, plain lines otherwise. */
 function progressPrinter(context: CommandContext): (event: MineProgress) => void {
   const tty = (context.stderr as { isTTY?: boolean }).isTTY === true;
+  let done = 0;
+  let total = 0;
   return (event) => {
     let line: string;
     switch (event.phase) {
       case 'environment':
         line = event.line;
         break;
-      case 'history':
-        line = `${event.commits} first-parent commits in the window, ${event.prs} PRs`;
+      case 'history': {
+        const excluded = Object.entries(event.excluded)
+          .map(([reason, count]) => `${reason} ${count}`)
+          .join(', ');
+        const early = Object.values(event.excluded).reduce((sum, count) => sum + count, 0);
+        line =
+          `${event.commits} first-parent commits in the window, ${event.prs} PRs: ` +
+          `${early} excluded from git alone${excluded ? ` (${excluded})` : ''}, ${event.toValidate} to validate`;
+        break;
+      }
+      case 'validating':
+        if (tty) {
+          context.stderr.write(
+            `\r\x1b[2K[${done}/${total}] validating ${event.running.map((pr) => `#${pr}`).join(', ')}`,
+          );
+          return;
+        }
+        line = `PR #${event.pr}: validating`;
         break;
       case 'pr':
+        done = event.done;
+        total = event.total;
         line = `[${event.done}/${event.total}] PR #${event.pr}: ${event.outcome}${event.cached ? ' (cached)' : ''}`;
         if (tty) {
           context.stderr.write(`\r\x1b[2K${line}`);
@@ -399,7 +426,8 @@ function define(sweSteps: Command, context: CommandContext): void {
       [],
     )
     .option('--docs-glob <glob>', 'documentation glob, replaces the defaults (repeatable)', collect, [])
-    .option('--concurrency <n>', 'PRs validated at once', integer, mineDefaults.concurrency)
+    .option('--jobs <n>', 'PRs validated at once (default: one per core)', positive)
+    .addOption(new Option('--concurrency <n>', 'the former name of --jobs').argParser(positive).hideHelp())
     .option('--cache-dir <dir>', 'repository mirror and validation cache (default: <out>/cache)')
     .option('--classify <model>', 'categorise each PR with this model (from --models)')
     .option('--models <file>', "YAML file with a models: mapping (an experiment's works) for --classify")
@@ -450,7 +478,7 @@ function define(sweSteps: Command, context: CommandContext): void {
             config: flags.configGlob.length > 0 ? flags.configGlob : defaultPathRules.config,
             docs: flags.docsGlob.length > 0 ? flags.docsGlob : defaultPathRules.docs,
           },
-          concurrency: flags.concurrency,
+          jobs: flags.jobs ?? flags.concurrency,
           cacheDir: flags.cacheDir,
           classify,
           progress: progressPrinter(context),
