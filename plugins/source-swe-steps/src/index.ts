@@ -7,7 +7,7 @@ export { checkAgents, checkExperiment, runCheck } from './check.js';
 export { classifierPrompt, classifyPr } from './classify.js';
 export * from './dataset.js';
 export { type Definition, type DefinitionChanges, definitionsIn, diffDefinitions } from './definitions.js';
-export { type MineOptions, type MineProgress, mine, mineDefaults } from './mine.js';
+export { defaultJobs, type MineOptions, type MineProgress, MineStopped, mine, mineDefaults } from './mine.js';
 export { type SweStepsOptions, sweStepsOptions } from './options.js';
 export { classifier, defaultPathRules, type FileKind, isTestModule, type PathRules } from './path-rules.js';
 export { type DetectedPr, detectPr } from './pr-detect.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { availableCores, type ModelGateway, sha256, writeJsonAtomic } from '@longhaul/core';
 import { BlobReader } from './blobs.js';
@@ -62,6 +62,21 @@ export interface MineOptions {
   /** Categorise each PR with this model of the gateway. */
   classify?: { gateway: ModelGateway; model: string };
   progress?: (event: MineProgress) => void;
+  /**
+   * Stops the run: no PR starts, running validations are stopped and their containers removed,
+   * and mine rejects with a MineStopped. Every result known before is in the cache.
+   */
+  signal?: AbortSignal;
+}
+
+/** Mining was stopped through its signal; running it again resumes from the cache. */
+export class MineStopped extends Error {
+  override name = 'MineStopped';
+  constructor(readonly cached: number) {
+    super(
+      `stopped: ${cached} PRs have a validation result in the cache; run the same command again to resume`,
+    );
+  }
 }
 
 export type MineProgress =
@@ -135,11 +150,16 @@ async function readCached<T>(file: string): Promise<T | undefined> {
   }
 }
 
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function pool<T>(
+  items: T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
   let next = 0;
   let failed = false;
   const lane = async () => {
-    while (!failed && next < items.length) {
+    while (!failed && !signal?.aborted && next < items.length) {
       try {
         await work(items[next++]!);
       } catch (error) {
@@ -224,11 +244,22 @@ export async function mine(options: MineOptions): Promise<Manifest> {
       texts,
       built,
       settings,
-      workspace: lock.workspace,
+      workspace: { ...lock.workspace, ...(options.signal ? { signal: options.signal } : {}) },
     });
+  } catch (error) {
+    // A Ctrl-C on a terminal reaches git and docker too: what they fail with is the stop.
+    if (options.signal?.aborted && !(error instanceof MineStopped))
+      throw new MineStopped(await cachedResults(cacheDir));
+    throw error;
   } finally {
     await lock.release();
   }
+}
+
+/** How many validation results the cache holds. */
+async function cachedResults(cacheDir: string): Promise<number> {
+  const files = await readdir(join(cacheDir, 'validation')).catch(() => []);
+  return files.filter((file) => file.endsWith('.json')).length;
 }
 
 interface Run {
@@ -329,53 +360,68 @@ async function mineLocked(run: Run): Promise<Manifest> {
     let done = records.length - pending.length;
     let fromCache = 0;
     const running = new Set<number>();
-    await pool(pending, run.jobs, async (item) => {
-      const { record, runnable } = item;
-      const cacheFile = cacheFileOf(item);
-      let result = await readCached<ValidationResult>(cacheFile);
-      const cached = result !== undefined;
-      if (result === undefined) {
-        running.add(record.pr_number);
-        options.progress?.({ phase: 'validating', pr: record.pr_number, running: [...running] });
-        const gitStarted = Date.now();
-        const previousTests = new Map<string, string | undefined>();
-        for (const path of runnable) previousTests.set(path, await blobs.show(record.parent_id, path));
-        const gitSeconds = (Date.now() - gitStarted) / 1000;
-        try {
-          result = await validatePr(
-            git,
-            {
-              parent: record.parent_id,
-              testPatch: record.test_patch,
-              fixPatch: record.fix_patch,
-              testFiles: runnable,
-              previousTests,
-            },
-            settings,
-            run.workspace,
-          );
-        } finally {
-          running.delete(record.pr_number);
-        }
-        if (result.timing) result.timing.git += gitSeconds;
-        await writeJsonAtomic(cacheFile, result);
-      } else fromCache++;
-      record.fail_to_pass = result.f2p;
-      record.pass_to_pass = result.p2p;
-      record.dropped_tests = result.dropped;
-      if (result.excluded) record.excluded = result.excluded;
-      else record.status = 'validated';
-      done++;
-      options.progress?.({
-        phase: 'pr',
-        done,
-        total: records.length,
-        pr: record.pr_number,
-        outcome: record.excluded?.reason ?? 'validated',
-        cached,
-        ...(!cached && result.timing ? { timing: result.timing } : {}),
-      });
+    const validating = pool(
+      pending,
+      run.jobs,
+      async (item) => {
+        const { record, runnable } = item;
+        const cacheFile = cacheFileOf(item);
+        let result = await readCached<ValidationResult>(cacheFile);
+        const cached = result !== undefined;
+        if (result === undefined) {
+          running.add(record.pr_number);
+          options.progress?.({ phase: 'validating', pr: record.pr_number, running: [...running] });
+          const gitStarted = Date.now();
+          const previousTests = new Map<string, string | undefined>();
+          for (const path of runnable) previousTests.set(path, await blobs.show(record.parent_id, path));
+          const gitSeconds = (Date.now() - gitStarted) / 1000;
+          try {
+            result = await validatePr(
+              git,
+              {
+                parent: record.parent_id,
+                testPatch: record.test_patch,
+                fixPatch: record.fix_patch,
+                testFiles: runnable,
+                previousTests,
+              },
+              settings,
+              run.workspace,
+            );
+          } finally {
+            running.delete(record.pr_number);
+          }
+          // A validation the stop cut short is no result: it runs again on resume.
+          if (options.signal?.aborted) return;
+          if (result.timing) result.timing.git += gitSeconds;
+          await writeJsonAtomic(cacheFile, result);
+        } else fromCache++;
+        record.fail_to_pass = result.f2p;
+        record.pass_to_pass = result.p2p;
+        record.dropped_tests = result.dropped;
+        if (result.excluded) record.excluded = result.excluded;
+        else record.status = 'validated';
+        done++;
+        options.progress?.({
+          phase: 'pr',
+          done,
+          total: records.length,
+          pr: record.pr_number,
+          outcome: record.excluded?.reason ?? 'validated',
+          cached,
+          ...(!cached && result.timing ? { timing: result.timing } : {}),
+        });
+      },
+      options.signal,
+    );
+    // A validation the stop cut short may fail in any way: the stop is what happened.
+    await validating.catch((error) => {
+      if (!options.signal?.aborted) throw error;
     });
+    if (options.signal?.aborted) {
+      await runtime.catch(() => undefined);
+      throw new MineStopped(pending.filter((item) => existsSync(cacheFileOf(item))).length);
+    }
 
     if (options.classify) await classifyAll(records, options.classify, join(cacheDir, 'classification'));
 

@@ -96,6 +96,8 @@ export async function defaultImage(): Promise<string> {
 export interface ContainerOptions {
   name?: string;
   labels?: Record<string, string>;
+  /** Aborting it removes the (named) container: the run was stopped. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -116,14 +118,25 @@ export async function runContainer(
     `${key}=${value}`,
   ]);
   const name = options.name ? ['--name', options.name] : [];
-  const result = await execa(
-    'docker',
-    ['run', '--rm', '--network', 'none', ...name, ...labels, ...mounts, image, ...command],
-    { reject: false, timeout: timeoutMs },
-  );
-  if (result.timedOut && options.name)
-    await execa('docker', ['rm', '--force', options.name], { reject: false });
-  return result;
+  const remove = () =>
+    options.name ? execa('docker', ['rm', '--force', options.name], { reject: false }) : undefined;
+  let removing: Promise<unknown> | undefined;
+  const stop = () => {
+    removing = remove();
+  };
+  options.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    const result = await execa(
+      'docker',
+      ['run', '--rm', '--network', 'none', ...name, ...labels, ...mounts, image, ...command],
+      { reject: false, timeout: timeoutMs },
+    );
+    if (result.timedOut) await remove();
+    return result;
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+    await removing;
+  }
 }
 
 /** Fails with a one-line reason unless Docker runs and has `image`. */
@@ -282,6 +295,8 @@ export interface Workspace {
   tmpPrefix: string;
   /** Labels of the containers, so that a dead run's can be found and removed. */
   labels: Record<string, string>;
+  /** The run was stopped: containers are removed, and what they were doing is no result. */
+  signal?: AbortSignal;
 }
 
 const anywhere: Workspace = { tmpPrefix: 'longhaul-swe-steps-validate-', labels: {} };
@@ -324,7 +339,7 @@ export async function probeRuntime(
       [`${jobDir}:/job:ro`, `${out}:/out`],
       ['bash', '/job/run.sh'],
       (settings.timeoutSeconds + 120) * 1000,
-      { name: containerName(commit), labels: workspace.labels },
+      { name: containerName(commit), labels: workspace.labels, signal: workspace.signal },
     );
     return await readFile(join(out, 'environment.json'), 'utf8')
       .then((text) => JSON.parse(text) as Runtime)
@@ -376,7 +391,7 @@ async function validateIn(
       [`${jobDir}:/job:ro`, `${out}:/out`],
       ['bash', '/job/run.sh'],
       limit,
-      { name: containerName(job.parent), labels: workspace.labels },
+      { name: containerName(job.parent), labels: workspace.labels, signal: workspace.signal },
     );
     container.end = Date.now();
     measured.timing = timingOf(

@@ -109,7 +109,7 @@ const mine = (out: string, ...extra: string[]) =>
     'all',
     '--reruns',
     '0',
-    '--concurrency',
+    '--jobs',
     '2',
     ...extra,
   );

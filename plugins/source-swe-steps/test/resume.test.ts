@@ -59,14 +59,61 @@ const fromCache = (lines: string[]) =>
     return match ? [Number(match[1])] : [];
   });
 
+/** A run stopped with `signal` once `after` PRs were validated and another was in its sandbox. */
+interface Stopped extends Mined {
+  /** PRs validated (not from the cache) before the signal, and those in a sandbox at it. */
+  finished: number[];
+  running: number[];
+  /** Validation results in the cache and the run's working directories, right after it ended. */
+  results: string[];
+  directories: string[];
+  containers: string;
+}
+
+const started = (lines: string[]) =>
+  lines.flatMap((line) => /^PR #(\d+): validating$/.exec(line)?.[1] ?? []).map(Number);
+
+async function stopped(out: string, after: number, signal: NodeJS.Signals): Promise<Stopped> {
+  const cache = join(out, 'cache');
+  let poll: NodeJS.Timeout | undefined;
+  let prefix: string | undefined;
+  let finished: number[] = [];
+  let running: number[] = [];
+  const mined = await mine(out, (lines, child) => {
+    if (poll || validatedNow(lines).length < after) return;
+    poll = setInterval(() => {
+      if (!prefix) {
+        if (existsSync(cache)) void cacheWorkspace(cache).then((workspace) => (prefix = workspace.tmpPrefix));
+        return;
+      }
+      // Inside its sandbox: its working directory is made.
+      const inside = started(lines).filter((pr) => !validatedNow(lines).includes(pr));
+      if (inside.length === 0 || !readdirSync(tmpdir()).some((entry) => entry.startsWith(prefix!))) return;
+      clearInterval(poll);
+      finished = validatedNow(lines);
+      running = inside;
+      child.kill(signal);
+    }, 50);
+  });
+  clearInterval(poll);
+  const { tmpPrefix, labels } = await cacheWorkspace(cache);
+  const [label] = Object.entries(labels).map(([key, value]) => `${key}=${value}`);
+  return {
+    ...mined,
+    finished,
+    running,
+    results: await readdir(join(cache, 'validation')),
+    directories: (await readdir(tmpdir())).filter((entry) => entry.startsWith(tmpPrefix)),
+    containers: String(
+      (await execa('docker', ['ps', '--all', '--quiet', '--filter', `label=${label}`])).stdout,
+    ),
+  };
+}
+
 let whole: Mined;
-let killed: Mined;
+let killed: Stopped;
+let interrupted: Stopped;
 let resumed: Mined;
-let finishedBeforeKill: number[] = [];
-let inFlightAtKill: number[] = [];
-let resultsAtKill: string[] = [];
-/** What the killed run left: the working directories of the validations it was running. */
-const leftAtKill = { directories: 0 };
 const inSandbox = tallyPlan.flatMap((kind, index) =>
   kind === 'feature' || kind === 'no-fail-to-pass' ? [index + 1] : [],
 );
@@ -77,31 +124,10 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'longhaul-swe-steps-resume-'));
   repo = await buildTally(work);
   whole = await mine(join(work, 'whole'));
-  // Killed once three PRs are done and another is inside its sandbox (its working directory
-  // made): what a kill in the middle leaves.
-  const cache = join(work, 'resumed', 'cache');
-  let poll: NodeJS.Timeout | undefined;
-  let prefix: string | undefined;
-  killed = await mine(join(work, 'resumed'), (lines, child) => {
-    if (poll || validatedNow(lines).length < 3) return;
-    poll = setInterval(() => {
-      const started = lines.flatMap((line) => /^PR #(\d+): validating$/.exec(line)?.[1] ?? []).map(Number);
-      const running = started.filter((pr) => !validatedNow(lines).includes(pr));
-      if (!prefix) {
-        if (existsSync(cache)) void cacheWorkspace(cache).then((workspace) => (prefix = workspace.tmpPrefix));
-        return;
-      }
-      if (running.length === 0 || !readdirSync(tmpdir()).some((entry) => entry.startsWith(prefix!))) return;
-      clearInterval(poll);
-      finishedBeforeKill = validatedNow(lines);
-      inFlightAtKill = running;
-      child.kill('SIGKILL');
-    }, 50);
-  });
-  clearInterval(poll);
-  resultsAtKill = await readdir(join(work, 'resumed', 'cache', 'validation'));
-  const { tmpPrefix } = await cacheWorkspace(join(work, 'resumed', 'cache'));
-  leftAtKill.directories = (await readdir(tmpdir())).filter((entry) => entry.startsWith(tmpPrefix)).length;
+  // The same mining killed with SIGKILL in the middle, then run again and stopped with Ctrl-C
+  // (SIGINT), then run again to the end.
+  killed = await stopped(join(work, 'resumed'), 3, 'SIGKILL');
+  interrupted = await stopped(join(work, 'resumed'), 2, 'SIGINT');
   resumed = await mine(join(work, 'resumed'));
 }, 1_200_000);
 
@@ -147,17 +173,44 @@ describe.skipIf(!dockerReady)('mining 20 PRs with two jobs, killed and resumed (
 
   it('killed in the middle, it validates again only the PRs that had no result', () => {
     expect(killed.exit).toBeNull();
-    expect(finishedBeforeKill.length).toBeGreaterThanOrEqual(3);
+    expect(killed.finished.length).toBeGreaterThanOrEqual(3);
+    // What SIGKILL leaves: the working directories of the validations it was running.
+    expect(killed.directories.length).toBeGreaterThan(0);
+    const cached = fromCache(interrupted.lines);
+    // Every PR finished before the kill comes from the cache, and only those with a result.
+    for (const pr of killed.finished) expect(cached).toContain(pr);
+    expect(cached.length).toBe(killed.results.length);
+    const again = validatedNow(interrupted.lines);
+    expect(again.filter((pr) => cached.includes(pr))).toEqual([]);
+    // The PRs that were in a sandbox when it died start over.
+    for (const pr of killed.running.filter((pr) => !cached.includes(pr)))
+      expect(started(interrupted.lines)).toContain(pr);
+  });
+
+  it('stopped with Ctrl-C, it removes its containers, caches what it finished and says how to resume', () => {
+    expect(interrupted.exit).toBe(130);
+    expect(interrupted.lines).toContain(
+      `swe-steps mine: stopped: ${interrupted.results.length} PRs have a validation result in the cache; run the same command again to resume`,
+    );
+    expect(interrupted.containers.trim()).toBe('');
+    expect(interrupted.directories).toEqual([]);
+    expect(existsSync(join(work, 'resumed', 'cache', 'mining.lock'))).toBe(false);
+    // The validations it stopped are no result (one may have ended as the signal came).
+    const results = interrupted.results.length;
+    expect(results).toBeGreaterThanOrEqual(killed.results.length + interrupted.finished.length);
+    expect(results).toBeLessThan(
+      killed.results.length + interrupted.finished.length + interrupted.running.length,
+    );
+  });
+
+  it('run to the end, every PR is validated once over the three runs', () => {
     expect(resumed.exit).toBe(0);
     const cached = fromCache(resumed.lines);
-    // Every PR finished before the kill comes from the cache, and only those with a result.
-    for (const pr of finishedBeforeKill) expect(cached).toContain(pr);
-    expect(cached.length).toBe(resultsAtKill.length);
+    expect(cached.length).toBe(interrupted.results.length);
     const again = validatedNow(resumed.lines);
     expect([...cached, ...again].sort((a, b) => a - b)).toEqual(inSandbox);
-    expect(again.filter((pr) => cached.includes(pr))).toEqual([]);
-    // The PRs that were in a sandbox when it died are validated again, from the start.
-    for (const pr of inFlightAtKill.filter((pr) => !cached.includes(pr))) expect(again).toContain(pr);
+    const validated = [...killed.finished, ...interrupted.finished, ...again];
+    expect(validated.sort((a, b) => a - b)).toEqual(inSandbox);
   });
 
   it('the resumed dataset is the one a run never interrupted writes', async () => {
@@ -167,18 +220,17 @@ describe.skipIf(!dockerReady)('mining 20 PRs with two jobs, killed and resumed (
     expect(b.chains).toEqual(a.chains);
     expect(b.environment).toEqual(a.environment);
     expect(b.stats).toMatchObject({
-      validatedNow: 12 - resultsAtKill.length,
-      fromCache: resultsAtKill.length,
+      validatedNow: 12 - interrupted.results.length,
+      fromCache: interrupted.results.length,
     });
   });
 
-  it('leaves no container, temporary directory or lock of the killed run behind', async () => {
+  it('leaves no container, temporary directory or lock behind', async () => {
     const { labels, tmpPrefix } = await cacheWorkspace(join(work, 'resumed', 'cache'));
     const [label] = Object.entries(labels).map(([key, value]) => `${key}=${value}`);
     const containers = await execa('docker', ['ps', '--all', '--quiet', '--filter', `label=${label}`]);
     expect(String(containers.stdout).trim()).toBe('');
     expect((await readdir(tmpdir())).filter((entry) => entry.startsWith(tmpPrefix))).toEqual([]);
-    expect(leftAtKill.directories).toBeGreaterThan(0);
     expect(existsSync(join(work, 'resumed', 'cache', 'mining.lock'))).toBe(false);
   });
 });

@@ -84,6 +84,22 @@ function positive(value: string): number {
   return number;
 }
 
+let brokenPipeIgnored = false;
+
+/**
+ * Piped into `tee` or `less`, Ctrl-C ends the reader too: what is written after is lost, and the
+ * stop still runs to its end (containers removed, the cache released). Once per process, for
+ * good: a write's error comes after the write, when the command may have returned.
+ */
+function ignoreBrokenPipe(): void {
+  if (brokenPipeIgnored) return;
+  brokenPipeIgnored = true;
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+}
+
 /** One live line on a terminal, plain lines otherwise. */
 function progressPrinter(context: CommandContext): (event: MineProgress) => void {
   const tty = (context.stderr as { isTTY?: boolean }).isTTY === true;
@@ -100,6 +116,8 @@ function progressPrinter(context: CommandContext): (event: MineProgress) => void
           .map(([reason, count]) => `${reason} ${count}`)
           .join(', ');
         const early = Object.values(event.excluded).reduce((sum, count) => sum + count, 0);
+        total = event.prs;
+        done = event.prs - event.toValidate;
         line =
           `${event.commits} first-parent commits in the window, ${event.prs} PRs: ` +
           `${early} excluded from git alone${excluded ? ` (${excluded})` : ''}, ${event.toValidate} to validate`;
@@ -447,6 +465,18 @@ function define(sweSteps: Command, context: CommandContext): void {
         });
         classify = { gateway, model: flags.classify };
       }
+      // Ctrl-C stops the run cleanly (containers removed, results so far cached); a second one
+      // leaves at once.
+      const stop = new AbortController();
+      const onSigint = () => {
+        if (stop.signal.aborted) process.exit(130);
+        context.stderr.write(
+          '\nstopping: the PRs in their sandboxes are stopped (Ctrl-C again to leave now)\n',
+        );
+        stop.abort();
+      };
+      process.on('SIGINT', onSigint);
+      ignoreBrokenPipe();
       try {
         const manifest = await mine({
           repo,
@@ -482,14 +512,17 @@ function define(sweSteps: Command, context: CommandContext): void {
           cacheDir: flags.cacheDir,
           classify,
           progress: progressPrinter(context),
+          signal: stop.signal,
         });
         if (flags.json) context.stdout.write(`${JSON.stringify(manifest.stats, null, 1)}\n`);
         else printSummary(manifest, context);
       } catch (error) {
-        if (!(error instanceof Error) || !['MineInputError', 'GitError'].includes(error.name)) throw error;
+        if (!(error instanceof Error) || !['MineInputError', 'GitError', 'MineStopped'].includes(error.name))
+          throw error;
         context.stderr.write(`swe-steps mine: ${error.message}\n`);
-        process.exitCode = error.name === 'MineInputError' ? 2 : 1;
+        process.exitCode = { MineInputError: 2, GitError: 1, MineStopped: 130 }[error.name];
       } finally {
+        process.off('SIGINT', onSigint);
         await classify?.gateway.close();
       }
     });
