@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chown } from 'node:fs/promises';
+import { chown, readdir } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
 import {
   assetExcludes,
@@ -301,6 +301,14 @@ export class DockerEnvironment implements Environment {
       },
     });
     if (!image.base) await this.rootScript(sandbox, agentSetup(workspace), 'creating the agent user');
+    // The volume starts with what the image holds at that path (a Dockerfile's WORKDIR after
+    // `COPY . .`, its build's outputs), root's: the agent works on it as on the seed.
+    if ((await readdir(volume.root)).length > 0)
+      await this.rootScript(
+        sandbox,
+        `chown -R ${agentUser.uid}:${agentUser.gid} '${workspace}'`,
+        "handing the image's workspace to the agent",
+      );
     if (spec.from !== undefined) {
       await sandbox.restore(spec.from);
     }

@@ -48,6 +48,35 @@ describe.skipIf(!dockerReady)('a task that asks where its workspace goes', () =>
     });
   });
 
+  it("holds what the task's image put there, and the seed, all the agent's to change", async () => {
+    await withTempDir(async (root) => {
+      await mkdir(join(root, 'image', 'project'), { recursive: true });
+      await writeFile(
+        join(root, 'image', 'Dockerfile'),
+        'ARG LONGHAUL_BASE\nFROM $LONGHAUL_BASE\nWORKDIR /app\nCOPY . .\nRUN mkdir -p built && echo cache > built/out.txt\n',
+      );
+      await writeFile(join(root, 'image', 'project', 'a.txt'), 'from the image\n');
+      await mkdir(join(root, 'seed', 'project'), { recursive: true });
+      await writeFile(join(root, 'seed', 'project', 'a.txt'), 'from the seed\n');
+      const task = { id: 'df-app', root, seed: join(root, 'seed') };
+      const needs = { dockerfile: join(root, 'image', 'Dockerfile'), workspace: '/app' };
+      await withSandbox(environment(), spec('ws-image', { task, needs }), async (sandbox) => {
+        const seen = await sandbox.exec([
+          'sh',
+          '-c',
+          'cat project/a.txt built/out.txt && echo x > project/b && echo y > built/out.txt && echo z > project/a.txt',
+        ]);
+        expect(seen).toMatchObject({ exitCode: 0, stdout: 'from the seed\ncache\n' });
+        expect((await sandbox.pull()).map((file) => file.path).sort()).toEqual([
+          'Dockerfile',
+          'built/out.txt',
+          'project/a.txt',
+          'project/b',
+        ]);
+      });
+    });
+  });
+
   it('is refused at check when the workspace option puts it elsewhere and the task needs it there', async () => {
     const task = {
       id: 'needs-app',
