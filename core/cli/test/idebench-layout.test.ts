@@ -296,12 +296,12 @@ describe.skipIf(!prerequisites.docker([baseImageRef()]))('the same dataset in do
       const file = await experimentFile('dockerfile', 'docker', { dockerfile: true });
       const result = await spawnCli(['validate', file], repoRoot).done;
       expect(result.code).not.toBe(0);
-      const dockerfile = join(dataset, 'Dockerfile');
-      expect(result.stderr).toContain(
-        `${dockerfile}:1 starts FROM python:3.11-slim, which is not on this Docker host (no registry is used)`,
+      // The image is built from the dataset without tasks/ (a copy in the cache), line for line.
+      expect(result.stderr).toMatch(
+        /\/image\/Dockerfile:1 starts FROM python:3\.11-slim, which is not on this Docker host \(no registry is used\)/,
       );
       expect(result.stderr).toContain('docker pull python:3.11-slim');
-      expect(result.stderr).toContain(`${dockerfile}:3 downloads while it builds`);
+      expect(result.stderr).toMatch(/\/image\/Dockerfile:3 downloads while it builds/);
       expect(result.stderr).toContain('buildNetwork: true');
     },
     300_000,

@@ -10,7 +10,13 @@ import {
   type Task,
 } from '@longhaul/core';
 import { parseDescription, taskPrompt } from './description.js';
-import { hiddenFromAgent, materializeCase, materializeSeed, materializeSolution } from './materialize.js';
+import {
+  hiddenFromAgent,
+  materializeCase,
+  materializeImageContext,
+  materializeSeed,
+  materializeSolution,
+} from './materialize.js';
 import { runnerNeeds, workdirOf, workspaceMention } from './needs.js';
 import type { IdebenchOptions } from './options.js';
 
@@ -79,6 +85,8 @@ export class IdebenchSource implements Source {
     await materializeSeed(dataset, seed);
     const name = basename(dataset);
     const hasDockerfile = await isFile(join(dataset, 'Dockerfile'));
+    const imageContext = join(cache, 'image');
+    if (this.options.dockerfile && hasDockerfile) await materializeImageContext(dataset, imageContext);
     const text = (path: string) => {
       const data = files.find((file) => file.path === path)?.data;
       return data && Buffer.from(data).toString('utf8');
@@ -147,7 +155,9 @@ export class IdebenchSource implements Source {
         entrypoint: 'bash run_tests.sh',
         language: language ?? 'unknown',
         environment: {
-          ...(this.options.dockerfile && hasDockerfile ? { dockerfile: join(dataset, 'Dockerfile') } : {}),
+          ...(this.options.dockerfile && hasDockerfile
+            ? { dockerfile: join(imageContext, 'Dockerfile') }
+            : {}),
           network: description.tags.some((tag) => /^(mern|full-?stack)$/i.test(tag)) ? 'open' : 'none',
           workspace,
           ...(mention ? { workspaceRequired: `${mention} names ${workspace}` } : {}),

@@ -37,9 +37,22 @@ async function once(dir: string, build: (tmp: string) => Promise<void>): Promise
 
 /** The agent's starting workspace: the dataset minus its tasks and test runners. */
 export async function materializeSeed(dataset: string, dir: string): Promise<void> {
+  await copyDataset(dataset, dir, hiddenFromAgent);
+}
+
+/**
+ * The context the dataset's Dockerfile is built from: the dataset minus `tasks/`, so no hidden
+ * test or golden patch enters the image (whose WORKDIR the agent's workspace starts from). The
+ * runners stay: upstream's Dockerfile makes `run_tests.sh` executable.
+ */
+export async function materializeImageContext(dataset: string, dir: string): Promise<void> {
+  await copyDataset(dataset, dir, new Set(['tasks']));
+}
+
+async function copyDataset(dataset: string, dir: string, left: ReadonlySet<string>): Promise<void> {
   await once(dir, async (tmp) => {
     for (const entry of await readdir(dataset)) {
-      if (hiddenFromAgent.has(entry) || skipped.has(entry)) continue;
+      if (left.has(entry) || skipped.has(entry)) continue;
       await cp(join(dataset, entry), join(tmp, entry), {
         recursive: true,
         filter: (source) => !source.split('/').some((part) => skipped.has(part)),

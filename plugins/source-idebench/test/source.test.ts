@@ -106,6 +106,20 @@ describe('the idebench source', () => {
     expect(seed.some((p) => p.startsWith('tasks/') || p === 'run_tests.sh')).toBe(false);
   });
 
+  it("with dockerfile: true, builds the dataset's Dockerfile from a context without tasks/", async () => {
+    const [task] = await new IdebenchSource(
+      idebenchOptions.parse({ path: 'mini-inventory', cacheDir, dockerfile: true }),
+    ).load({ baseDir: fixtures });
+    const dockerfile = task!.environment.dockerfile!;
+    expect(dockerfile).toMatch(/\/Dockerfile$/);
+    const context = (await readDirectoryFiles(join(dockerfile, '..'))).map((f) => f.path);
+    expect(context).toEqual(
+      expect.arrayContaining(['Dockerfile', 'run_tests.sh', 'project/inventory/stock.py']),
+    );
+    // The image's WORKDIR is where the workspace starts: no hidden test or golden patch goes there.
+    expect(context.filter((p) => p.startsWith('tasks/'))).toEqual([]);
+  });
+
   it('makes the reference solution by applying the golden diff, and the hidden test a CLI case', async () => {
     const [task] = await source().load({ baseDir: fixtures });
     const step = task!.steps[0]!;
