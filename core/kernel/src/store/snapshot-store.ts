@@ -13,6 +13,7 @@ import type {
   WorkspaceFile,
 } from '../contracts/index.js';
 import { ClassifiedError } from '../contracts/index.js';
+import { chunksOf } from '../workspace/walk.js';
 import { writeFileAtomic } from './atomic.js';
 
 /** One line of a snapshot manifest. */
@@ -247,11 +248,12 @@ export class BlobSnapshotStore implements SnapshotStore {
     return {
       size: () => stat(path).then((s) => s.size, missing),
       bytes: () => readFile(path).catch(missing),
+      // A small blob is one read: no stream object per file, which a restore of many would pay.
       stream: () =>
         (async function* () {
           const file = await open(path, 'r').catch(missing);
           try {
-            yield* file.createReadStream({ highWaterMark: chunkBytes, autoClose: false });
+            yield* chunksOf(file, (await file.stat()).size, chunkBytes);
           } finally {
             await file.close();
           }

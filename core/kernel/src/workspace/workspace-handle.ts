@@ -174,15 +174,7 @@ export class WorkspaceHandle {
           if (code(error) !== 'ENOENT') throw error;
           if (todo.length === 0) return { dir, name, parts, close };
           if (!options.create) throw notFound(path);
-          const made = await mkdir(inHandle(dir, name)).then(
-            () => true,
-            (error: unknown) => {
-              if (code(error) !== 'EEXIST') throw error;
-              return false;
-            },
-          );
-          // Never followed: a link swapped in meanwhile is what gets the owner, not its target.
-          if (made && this.owner) await lchown(inHandle(dir, name), this.owner.uid, this.owner.gid);
+          await this.makeFolder(dir, name);
           todo.unshift(name);
           continue;
         }
@@ -317,6 +309,42 @@ export class WorkspaceHandle {
   }
 
   /**
+   * A handle on the folder `path` names (links followed inside), made with its parents when
+   * missing; the caller closes it. Files are then made in it by name (see FolderWriter).
+   */
+  async openFolder(path: string): Promise<FileHandle> {
+    if (this.parts(path).length === 0) return open(this.root, dirFlags);
+    return this.at(path, { followLast: true, create: true }, async ({ dir, name }) => {
+      if (name === undefined) return open(this.root, dirFlags);
+      try {
+        return await open(inHandle(dir, name), dirFlags);
+      } catch (error) {
+        if (code(error) !== 'ENOENT') throw error;
+      }
+      await this.makeFolder(dir, name);
+      return open(inHandle(dir, name), dirFlags);
+    });
+  }
+
+  /** Makes the folder `name` in `dir` unless something is there, owned as the workspace wants. */
+  private async makeFolder(dir: FileHandle, name: string): Promise<void> {
+    const made = await mkdir(inHandle(dir, name)).then(
+      () => true,
+      (error: unknown) => {
+        if (code(error) !== 'EEXIST') throw error;
+        return false;
+      },
+    );
+    // Never followed: a link swapped in meanwhile is what gets the owner, not its target.
+    if (made && this.owner) await lchown(inHandle(dir, name), this.owner.uid, this.owner.gid);
+  }
+
+  /** Who owns what the runner makes here, when it is not the runner. */
+  get madeFor(): WorkspaceOwner | undefined {
+    return this.owner;
+  }
+
+  /**
    * Opens the folder `path` names (links followed inside) for `use`, or gives undefined to
    * `notFolder` with what the path holds when it is no folder.
    */
@@ -417,7 +445,7 @@ async function firstNames(folder: FileHandle, count: number): Promise<Buffer[]> 
  * it goes down by handles and back up through `..`, checking that `..` is the folder it came from
  * (device and inode), so a folder moved away meanwhile stops the removal instead of redirecting it.
  */
-async function removeEntry(dir: FileHandle, name: string | Buffer): Promise<void> {
+export async function removeEntry(dir: FileHandle, name: string | Buffer): Promise<void> {
   try {
     await unlink(inHandle(dir, name));
     return;
