@@ -47,9 +47,11 @@ try {
   await mkdir(source);
   await mkdir(target);
   // The same files as two-steps.mjs: about 100 bytes each, each different, a thousand to a folder.
-  execFileSync('python3', [
-    '-c',
-    `
+  execFileSync(
+    'python3',
+    [
+      '-c',
+      `
 import os
 for i in range(${count}):
     if i % 1000 == 0:
@@ -58,7 +60,9 @@ for i in range(${count}):
     with open('%s/%d.txt' % (folder, i), 'w') as out:
         out.write('file %d of the workload\\n%s\\n' % (i, 'y' * 70))
 `,
-  ], { cwd: source });
+    ],
+    { cwd: source },
+  );
   await writeFile(join(source, 'main.py'), 'print("hello")\n');
   const store = new BlobSnapshotStore(join(dir, 'snapshots'));
   const never = excludeMatcher([]);
