@@ -286,9 +286,19 @@ export interface SnapshotBlob {
 export interface SnapshotWriter {
   /**
    * Stores one file. `data` is its bytes, or chunks read as they come (a file's stream): they are
-   * hashed and written as they pass, and the stream is read once.
+   * hashed and written as they pass, and the stream is read once. Gives the blob's hash when the
+   * store names blobs by it (then `addStored` can name the same bytes again without them).
    */
-  add(file: { path: string; mode: number }, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<void>;
+  add(
+    file: { path: string; mode: number },
+    data: Uint8Array | AsyncIterable<Uint8Array>,
+    // biome-ignore lint/suspicious/noConfusingVoidType: a store that names no blobs gives nothing
+  ): Promise<string | void>;
+  /**
+   * Records a file whose bytes are the blob `blob` already stored (a file unchanged since the last
+   * snapshot, not read again); false when the store does not hold that blob, and nothing is recorded.
+   */
+  addStored?(file: { path: string; mode: number }, blob: string): Promise<boolean>;
   /** Records a file the snapshot leaves out (see SkippedFile). */
   skip(file: SkippedFile): void;
   /** Stores the manifest once every `add` has resolved; gives the ref, as `put` would for the same files. */

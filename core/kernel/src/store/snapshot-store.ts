@@ -98,6 +98,8 @@ export class BlobSnapshotStore implements SnapshotStore {
   private readonly manifests: string;
   /** Folders of the store this process made or found. */
   private readonly made = new Set<string>();
+  /** Blobs this process stored or found stored: never asked of the disk again (blobs are never removed from a run). */
+  private readonly stored = new Set<string>();
 
   constructor(readonly dir: string) {
     this.blobs = join(dir, 'blobs');
@@ -119,7 +121,7 @@ export class BlobSnapshotStore implements SnapshotStore {
   async storeBytes(data: Uint8Array): Promise<{ blob: string; written?: string }> {
     const blob = sha256(data);
     const path = this.blobPath(blob);
-    if (await exists(path)) return { blob };
+    if (await this.holds(blob)) return { blob };
     const temp = await this.tempFile();
     try {
       await writeFile(temp, data);
@@ -128,7 +130,16 @@ export class BlobSnapshotStore implements SnapshotStore {
       await rm(temp, { force: true });
       throw error;
     }
+    this.stored.add(blob);
     return { blob, written: path };
+  }
+
+  /** Whether the blob is stored. */
+  async holds(blob: string): Promise<boolean> {
+    if (this.stored.has(blob)) return true;
+    if (!(await exists(this.blobPath(blob)))) return false;
+    this.stored.add(blob);
+    return true;
   }
 
   /**
@@ -150,11 +161,12 @@ export class BlobSnapshotStore implements SnapshotStore {
       }
       const blob = hash.digest('hex');
       const path = this.blobPath(blob);
-      if (await exists(path)) {
+      if (await this.holds(blob)) {
         await rm(temp, { force: true });
         return { blob };
       }
       await this.settle(temp, path);
+      this.stored.add(blob);
       return { blob, written: path };
     } catch (error) {
       await rm(temp, { force: true });
@@ -302,11 +314,18 @@ class BlobWriter implements SnapshotWriter {
   async add(
     file: { path: string; mode: number },
     data: Uint8Array | AsyncIterable<Uint8Array>,
-  ): Promise<void> {
+  ): Promise<string> {
     const stored =
       data instanceof Uint8Array ? await this.store.storeBytes(data) : await this.store.storeStream(data);
     if (stored.written !== undefined) this.written.push(stored.written);
     this.files.push({ path: file.path, mode: file.mode, blob: stored.blob });
+    return stored.blob;
+  }
+
+  async addStored(file: { path: string; mode: number }, blob: string): Promise<boolean> {
+    if (!refPattern.test(blob) || !(await this.store.holds(blob))) return false;
+    this.files.push({ path: file.path, mode: file.mode, blob });
+    return true;
   }
 
   skip(file: SkippedFile): void {

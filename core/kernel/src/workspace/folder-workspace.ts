@@ -42,6 +42,43 @@ interface Source<W extends { mode: number }> {
   data(file: W): Promise<Uint8Array | AsyncIterable<Uint8Array>>;
 }
 
+/**
+ * A regular file as a snapshot saw it: its blob, and the lstat fields that change whenever its
+ * bytes do. A process in the sandbox can set a file's times back (utimes) but not its ctime,
+ * which the kernel sets on every change from its own clock.
+ */
+interface Seen {
+  blob: string;
+  size: number;
+  mode: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/** How long after a file's change its times are trusted to tell a later change (filesystem clocks tick coarsely). */
+const racyMs = 2_000;
+
+function stampOf(entry: WalkEntry): Omit<Seen, 'blob'> {
+  return {
+    size: entry.size,
+    mode: entry.mode,
+    ino: entry.ino,
+    mtimeMs: entry.mtimeMs,
+    ctimeMs: entry.ctimeMs,
+  };
+}
+
+function sameStamp(seen: Seen, entry: WalkEntry): boolean {
+  return (
+    seen.size === entry.size &&
+    seen.mode === entry.mode &&
+    seen.ino === entry.ino &&
+    seen.mtimeMs === entry.mtimeMs &&
+    seen.ctimeMs === entry.ctimeMs
+  );
+}
+
 /** Runs `work` over `items`, `limit` at a time. */
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -77,6 +114,8 @@ async function sha256Of(file: FileHandle, size: number): Promise<string> {
  */
 export class FolderWorkspace {
   private readonly handle: WorkspaceHandle;
+  /** The files of the last snapshot with their stamps: the next one reads only what changed. */
+  private lastSnapshot: { store: SnapshotStore; files: ReadonlyMap<string, Seen> } | undefined;
   /** The workspace as the sandbox sees it (links are judged against it). */
   readonly inside: string;
 
@@ -234,6 +273,24 @@ export class FolderWorkspace {
   async snapshot(store: SnapshotStore): Promise<SnapshotRef> {
     const writer = store.writer();
     const skip = (file: SkippedFile) => writer.skip(file);
+    const started = Date.now();
+    const previous = this.lastSnapshot?.store === store ? this.lastSnapshot.files : undefined;
+    const seen = new Map<string, Seen>();
+    /** A file unchanged since the last snapshot (see Seen) is named by its blob, not read again. */
+    const unchanged = async (entry: WalkEntry): Promise<boolean> => {
+      const known = previous?.get(entry.path);
+      if (known === undefined || writer.addStored === undefined || !sameStamp(known, entry)) return false;
+      if (!(await writer.addStored({ path: entry.path, mode: entry.mode & 0o7777 }, known.blob)))
+        return false;
+      seen.set(entry.path, known);
+      return true;
+    };
+    const remember = (entry: WalkEntry, blob: string | undefined) => {
+      // A change in the same clock tick as the stat would leave the times as they were: only a file
+      // older than that is trusted unchanged by its times.
+      if (blob !== undefined && entry.ctimeMs < started - racyMs)
+        seen.set(entry.path, { ...stampOf(entry), blob });
+    };
     const take = async (entry: WalkEntry): Promise<void> => {
       if (entry.type === 'symlink') {
         const target = entry.target ?? '';
@@ -244,6 +301,7 @@ export class FolderWorkspace {
       }
       if (entry.type === 'special') return skip({ path: entry.path, size: entry.size, reason: 'type' });
       if (entry.size > this.maxFileBytes) return skip({ path: entry.path, size: entry.size });
+      if (await unchanged(entry)) return;
       const file = await entry.open();
       if (typeof file === 'string') return skip(skipped(entry, file));
       try {
@@ -253,10 +311,10 @@ export class FolderWorkspace {
         if (size <= wholeBytes) {
           const data = await readWhole(file, this.maxFileBytes);
           if (typeof data === 'string') return skip(skipped(entry, data));
-          return await writer.add({ path: entry.path, mode }, data);
+          return remember(entry, (await writer.add({ path: entry.path, mode }, data)) || undefined);
         }
         try {
-          await writer.add({ path: entry.path, mode }, chunksOf(file, size));
+          remember(entry, (await writer.add({ path: entry.path, mode }, chunksOf(file, size))) || undefined);
         } catch (error) {
           // The file went bad while it was read (EIO): left out like a file that could not be opened.
           if ((error as NodeJS.ErrnoException).code !== 'EIO') throw error;
@@ -280,7 +338,9 @@ export class FolderWorkspace {
       onSkipped: skip,
       inside: this.inside,
     });
-    return writer.finish();
+    const ref = await writer.finish();
+    this.lastSnapshot = { store, files: seen };
+    return ref;
   }
 
   /** Makes the non-excluded part of the workspace hold exactly the snapshot `ref` of `store`, streaming. */

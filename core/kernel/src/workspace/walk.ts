@@ -30,6 +30,13 @@ export interface WalkEntry {
   /** The lstat mode (type bits included). */
   mode: number;
   size: number;
+  /**
+   * The lstat's inode and change times: with size and mode, what tells a file unchanged since an
+   * earlier walk without reading it (ctime cannot be set back by a process without the host's clock).
+   */
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
   /** A link's target, as written. */
   target?: string;
   /**
@@ -126,6 +133,9 @@ export async function walkWorkspace(root: string, options: WalkOptions, path = '
         type,
         mode: stat.mode,
         size: stat.size,
+        ino: stat.ino,
+        mtimeMs: stat.mtimeMs,
+        ctimeMs: stat.ctimeMs,
         target: type === 'symlink' ? await readlink(inHandle(dir, name), 'utf8').catch(() => '') : undefined,
         read: (limit) => readIn(dir, name, entryPath, limit),
         open: () => openIn(dir, name, entryPath),
