@@ -72,6 +72,8 @@ export function register(program: Command): void {
           const scorers = options.add ?? options.scorers;
           const set = [
             ...(scorers === undefined ? [] : [`scorers=${scorers}`]),
+            // Only the added scorers score: the tamper signals every run has are not given again.
+            ...(options.add === undefined ? [] : ['tamperSignals=false']),
             // A regrade runs no reporter: their options (the summary's columns) are not checked
             // against scorers the regrade leaves out.
             'reporters=[]',
