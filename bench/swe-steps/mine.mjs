@@ -32,8 +32,10 @@ const { values } = parseArgs({
 if (values.repo && (!values.since || !values.until))
   throw new Error('--repo needs --since and --until (the window to mine)');
 // A dataset directory already there holds a cache: the figures would be of a resume.
-if (values.out && existsSync(values.out))
-  throw new Error(`--out ${values.out}: already exists; the bench mines from an empty cache`);
+// With --out, the datasets are kept: the repository's there, the demo's beside it (`DIR-demo`).
+const kept = values.out ? { repo: resolve(values.out), demo: `${resolve(values.out)}-demo` } : undefined;
+for (const dir of Object.values(kept ?? {}))
+  if (existsSync(dir)) throw new Error(`${dir}: already exists; the bench mines from an empty cache`);
 const root = resolve(import.meta.dirname, '../..');
 const demo = join(root, 'problems/swe-steps-demo');
 const scratch = await mkdtemp(join(tmpdir(), 'longhaul-swe-steps-bench-'));
@@ -94,7 +96,7 @@ if (!values['skip-demo']) {
       since: '2025-01-01',
       until: '2025-03-31',
       prs: join(demo, 'prs.json'),
-      out: join(scratch, 'demo-dataset'),
+      out: kept?.demo ?? join(scratch, 'demo-dataset'),
       ...common,
     }),
   );
@@ -105,7 +107,7 @@ if (values.repo)
       repo: resolve(values.repo),
       since: values.since,
       until: values.until,
-      out: resolve(values.out ?? join(scratch, 'dataset')),
+      out: kept?.repo ?? join(scratch, 'dataset'),
       ...common,
     }),
   );
@@ -144,7 +146,7 @@ else {
         ['  reruns', f(r.phases.reruns), '', per(r.phases.reruns, r.inSandbox)],
       ])}\n`,
     );
-    process.stdout.write(`dataset: ${r.out}\n\n`);
+    process.stdout.write(kept ? `dataset: ${r.out}\n\n` : '\n');
   }
 }
-if (!values.out) await rm(scratch, { recursive: true, force: true });
+await rm(scratch, { recursive: true, force: true });
