@@ -302,14 +302,14 @@ export class FolderWorkspace {
       if (entry.type === 'special') return skip({ path: entry.path, size: entry.size, reason: 'type' });
       if (entry.size > this.maxFileBytes) return skip({ path: entry.path, size: entry.size });
       if (await unchanged(entry)) return;
-      const file = await entry.open();
-      if (typeof file === 'string') return skip(skipped(entry, file));
+      const opened = await entry.open();
+      if (typeof opened === 'string') return skip(skipped(entry, opened));
+      const { file, size } = opened;
       try {
-        const { size } = await file.stat();
         if (size > this.maxFileBytes) return skip({ path: entry.path, size });
         const mode = entry.mode & 0o7777;
         if (size <= wholeBytes) {
-          const data = await readWhole(file, this.maxFileBytes);
+          const data = await readWhole(file, this.maxFileBytes, size);
           if (typeof data === 'string') return skip(skipped(entry, data));
           return remember(entry, (await writer.add({ path: entry.path, mode }, data)) || undefined);
         }
@@ -447,12 +447,12 @@ export class FolderWorkspace {
       (await source.size(want)) !== entry.size
     )
       return false;
-    const file = await entry.open();
-    if (typeof file === 'string') return false;
+    const opened = await entry.open();
+    if (typeof opened === 'string') return false;
     try {
-      return await source.same(want, file, entry.size);
+      return await source.same(want, opened.file, opened.size);
     } finally {
-      await file.close();
+      await opened.file.close();
     }
   }
 }

@@ -5,6 +5,7 @@ import {
   dirFlags,
   inHandle,
   lstatIn,
+  type OpenedFile,
   openFile,
   readFlags,
   readOpened,
@@ -49,7 +50,7 @@ export interface WalkEntry {
    * A regular file opened for reading (the caller closes it), or why not, as `read` says; callable
    * while the walk is in its folder.
    */
-  open(): Promise<FileHandle | SkipReason>;
+  open(): Promise<OpenedFile | SkipReason>;
 }
 
 export interface WalkOptions {
@@ -196,7 +197,7 @@ export async function walkWorkspace(root: string, options: WalkOptions, path = '
 }
 
 /** A regular file opened through its folder's handle; see WalkEntry.open. */
-async function openIn(dir: FileHandle, name: string, path: string): Promise<FileHandle | SkipReason> {
+async function openIn(dir: FileHandle, name: string, path: string): Promise<OpenedFile | SkipReason> {
   try {
     return await openFile(dir, name, readFlags, path);
   } catch (error) {
@@ -215,12 +216,12 @@ async function readIn(
   path: string,
   limit = Number.POSITIVE_INFINITY,
 ): Promise<Uint8Array | SkipReason> {
-  const file = await openIn(dir, name, path);
-  if (typeof file === 'string') return file;
+  const opened = await openIn(dir, name, path);
+  if (typeof opened === 'string') return opened;
   try {
-    return await readWhole(file, limit);
+    return await readWhole(opened.file, limit, opened.size);
   } finally {
-    await file.close();
+    await opened.file.close();
   }
 }
 
@@ -231,9 +232,11 @@ async function readIn(
 export async function readWhole(
   file: FileHandle,
   limit = Number.POSITIVE_INFINITY,
+  /** Its size when the caller has it from an fstat of this handle. */
+  size?: number,
 ): Promise<Uint8Array | SkipReason> {
   try {
-    const read = await readOpened(file, limit);
+    const read = await readOpened(file, limit, size);
     return 'data' in read ? read.data : 'size';
   } catch (error) {
     if (code(error) === 'EISDIR' || code(error) === 'EIO') return 'unreadable';

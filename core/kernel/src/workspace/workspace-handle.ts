@@ -238,9 +238,9 @@ export class WorkspaceHandle {
   async readFile(path: string, maxBytes = Number.POSITIVE_INFINITY): Promise<Buffer> {
     return this.at(path, { followLast: true }, async ({ dir, name }) => {
       if (name === undefined) throw new ClassifiedError('sandbox', `"${path}" is the workspace, not a file`);
-      const file = await openFile(dir, name, readFlags, path);
+      const { file, size } = await openFile(dir, name, readFlags, path);
       try {
-        const read = await readOpened(file, maxBytes);
+        const read = await readOpened(file, maxBytes, size);
         if ('size' in read) throw new FileTooLargeError(path, read.size, maxBytes);
         return read.data;
       } finally {
@@ -260,7 +260,7 @@ export class WorkspaceHandle {
   ): Promise<void> {
     await this.at(path, { followLast: true, create: true }, async ({ dir, name }) => {
       if (name === undefined) throw new ClassifiedError('sandbox', 'cannot write over the workspace itself');
-      const file = await openFile(dir, name, writeFlags, path);
+      const { file } = await openFile(dir, name, writeFlags, path);
       try {
         if (typeof data === 'string' || data instanceof Uint8Array) await file.writeFile(data);
         else for await (const chunk of data) await file.write(chunk);
@@ -375,7 +375,18 @@ export class WorkspaceHandle {
  * Opens a regular file in `dir` without following a link and without blocking on a FIFO; anything
  * but a regular file is refused.
  */
-export async function openFile(dir: FileHandle, name: string | Buffer, flags: number, path: string) {
+/** A regular file opened, with the size its fstat gave (so that no one asks again). */
+export interface OpenedFile {
+  file: FileHandle;
+  size: number;
+}
+
+export async function openFile(
+  dir: FileHandle,
+  name: string | Buffer,
+  flags: number,
+  path: string,
+): Promise<OpenedFile> {
   let file: FileHandle;
   try {
     file = await open(inHandle(dir, name), flags, 0o666);
@@ -394,7 +405,7 @@ export async function openFile(dir: FileHandle, name: string | Buffer, flags: nu
       throw Object.assign(new ClassifiedError('sandbox', `"${path}" is not a regular file`), {
         reason: 'type',
       });
-    return file;
+    return { file, size: stat.size };
   } catch (error) {
     await file.close();
     throw error;
@@ -409,8 +420,10 @@ export async function openFile(dir: FileHandle, name: string | Buffer, flags: nu
 export async function readOpened(
   file: FileHandle,
   limit: number,
+  /** Its size when the caller has it from an fstat of this handle. */
+  known?: number,
 ): Promise<{ data: Buffer } | { size: number }> {
-  const { size } = await file.stat();
+  const size = known ?? (await file.stat()).size;
   if (size > limit) return { size };
   const buffer = Buffer.alloc(size);
   let filled = 0;
