@@ -68,11 +68,38 @@ export const outputExpectationSchema = z
   });
 export type OutputExpectation = z.output<typeof outputExpectationSchema>;
 
+/** An exit code a run must end with: a number, or `nonzero` for any failure (a grader that must fail). */
+const exitCodeError = 'must be an exit code (an integer) or nonzero';
+export const exitCodeSchema = z
+  .union([z.number({ error: exitCodeError }).int(), z.literal('nonzero', { error: exitCodeError })], {
+    error: exitCodeError,
+  })
+  .describe('The exit code, or nonzero for any failing exit');
+export type ExpectedExitCode = z.output<typeof exitCodeSchema>;
+
+/** Whether `actual` is the exit code a case expects (`nonzero`: any exit but 0, not a kill). */
+export function exitCodeMatches(expected: ExpectedExitCode, actual: number | null): boolean {
+  return expected === 'nonzero' ? actual !== null && actual !== 0 : actual === expected;
+}
+
 const invocationSchema = z.strictObject({
   argv: z.array(z.string()).describe('Arguments after the entrypoint'),
   stdin: z.string().optional(),
-  exitCode: z.number().int().default(0).describe('The exit code this invocation must end with'),
+  exitCode: exitCodeSchema.default(0).describe('The exit code this invocation must end with'),
 });
+
+/**
+ * Workspace paths a case owns (its grader, its tests and their configuration), as environments'
+ * excludes read them: a name matches anywhere, a path with `/` from the workspace root, globs
+ * within a segment. Whatever the agent left there is removed before the case's files are written,
+ * so the judge runs none of it.
+ */
+export const removeSchema = z
+  .array(z.string().min(1))
+  .optional()
+  .describe(
+    'Workspace paths the case owns, removed before its files are written (a name matches anywhere, a path with / from the root; globs within a segment)',
+  );
 
 export const cliCaseSchema = z.strictObject({
   description: z.string().optional(),
@@ -83,13 +110,14 @@ export const cliCaseSchema = z.strictObject({
     .record(relativePath, z.string())
     .optional()
     .describe('Input files written into the workspace before the case runs'),
+  remove: removeSchema,
   before: z
     .array(invocationSchema)
     .optional()
     .describe('Invocations run first, in order; each must end with its exitCode (default 0)'),
   timeoutMs: timerMs().optional().describe("Overrides the task's timeouts.caseMs"),
   expect: z.strictObject({
-    exitCode: z.number().int().default(0),
+    exitCode: exitCodeSchema.default(0),
     stdout: outputExpectationSchema.optional(),
     stderr: outputExpectationSchema.optional(),
     files: z.record(relativePath, outputExpectationSchema).optional(),

@@ -1,4 +1,5 @@
 export * from './case-cache.js';
+export * from './case-workspace.js';
 export * from './cli-case.js';
 export * from './http-case.js';
 export * from './pytest-suite.js';

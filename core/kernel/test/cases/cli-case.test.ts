@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, formatIssue, readCliCase } from '@longhaul/core';
+import { ConfigError, exitCodeMatches, formatIssue, readCliCase } from '@longhaul/core';
 import { describe, expect, it } from 'vitest';
 
 async function caseFile(text: string): Promise<string> {
@@ -26,6 +26,26 @@ describe('readCliCase', () => {
       before: [{ argv: ['init'], exitCode: 0 }],
       expect: { exitCode: 0, stdout: { json: null }, files: { 'out.txt': { absent: true } } },
     });
+  });
+
+  it('reads what a case owns and an exit code that must be a failure', async () => {
+    const file = await caseFile(
+      'argv: [t1]\nremove: [/tasks, conftest.py]\nbefore:\n  - { argv: [t1-canary], exitCode: nonzero }\nexpect: {}\n',
+    );
+    expect(await readCliCase(file)).toEqual({
+      argv: ['t1'],
+      remove: ['/tasks', 'conftest.py'],
+      before: [{ argv: ['t1-canary'], exitCode: 'nonzero' }],
+      expect: { exitCode: 0 },
+    });
+    expect(exitCodeMatches('nonzero', 1)).toBe(true);
+    expect(exitCodeMatches('nonzero', 0)).toBe(false);
+    // Killed: no exit code, which is no failing test either.
+    expect(exitCodeMatches('nonzero', null)).toBe(false);
+    expect(exitCodeMatches(2, 2)).toBe(true);
+    expect(await problems('argv: []\nexpect: { exitCode: sometimes }\n')).toEqual([
+      '2:11: expect.exitCode: must be an exit code (an integer) or nonzero',
+    ]);
   });
 
   it('locates every problem of an expectation', async () => {
