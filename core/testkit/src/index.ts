@@ -1,2 +1,3 @@
 export * from './conformance/index.js';
 export * from './fakes/index.js';
+export * from './judge-environments.js';

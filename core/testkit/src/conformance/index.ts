@@ -5,6 +5,8 @@ export * from './executor.js';
 export * from './harness.js';
 export * from './instantiate.js';
 export * from './judge-area.js';
+export * from './judge-hacks.js';
+export * from './judge-integrity.js';
 export * from './memory.js';
 export * from './reporter.js';
 export * from './sample-task.js';

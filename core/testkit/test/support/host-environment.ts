@@ -76,8 +76,6 @@ export const hostMaxFileBytes = 64 * 1024;
  * one rule. It exists to show that each check of the suite catches the fault it is about.
  */
 export class HostEnvironment implements Environment {
-  private readonly store = new FakeSnapshotStore();
-
   /**
    * With `contains`, what a command detaches ends with it and `sweep()` ends started processes
    * (found again through variables they inherit: a scan of /proc, so only where it is checked).
@@ -85,6 +83,7 @@ export class HostEnvironment implements Environment {
   constructor(
     readonly flaw?: EnvironmentFlaw,
     readonly contains = false,
+    private readonly store = new FakeSnapshotStore(),
   ) {}
 
   async open(spec: SandboxSpec): Promise<Sandbox> {
