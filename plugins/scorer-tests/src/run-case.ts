@@ -1,4 +1,11 @@
-import type { CliCase, ExecResult, FileEntry, Sandbox } from '@longhaul/core';
+import {
+  type CliCase,
+  type ExecResult,
+  exitCodeMatches,
+  type FileEntry,
+  prepareCaseWorkspace,
+  type Sandbox,
+} from '@longhaul/core';
 import { type Check, checkOutput } from './check-output.js';
 
 export interface CaseRun {
@@ -14,6 +21,8 @@ export interface CaseRunOptions {
   timeoutMs: number;
   maxOutputBytes: number;
   signal: AbortSignal;
+  /** The workspace as listed before the case (recursive), to find what the case must clear. */
+  baseline?: readonly FileEntry[];
 }
 
 function failedRun(result: ExecResult, what: string, timeoutMs: number): Check | undefined {
@@ -29,7 +38,7 @@ function failedRun(result: ExecResult, what: string, timeoutMs: number): Check |
 
 /** Runs one case in the scorer's sandbox and checks every expectation it has. */
 export async function runCase(sandbox: Sandbox, spec: CliCase, options: CaseRunOptions): Promise<CaseRun> {
-  for (const [path, text] of Object.entries(spec.files ?? {})) await sandbox.writeFile(path, text);
+  await prepareCaseWorkspace(sandbox, spec, options.baseline);
   const exec = (argv: string[], stdin: string | undefined) =>
     sandbox.exec([...options.entrypoint, ...argv], {
       stdin: stdin ?? '',
@@ -43,7 +52,7 @@ export async function runCase(sandbox: Sandbox, spec: CliCase, options: CaseRunO
     const target = `before[${position}]`;
     const fault = failedRun(result, target, options.timeoutMs);
     if (fault) return { checks: [fault], result, files: {} };
-    if (result.exitCode !== before.exitCode) {
+    if (!exitCodeMatches(before.exitCode, result.exitCode)) {
       const last = result.stderr.trim().split('\n').at(-1)?.slice(0, 120);
       const summary = `expected exit ${before.exitCode}, got ${result.exitCode}`;
       const reason = last ? `${summary}: ${last}` : summary;
@@ -56,7 +65,7 @@ export async function runCase(sandbox: Sandbox, spec: CliCase, options: CaseRunO
   const checks: Check[] = [];
   const { exitCode } = spec.expect;
   checks.push(
-    result.exitCode === exitCode
+    exitCodeMatches(exitCode, result.exitCode)
       ? { target: 'exit code', passed: true }
       : {
           target: 'exit code',

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   ClassifiedError,
+  type FileEntry,
   type PytestSuite,
   pytestSuiteKey,
   pytestSuiteSchema,
@@ -142,7 +143,7 @@ export class TestsScorer {
           ctx.signal.throwIfAborted();
           const position = next++;
           const item = cases[position]!;
-          const { run, result } = await this.runOne(sandbox, item, entrypoint, ctx);
+          const { run, result } = await this.runOne(sandbox, item, entrypoint, ctx, baseline);
           await resetWorkspace(sandbox, baseline, ctx.snapshot, Object.keys(item.spec.files ?? {}));
           results[position] = result;
           checks.set(item.id, run.checks);
@@ -169,17 +170,19 @@ export class TestsScorer {
     item: LoadedCase,
     entrypoint: string[],
     ctx: StepScoreContext,
+    baseline: FileEntry[],
   ): Promise<{ run: CaseRun | HttpCaseRun; result: CaseResult }> {
     const started = Date.now();
     const timeoutMs = item.spec.timeoutMs ?? ctx.task.timeouts.caseMs;
     const run =
       item.kind === 'http'
-        ? await runHttpCase(sandbox, item.spec, { entrypoint, timeoutMs, signal: ctx.signal })
+        ? await runHttpCase(sandbox, item.spec, { entrypoint, timeoutMs, signal: ctx.signal, baseline })
         : await runCase(sandbox, item.spec, {
             entrypoint,
             timeoutMs,
             maxOutputBytes: this.options.maxOutputBytes,
             signal: ctx.signal,
+            baseline,
           });
     const failedCheck = run.checks.find((check) => !check.passed);
     const result: CaseResult = {

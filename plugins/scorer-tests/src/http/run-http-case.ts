@@ -1,4 +1,10 @@
-import type { HttpCase, HttpRequest, Sandbox } from '@longhaul/core';
+import {
+  type FileEntry,
+  type HttpCase,
+  type HttpRequest,
+  prepareCaseWorkspace,
+  type Sandbox,
+} from '@longhaul/core';
 import type { Check } from '../check-output.js';
 import type { HttpResponseData } from './check-response.js';
 import { leasePort } from './free-port.js';
@@ -25,6 +31,8 @@ export interface HttpRunOptions {
   entrypoint: string[];
   timeoutMs: number;
   signal: AbortSignal;
+  /** The workspace as listed before the case (recursive), to find what the case must clear. */
+  baseline?: readonly FileEntry[];
 }
 
 const placeholder = /\{\{\s*([A-Za-z_]\w*)\s*\}\}/g;
@@ -119,7 +127,7 @@ export async function runHttpCase(
 }
 
 async function runRequests(sandbox: Sandbox, spec: HttpCase, options: HttpRunOptions): Promise<HttpCaseRun> {
-  for (const [path, text] of Object.entries(spec.files ?? {})) await sandbox.writeFile(path, text);
+  await prepareCaseWorkspace(sandbox, spec, options.baseline);
   const checks: Check[] = [];
   const exchanges: HttpExchange[] = [];
   const saved = new Map<string, unknown>();

@@ -36,11 +36,12 @@ function portOpen(host: string, port: number): Promise<boolean> {
   });
 }
 
-async function answers(url: string): Promise<boolean> {
+/** Whether a GET of `url` gets an HTTP answer (below 500 unless `anyStatus`). */
+async function answers(url: string, anyStatus = false): Promise<boolean> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
     await response.arrayBuffer();
-    return response.status < 500;
+    return anyStatus || response.status < 500;
   } catch {
     return false;
   }
@@ -70,7 +71,10 @@ export async function startServer(
     return result;
   });
   const baseUrl = (await sandbox.expose(options.port)).replace(/\/$/, '');
-  const { hostname } = new URL(baseUrl);
+  // Where the host reaches the server: an environment that relays it (bubblewrap) gives a port of
+  // its own, so readiness is probed at the exposed address, not at the sandbox's port.
+  const exposed = new URL(baseUrl);
+  const hostPort = Number(exposed.port || (exposed.protocol === 'https:' ? 443 : 80));
   const deadline = Date.now() + server.ready.timeoutMs;
   while (!options.signal.aborted) {
     if (ended) {
@@ -79,9 +83,13 @@ export async function startServer(
         `server exited with code ${ended.exitCode} before it was ready${stderr.trim() ? `: ${tail(stderr)}` : ''}`,
       );
     }
+    // A relay (bubblewrap's) accepts connections before the server listens behind it: there an
+    // HTTP answer of any status to GET / is what says the server is up.
     const ready =
-      (await portOpen(hostname, options.port)) &&
-      (server.ready.path === undefined || (await answers(`${baseUrl}${server.ready.path}`)));
+      (await portOpen(exposed.hostname, hostPort)) &&
+      (server.ready.path !== undefined
+        ? await answers(`${baseUrl}${server.ready.path}`)
+        : hostPort === options.port || (await answers(`${baseUrl}/`, true)));
     if (ready) return { baseUrl, process, exited };
     if (Date.now() > deadline) {
       await process.kill();
