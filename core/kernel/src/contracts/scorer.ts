@@ -36,7 +36,10 @@ export interface StepScoreContext {
    */
   start?: SnapshotRef;
   snapshots: SnapshotStore;
-  /** A fresh sandbox over the given snapshot, away from the agent's; the scorer closes it. */
+  /**
+   * A fresh sandbox over the given snapshot, away from the agent's; the scorer closes it. The
+   * workspace there is the agent's, as evidence: see `Scorer` for what a judge may take from it.
+   */
   openSandbox(from: SnapshotRef): Promise<Sandbox>;
   /** Directory for raw outputs (test logs, JSONL); the step's `tests/` in the run store. */
   outDir: string;
@@ -78,6 +81,34 @@ export interface ScorerFigures {
   figures?(ctx: ScorerReportContext): Figure[] | Promise<Figure[]>;
 }
 
+/**
+ * Scores a step, a trial or an experiment.
+ *
+ * **The judge's world is its own.** A scorer that judges what the agent left (runs hidden tests,
+ * compares a program's output) reads the snapshot as evidence, never as configuration:
+ *
+ * - Hidden tests, their configuration, their helpers and their results live where the agent could
+ *   never write: on the host, or in the sandbox's judge area (`Sandbox.judge`), never at a path of
+ *   the workspace that a snapshot could already hold. A result file is read only from where the
+ *   judge's own run wrote it, after that run.
+ * - Nothing of the agent's tree is imported, loaded or executed by the judge but the program under
+ *   test, run the way the benchmark runs it: no test runner configuration (pytest.ini,
+ *   pyproject.toml, setup.cfg, tox.ini), runner hook (conftest.py), plugin, startup file
+ *   (sitecustomize.py, usercustomize.py, `.pth`) or module shadowing the runner's. Where a
+ *   benchmark's tests legitimately live in the repository (SWE-STEPS, IDE-Bench), the test files
+ *   and their configuration are put back to the gold version before the run, and the agent's
+ *   others removed, as SWE-bench does.
+ * - Files the agent left must not stand in for the program's work: an output file a case expects
+ *   is removed before the run, an input file is written over whatever is in its way.
+ * - A hack must score 0, not a fault: a run the agent's tree broke is a failed step (a fault leaves
+ *   the step out of the denominators, which rewards the agent).
+ * - Where the tests import the program into their own process (SWE-STEPS, IDE-Bench), the program
+ *   can rewrite the runner from inside; a judge guards what it can (a canary test that must fail)
+ *   and says what remains.
+ *
+ * `@longhaul/testkit`'s red-team suite (`describeJudgeIntegrity`) tries known ways to fake a pass
+ * on a judge in every shipped environment; a scorer that judges a workspace runs it.
+ */
 export type Scorer = ScorerFigures &
   (
     | { scope: 'step'; version: string; score(ctx: StepScoreContext): Promise<Score[]> }
