@@ -1,6 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { readCase, regularFiles, type Score, type StepScoreContext } from '@longhaul/core';
+import {
+  exitCodeMatches,
+  prepareCaseWorkspace,
+  readCase,
+  regularFiles,
+  type Score,
+  type StepScoreContext,
+} from '@longhaul/core';
 import type { TestReportOptions } from './options.js';
 import { isPass, parseTestOutput, type TestStatus } from './test-output.js';
 
@@ -37,15 +44,22 @@ export class TestReportScorer {
       const spec = parsed.spec;
       const sandbox = await ctx.openSandbox(ctx.snapshot);
       try {
-        for (const [path, text] of Object.entries(spec.files ?? {})) await sandbox.writeFile(path, text);
-        const result = await sandbox.exec([...entrypoint, ...spec.argv], {
-          stdin: spec.stdin ?? '',
-          env: spec.env,
-          timeoutMs: spec.timeoutMs ?? ctx.task.timeouts.caseMs,
-          maxOutputBytes: this.options.maxOutputBytes,
-          signal: ctx.signal,
-        });
-        if (result.exitCode !== spec.expect.exitCode) exitOk = false;
+        // What the case owns is the dataset's: the agent's conftest, config or startup files never run.
+        await prepareCaseWorkspace(sandbox, spec);
+        const run = (argv: string[], stdin: string | undefined) =>
+          sandbox.exec([...entrypoint, ...argv], {
+            stdin: stdin ?? '',
+            env: spec.env,
+            timeoutMs: spec.timeoutMs ?? ctx.task.timeouts.caseMs,
+            maxOutputBytes: this.options.maxOutputBytes,
+            signal: ctx.signal,
+          });
+        // The case's own invocations first (IDE-Bench's canary, which must fail): they count in exit_ok.
+        for (const before of spec.before ?? [])
+          if (!exitCodeMatches(before.exitCode, (await run(before.argv, before.stdin)).exitCode))
+            exitOk = false;
+        const result = await run(spec.argv, spec.stdin);
+        if (!exitCodeMatches(spec.expect.exitCode, result.exitCode)) exitOk = false;
         const name = file.slice(ctx.step.cases!.length + 1).replace(/\.ya?ml$/, '');
         const out = join(ctx.outDir, 'test-report', `${name}.log`);
         await mkdir(dirname(out), { recursive: true });

@@ -44,6 +44,9 @@ async function isFile(path: string): Promise<boolean> {
   );
 }
 
+/** The version of what load writes under cacheDir (seed, solutions, cases). */
+const layout = 'idebench-cases/2';
+
 /** Sorts task-2 before task-10. */
 function byNumber(a: string, b: string): number {
   return a.localeCompare(b, undefined, { numeric: true });
@@ -80,7 +83,11 @@ export class IdebenchSource implements Source {
       (file) => !file.path.split('/').some((part) => part === '__pycache__' || part === '.git'),
     );
     const hash = sha256(files.map((file) => `${file.path}\0${sha256(file.data)}\n`).join(''));
-    const cache = join(resolve(ctx.baseDir, this.options.cacheDir), hash.slice(0, 16));
+    // A new layout of what is written there never reuses an older one's.
+    const cache = join(
+      resolve(ctx.baseDir, this.options.cacheDir),
+      sha256(`${layout}\0${hash}`).slice(0, 16),
+    );
     const seed = join(cache, 'seed');
     await materializeSeed(dataset, seed);
     const name = basename(dataset);

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { regularFiles } from '@longhaul/core';
+import { excludeMatcher, regularFiles } from '@longhaul/core';
 import { stringify } from 'yaml';
 
 const run = promisify(execFile);
@@ -75,8 +75,61 @@ export async function materializeSolution(seed: string, diff: string, dir: strin
 }
 
 /**
- * The hidden test as a CLI case of the `tests` scorer: the runner and the task's test files are
- * written into the scorer's own sandbox, then `run_tests.sh <task>` must exit 0.
+ * What of the workspace the grader owns when a task is graded, as environments' excludes read
+ * paths (a name anywhere, `/name` at the root): the runners and tasks, test folders and modules,
+ * conftest.py, the test runners' configuration, Python's startup files and modules named like
+ * pytest. Whatever the agent left there is removed before grading, and the dataset's own versions
+ * are written back: run_tests.sh runs the dataset's tests, with its configuration, on the agent's
+ * code alone.
+ */
+export const graderOwned: readonly string[] = [
+  '/tasks',
+  '/run_tests.sh',
+  '/run-tests.sh',
+  'tests',
+  'test',
+  '__tests__',
+  'test_*.py',
+  '*_test.py',
+  '*.{test,spec}.{js,jsx,ts,tsx,mjs,cjs}',
+  'conftest.py',
+  'pytest.ini',
+  '.pytest.ini',
+  'tox.ini',
+  'setup.cfg',
+  'pyproject.toml',
+  '{jest,vitest,vite,babel}.config.{js,cjs,mjs,ts,json}',
+  '.mocharc*',
+  'sitecustomize.py',
+  'usercustomize.py',
+  '*.pth',
+  'pytest.py',
+  'pytest',
+  '_pytest',
+  'py.py',
+];
+
+/** The name of the canary task run before a task's own: its tests and one that must fail. */
+export const canaryOf = (taskId: string) => `${taskId}-longhaul-canary`;
+
+const canaryTest = `def test_longhaul_canary():
+    assert False, "the grader's canary: run_tests.sh must fail when a test fails"
+`;
+
+/** The task's tests with the canary test added, before a `__main__` block that runs them if there is one. */
+function withCanary(tests: string): string {
+  const main = /^if __name__ == ["']__main__["']:/m.exec(tests);
+  if (!main) return `${tests}\n\n${canaryTest}`;
+  return `${tests.slice(0, main.index)}${canaryTest}\n\n${tests.slice(main.index)}`;
+}
+
+/**
+ * The hidden test as a CLI case of the `tests` scorer: in the scorer's own sandbox, what the
+ * grader owns (`graderOwned`) is cleared and the dataset's versions written (run_tests.sh, the
+ * task's tests, the dataset's test folders and configuration), then `run_tests.sh <task>` must
+ * exit 0. Before it, for Python tests, `run_tests.sh` runs a canary task (the task's tests plus
+ * one that fails) and must fail: a tree that makes the grader succeed whatever its tests say
+ * (a process ending with status 0 at import, pytest's reports rewritten) fails the case.
  */
 export async function materializeCase(
   dataset: string,
@@ -86,8 +139,12 @@ export async function materializeCase(
 ): Promise<void> {
   await once(dir, async (tmp) => {
     const files: Record<string, string> = {};
-    for (const runner of ['run_tests.sh', 'run-tests.sh'])
-      if (await exists(join(dataset, runner))) files[runner] = await readFile(join(dataset, runner), 'utf8');
+    const owned = excludeMatcher(graderOwned);
+    for (const path of await regularFiles(dataset)) {
+      if (path.split('/').some((part) => skipped.has(part))) continue;
+      if (path.startsWith('tasks/') || !owned(path)) continue;
+      files[path] = await readFile(join(dataset, path), 'utf8');
+    }
     const taskDir = join(dataset, 'tasks', taskId);
     for (const path of await regularFiles(taskDir)) {
       const name = basename(path);
@@ -97,10 +154,15 @@ export async function materializeCase(
       if (rel.split('/').some((part) => skipped.has(part))) continue;
       files[rel] = await readFile(abs, 'utf8');
     }
+    const tests = files[`tasks/${taskId}/task_tests.py`];
+    const canary = canaryOf(taskId);
+    if (tests !== undefined) files[`tasks/${canary}/task_tests.py`] = withCanary(tests);
     const testCase = {
-      description: `IDE-Bench grading: ./run_tests.sh ${taskId} exits 0`,
-      argv: [taskId],
+      description: `IDE-Bench grading: ./run_tests.sh ${taskId} exits 0${tests !== undefined ? `, and fails when one of its tests fails (${canary})` : ''}`,
+      remove: graderOwned,
       files,
+      ...(tests !== undefined ? { before: [{ argv: [canary], exitCode: 'nonzero' }] } : {}),
+      argv: [taskId],
       timeoutMs,
       expect: { exitCode: 0 },
     };

@@ -127,7 +127,27 @@ describe('the idebench source', () => {
     expect(solved).toContain('item.quantity * item.price');
     const testCase = await readCliCase(join(step.cases!, 'core', 'run-tests.yaml'));
     expect(testCase).toMatchObject({ argv: ['task-1'], expect: { exitCode: 0 }, timeoutMs: 120_000 });
-    expect(Object.keys(testCase.files!).sort()).toEqual(['run_tests.sh', 'tasks/task-1/task_tests.py']);
+    // The grader, the task's tests and the dataset's base tests, over whatever the agent left there.
+    expect(Object.keys(testCase.files!).sort()).toEqual([
+      'run_tests.sh',
+      'tasks/task-1-longhaul-canary/task_tests.py',
+      'tasks/task-1/task_tests.py',
+      'tests/base/runner.py',
+      'tests/base/stock_fixture.py',
+      'tests/base/test_base.py',
+    ]);
+    expect(testCase.remove).toEqual(
+      expect.arrayContaining(['/tasks', 'tests', 'conftest.py', 'sitecustomize.py']),
+    );
+    // The canary (the task's tests and one that fails) must make the grader fail first.
+    expect(testCase.before).toEqual([{ argv: ['task-1-longhaul-canary'], exitCode: 'nonzero' }]);
+    // Before the __main__ block that runs the tests, so this dataset's runner runs it too.
+    expect(testCase.files!['tasks/task-1-longhaul-canary/task_tests.py']).toBe(
+      testCase.files!['tasks/task-1/task_tests.py']!.replace(
+        'if __name__ == "__main__":',
+        'def test_longhaul_canary():\n    assert False, "the grader\'s canary: run_tests.sh must fail when a test fails"\n\n\nif __name__ == "__main__":',
+      ),
+    );
   });
 
   it('refuses a directory that is not a dataset, and a task with a diff that does not apply', async () => {
