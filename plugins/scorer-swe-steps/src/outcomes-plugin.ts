@@ -39,7 +39,9 @@ def pytest_collectreport(report):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    with open(os.environ["LONGHAUL_OUTCOMES"], "w") as out:
+    path = os.environ["LONGHAUL_OUTCOMES"]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as out:
         json.dump({
             "tests": _outcomes,
             "collectErrors": _collect_errors,
@@ -50,3 +52,33 @@ def pytest_sessionfinish(session, exitstatus):
             },
         }, out)
 `;
+
+/**
+ * Runs pytest as `python -m pytest` would, with pytest and the outcomes plugin imported first.
+ * `python -m` puts the working directory (the agent's tree) first on sys.path before anything is
+ * imported, so a module there named pytest, _pytest, pluggy or json would replace what the judge
+ * runs; run as a script, this file has its own folder there instead, and the working directory
+ * takes that place once they are imported.
+ */
+export const launcherModule = 'longhaul_swe_steps_pytest';
+
+export const launcherSource = `import json  # noqa: F401 (the plugin's, imported before the agent's tree is on sys.path)
+import os
+import platform  # noqa: F401
+import sys
+
+import pytest
+
+import ${outcomesPluginModule}
+
+sys.path[0] = os.getcwd()
+sys.exit(pytest.main(sys.argv[1:], plugins=[${outcomesPluginModule}]))
+`;
+
+/**
+ * A test that must fail, run with the suite: when the run reports it passed, something in the
+ * process (the agent's code, imported by the tests) rewrote the results, and none is trusted.
+ */
+export function canarySource(name: string): string {
+  return `def ${name}():\n    assert False, "the scorer's canary: this test must fail"\n`;
+}

@@ -1,12 +1,25 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { ClassifiedError, type StepScoreContext } from '@longhaul/core';
 import type { ActiveSuite } from './cascade.js';
-import { outcomesPluginModule, outcomesPluginSource } from './outcomes-plugin.js';
+import { goldMachinery, machineryEdits } from './gold-machinery.js';
+import {
+  canarySource,
+  launcherModule,
+  launcherSource,
+  outcomesPluginModule,
+  outcomesPluginSource,
+} from './outcomes-plugin.js';
+import { goldPytestConfig } from './pytest-config.js';
 
 export type Outcome = 'passed' | 'xfailed' | 'failed' | 'error' | 'skipped' | 'missing';
 
 export const passes = (outcome: Outcome) => outcome === 'passed' || outcome === 'xfailed';
+
+/** Why no outcome of a run counts. */
+export const tamperedNote =
+  "The scorer's canary test, which must fail, was reported passed: something in the test process rewrote the results, so none of them counts.";
 
 export interface SuiteRun {
   /** Outcome of every judged id. */
@@ -18,6 +31,8 @@ export interface SuiteRun {
   collectErrors: string[];
   /** The interpreter and pytest that ran the tests (absent when pytest never finished). */
   runtime?: Runtime;
+  /** Set when the canary passed: every outcome is then `missing`. */
+  tampered?: string;
 }
 
 export interface Runtime {
@@ -33,32 +48,56 @@ interface RawOutcomes {
   runtime?: Runtime;
 }
 
-/** Where the scorer's helpers go in its own sandbox (never the agent's). */
-const helperDir = '.longhaul-swe-steps';
-
 export interface RunOptions {
   command: string[];
   extraArgs: string[];
   timeoutMs: number;
   /** Name of the raw outputs under the step's tests/ directory. */
   name: string;
+  /** The dataset's test-file globs (suite.json's `testRules`). */
+  testRules: readonly string[];
+}
+
+/** The command with `python -m pytest` run through the launcher (see `launcherSource`). */
+function launched(command: readonly string[], launcher: string): string[] | undefined {
+  const at = command.findIndex((word, index) => word === '-m' && command[index + 1] === 'pytest');
+  if (at < 1) return undefined;
+  return [...command.slice(0, at), launcher, ...command.slice(at + 2)];
 }
 
 /**
- * Opens a sandbox over the step's snapshot, writes the suite's gold test files (modules, support
- * files, what other steps hid) over whatever the workspace holds at those paths, runs the command
- * with the test modules as arguments and reads
- * each judged id's outcome. A run that crashes, times out or collects nothing still scores: the
- * ids it did not report are `missing`, which fails them. Only a command that cannot start is a
- * scorer fault.
+ * Opens a sandbox over the step's snapshot and makes the machinery of judgment the gold tree's:
+ * every test file (by the dataset's rules) and conftest.py as the PR's gold tree holds them, the
+ * agent's others and its startup files (sitecustomize.py, usercustomize.py, *.pth) removed, then
+ * the suite's gold test files (modules, support files, what other steps hid) written over them.
+ * pytest reads the gold tree's configuration file only (`-c`), with pytest and the outcomes plugin
+ * imported before the agent's tree is on sys.path, and writes each judged id's outcome to a file
+ * of a folder whose name the agent cannot know. A canary test that must fail runs with the suite:
+ * if it passes, the process was tampered with and no outcome counts. A run that crashes, times
+ * out or collects nothing still scores: the ids it did not report are `missing`, which fails them.
+ * Only a command that cannot start is a scorer fault.
+ *
+ * What stays possible (the agent's code is imported into the pytest process): code that rewrites
+ * pytest's results for the suite's tests alone, or returns objects equal to anything.
  */
 export async function runSuite(
   ctx: StepScoreContext,
   suite: ActiveSuite,
   options: RunOptions,
 ): Promise<SuiteRun> {
+  const gold = ctx.step.solution;
+  if (!gold)
+    throw new ClassifiedError('scorer', `step ${ctx.step.id} has no gold tree (solution) to judge with`);
+  const [machinery, agent, config] = await Promise.all([
+    goldMachinery(gold, options.testRules),
+    ctx.snapshots.get(ctx.snapshot),
+    goldPytestConfig(gold, suite.modules),
+  ]);
   const sandbox = await ctx.openSandbox(ctx.snapshot);
   try {
+    const edits = machineryEdits(agent, machinery);
+    for (const path of edits.remove) await sandbox.remove(path);
+    for (const [path, data] of edits.write) await sandbox.writeFile(path, data);
     for (const [path, owner] of suite.files) {
       const source = join(owner.filesDir, path);
       if (path.split('/').includes('..')) {
@@ -69,14 +108,30 @@ export async function runSuite(
       });
       await sandbox.writeFile(path, data);
     }
+    if (config) await sandbox.writeFile(config, await readFile(join(gold, config)));
+    // The plugin, the launcher and the outcomes go to a folder the agent cannot have made: its
+    // name is drawn now. The tests import the agent's code into pytest's process, which must
+    // write the outcomes: it runs as the agent, and the helpers are read before that code runs.
+    const nonce = randomBytes(8).toString('hex');
+    const helperDir = `.longhaul-swe-steps-${nonce}`;
     await sandbox.writeFile(`${helperDir}/${outcomesPluginModule}.py`, outcomesPluginSource);
-    const outcomesFile = join(sandbox.workspace, helperDir, 'outcomes.json');
+    await sandbox.writeFile(`${helperDir}/${launcherModule}.py`, launcherSource);
+    const helpers = posix.join(sandbox.workspace, helperDir);
+    const canary = `test_longhaul_canary_${nonce}`;
+    const canaryFile = posix.join(posix.dirname(suite.modules[0] ?? 'tests/x.py'), `${canary}.py`);
+    const canaryId = `${canaryFile}::${canary}`;
+    await sandbox.writeFile(canaryFile, canarySource(canary));
+    const outcomesFile = posix.join(helpers, 'outcomes.json');
+    const direct = launched(options.command, posix.join(helpers, `${launcherModule}.py`));
     const argv = [
-      ...options.command,
+      ...(direct ?? options.command),
       ...suite.modules,
+      canaryFile,
       `--rootdir=${sandbox.workspace}`,
-      '-p',
-      outcomesPluginModule,
+      ...(config
+        ? ['-c', join(sandbox.workspace, config)]
+        : ['-c', '/dev/null', `--confcutdir=${sandbox.workspace}`]),
+      ...(direct ? [] : ['-p', outcomesPluginModule]),
       '-p',
       'no:cacheprovider',
       '--continue-on-collection-errors',
@@ -84,8 +139,9 @@ export async function runSuite(
     ];
     const result = await sandbox.exec(argv, {
       env: {
-        PYTHONPATH: join(sandbox.workspace, helperDir),
+        PYTHONPATH: helpers,
         PYTHONDONTWRITEBYTECODE: '1',
+        PYTHONNOUSERSITE: '1',
         LONGHAUL_OUTCOMES: outcomesFile,
       },
       timeoutMs: options.timeoutMs,
@@ -106,14 +162,18 @@ export async function runSuite(
       .then((data) => JSON.parse(Buffer.from(data).toString('utf8')) as RawOutcomes)
       .catch(() => ({ tests: {}, collectErrors: [] }));
     await writeFile(join(ctx.outDir, `${options.name}.json`), `${JSON.stringify(raw, null, 2)}\n`);
+    const { [canaryId]: canaryOutcome, ...tests } = raw.tests;
+    const tampered = canaryOutcome === 'passed';
     const outcomes: Record<string, Outcome> = {};
-    for (const id of [...suite.ids.keys()].sort()) outcomes[id] = raw.tests[id] ?? 'missing';
+    for (const id of [...suite.ids.keys()].sort())
+      outcomes[id] = tampered ? 'missing' : (tests[id] ?? 'missing');
     return {
       outcomes,
       exitCode: result.exitCode,
       timedOut: result.timedOut,
-      output,
-      collectErrors: raw.collectErrors,
+      output: tampered ? `${tamperedNote}\n\n${output}` : output,
+      collectErrors: raw.collectErrors.filter((id) => id !== canaryFile),
+      ...(tampered ? { tampered: tamperedNote } : {}),
       ...(raw.runtime ? { runtime: raw.runtime } : {}),
     };
   } finally {

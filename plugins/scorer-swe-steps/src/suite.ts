@@ -31,6 +31,11 @@ export const suiteSchema = z.strictObject({
   p2p: z.array(z.string().min(1)),
   /** How the repository's tests run; test files are appended as arguments. */
   command: z.array(z.string().min(1)).min(1),
+  /**
+   * The dataset's test-file globs: every such file of the PR's gold tree (and every conftest.py)
+   * is put back before the run, and the agent's others removed. Older suites: conftest.py only.
+   */
+  testRules: z.array(z.string().min(1)).default([]),
   /** Where mining validated the tests: the scorer records whether its own run matched. */
   validatedWith: z
     .strictObject({

@@ -5,7 +5,7 @@ import { runSuite, type SuiteRun } from './run-suite.js';
 import { fileOf, readSuite, type StepSuite } from './suite.js';
 import { failing, feedbackText, percent, tally } from './verdict.js';
 
-export const version = '1';
+export const version = '2';
 
 /**
  * Where the tests ran against where mining validated them: a PR whose tests ran on another
@@ -70,6 +70,7 @@ export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
       extraArgs: this.options.args,
       timeoutMs,
       name: 'swe-steps',
+      testRules: read.testRules,
     });
     const f2p = tally(own.f2p, run.outcomes);
     const p2p = tally(own.p2p, run.outcomes);
@@ -116,6 +117,7 @@ export class SweStepsScorer implements Extract<Scorer, { scope: 'step' }> {
       exitCode: run.exitCode,
       timedOut: run.timedOut,
       collectErrors: run.collectErrors,
+      ...(run.tampered ? { tampered: run.tampered } : {}),
       ...environmentDetail(own, run),
     };
     return [

@@ -9,6 +9,7 @@ const suite = (pr: number, testFiles: string[], f2p: string[], p2p: string[]): S
   supportFiles: [],
   restore: [],
   changedLater: [],
+  testRules: [],
   f2p,
   p2p,
   command: ['pytest'],

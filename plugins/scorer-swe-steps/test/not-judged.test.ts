@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { Score, SnapshotRef, Step, StepScoreContext } from '@longhaul/core';
+import { dirname, join, posix } from 'node:path';
+import type { Score, Step, StepScoreContext } from '@longhaul/core';
 import { FakeEnvironment } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SweStepsScorer, sweStepsOptions } from '../src/index.js';
@@ -43,11 +43,14 @@ beforeAll(async () => {
     { pr: 2, testFiles: ['tests/test_a.py'], f2p: ['tests/test_a.py::test_other'], p2p: [] },
     { 'tests/test_a.py': 'def test_other(): pass\n' },
   );
+  // The gold trees: nothing but the tests the suites write.
+  for (const pr of [1, 2]) await mkdir(join(work, `gold-${pr}`), { recursive: true });
   steps = [1, 2].map((pr, index) => ({
     id: `pr-${pr}`,
     index,
     prompt: '',
     cases: join(work, `pr-${pr}`),
+    solution: join(work, `gold-${pr}`),
     metadata: {},
   }));
 });
@@ -59,15 +62,14 @@ afterAll(async () => {
 /** Scores PR `index` of the chain under `script`, every requested test passing. */
 async function score(script: string, index: number): Promise<Record<string, Score>> {
   const environment = new FakeEnvironment({
-    exec: async (argv, _options, sandbox) => {
+    exec: async (argv, options, sandbox) => {
       const ids = ['tests/test_a.py::test_new', 'tests/test_b.py::test_old', 'tests/test_a.py::test_other'];
       const tests = Object.fromEntries(
         ids.filter((id) => argv.includes(id.split('::')[0]!)).map((id) => [id, 'passed']),
       );
-      await sandbox.writeFile(
-        '.longhaul-swe-steps/outcomes.json',
-        JSON.stringify({ tests, collectErrors: [] }),
-      );
+      // Where the scorer asked its plugin to write them: a folder named for the run.
+      const outcomes = posix.relative(sandbox.workspace, options.env!.LONGHAUL_OUTCOMES!);
+      await sandbox.writeFile(outcomes, JSON.stringify({ tests, collectErrors: [] }));
       return { exitCode: 0 };
     },
   });
@@ -77,7 +79,7 @@ async function score(script: string, index: number): Promise<Record<string, Scor
     task: spec.task,
     step: steps[index]!,
     trial: spec,
-    snapshot: {} as SnapshotRef,
+    snapshot: await environment.snapshots.put([]),
     snapshots: environment.snapshots,
     openSandbox: () =>
       environment.open({ runId: 'run', trialId: spec.id, purpose: 'scorer', task: spec.task, needs: {} }),

@@ -36,6 +36,11 @@ export interface Suite {
   f2p: string[];
   p2p: string[];
   command: string[];
+  /**
+   * The globs that make a path a test file in this dataset: the scorer restores every such file
+   * (and every conftest.py) to the PR's gold tree before it runs, whatever the agent did to them.
+   */
+  testRules: string[];
   /** The interpreter and pytest validation ran (the scorer records whether its run matched). */
   validatedWith?: { python: string; pytest: string; executable: string; image?: string };
 }
@@ -52,13 +57,18 @@ export function validatedIn(dataset: string, environment: Manifest['environment'
 }
 
 /** The version of what load writes (trees, cases, suite.json): a new one never reuses an older cache. */
-const layout = 'swe-steps-cases/4';
+const layout = 'swe-steps-cases/5';
 
-/** The test-path rules the dataset was mined with (older manifests: the defaults). */
-function testRulesOf(data: Manifest): (path: string) => boolean {
+/** The test-path globs the dataset was mined with (older manifests: the defaults). */
+function testGlobsOf(data: Manifest): string[] {
   const rules = data.options.rules as Partial<PathRules> | undefined;
   const tests = Array.isArray(rules?.tests) ? rules.tests.filter((glob) => typeof glob === 'string') : [];
-  const kindOf = classifier({ ...defaultPathRules, ...(tests.length > 0 ? { tests } : {}) });
+  return tests.length > 0 ? tests : defaultPathRules.tests;
+}
+
+/** Whether a path is a test file by the rules the dataset was mined with. */
+function testRulesOf(data: Manifest): (path: string) => boolean {
+  const kindOf = classifier({ ...defaultPathRules, tests: testGlobsOf(data) });
   return (path) => kindOf(path) === 'test';
 }
 
@@ -215,6 +225,7 @@ export class SweStepsSource implements Source {
         f2p: pr.fail_to_pass,
         p2p: pr.pass_to_pass,
         command: data.tests.command,
+        testRules: testGlobsOf(data),
         ...(data.environment.runtime
           ? {
               validatedWith: {

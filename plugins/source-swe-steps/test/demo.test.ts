@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describeSource } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 import plugin, {
+  defaultPathRules,
   type Manifest,
   type MineProgress,
   mine,
@@ -206,6 +207,8 @@ describe.skipIf(!dockerReady)('source swe-steps on the mined demo (Docker)', () 
       f2p: pr(8).fail_to_pass,
       p2p: pr(8).pass_to_pass,
       command: ['python3', '-m', 'pytest'],
+      // The test globs it was mined with, by which the scorer puts the gold tree's tests back.
+      testRules: defaultPathRules.tests,
       // Where validation ran: the image the task asks for, its interpreter and pytest.
       validatedWith: { ...first!.environment.runtime!, image },
     });
