@@ -73,7 +73,16 @@ interface Stopped extends Mined {
 const started = (lines: string[]) =>
   lines.flatMap((line) => /^PR #(\d+): validating$/.exec(line)?.[1] ?? []).map(Number);
 
-async function stopped(out: string, after: number, signal: NodeJS.Signals): Promise<Stopped> {
+/**
+ * `closeOutput`: the reader of its output goes first, as `tee` does on a Ctrl-C at a terminal
+ * (the whole foreground group gets the signal): what the run writes after fails with EPIPE.
+ */
+async function stopped(
+  out: string,
+  after: number,
+  signal: NodeJS.Signals,
+  closeOutput = false,
+): Promise<Stopped> {
   const cache = join(out, 'cache');
   let poll: NodeJS.Timeout | undefined;
   let prefix: string | undefined;
@@ -92,6 +101,7 @@ async function stopped(out: string, after: number, signal: NodeJS.Signals): Prom
       clearInterval(poll);
       finished = validatedNow(lines);
       running = inside;
+      if (closeOutput) for (const stream of [child.stdout!, child.stderr!]) stream.destroy();
       child.kill(signal);
     }, 50);
   });
@@ -113,6 +123,7 @@ async function stopped(out: string, after: number, signal: NodeJS.Signals): Prom
 let whole: Mined;
 let killed: Stopped;
 let interrupted: Stopped;
+let piped: Stopped;
 let resumed: Mined;
 const inSandbox = tallyPlan.flatMap((kind, index) =>
   kind === 'feature' || kind === 'no-fail-to-pass' ? [index + 1] : [],
@@ -129,6 +140,7 @@ beforeAll(async () => {
   killed = await stopped(join(work, 'resumed'), 3, 'SIGKILL');
   interrupted = await stopped(join(work, 'resumed'), 2, 'SIGINT');
   resumed = await mine(join(work, 'resumed'));
+  piped = await stopped(join(work, 'piped'), 1, 'SIGINT', true);
 }, 1_200_000);
 
 afterAll(async () => {
@@ -201,6 +213,14 @@ describe.skipIf(!dockerReady)('mining 20 PRs with two jobs, killed and resumed (
     expect(results).toBeLessThan(
       killed.results.length + interrupted.finished.length + interrupted.running.length,
     );
+  });
+
+  it('stopped with Ctrl-C while piped into tee, it stops as cleanly though its output is gone', () => {
+    expect(piped.running.length).toBeGreaterThan(0);
+    expect(piped.exit).toBe(130);
+    expect(piped.containers.trim()).toBe('');
+    expect(piped.directories).toEqual([]);
+    expect(existsSync(join(work, 'piped', 'cache', 'mining.lock'))).toBe(false);
   });
 
   it('run to the end, every PR is validated once over the three runs', () => {
