@@ -176,7 +176,16 @@ export class TestsScorer {
     const timeoutMs = item.spec.timeoutMs ?? ctx.task.timeouts.caseMs;
     const run =
       item.kind === 'http'
-        ? await runHttpCase(sandbox, item.spec, { entrypoint, timeoutMs, signal: ctx.signal, baseline })
+        ? await runHttpCase(sandbox, item.spec, {
+            entrypoint,
+            timeoutMs,
+            signal: ctx.signal,
+            baseline,
+          }).catch((error: unknown) => {
+            if (error instanceof ClassifiedError)
+              throw new ClassifiedError(error.errorClass, `${item.id}: ${error.message}`, { cause: error });
+            throw error;
+          })
         : await runCase(sandbox, item.spec, {
             entrypoint,
             timeoutMs,

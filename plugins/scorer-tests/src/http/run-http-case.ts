@@ -1,4 +1,5 @@
 import {
+  ClassifiedError,
   type FileEntry,
   type HttpCase,
   type HttpRequest,
@@ -7,7 +8,7 @@ import {
 } from '@longhaul/core';
 import type { Check } from '../check-output.js';
 import type { HttpResponseData } from './check-response.js';
-import { leasePort } from './free-port.js';
+import { heldOnHost, leasePort, saysPortInUse, sharesHostPort } from './free-port.js';
 import { type RunningServer, ServerNotReady, startServer, stopServer } from './server.js';
 
 export interface HttpExchange {
@@ -34,6 +35,9 @@ export interface HttpRunOptions {
   /** The workspace as listed before the case (recursive), to find what the case must clear. */
   baseline?: readonly FileEntry[];
 }
+
+/** Ports tried for a server whose port another process took, before the case is given up. */
+const portAttempts = 4;
 
 const placeholder = /\{\{\s*([A-Za-z_]\w*)\s*\}\}/g;
 
@@ -119,14 +123,39 @@ export async function runHttpCase(
   scorerOptions.signal.addEventListener('abort', forward, { once: true });
   if (scorerOptions.signal.aborted) forward();
   try {
-    return await runRequests(sandbox, spec, { ...scorerOptions, signal: controller.signal });
+    const taken: number[] = [];
+    for (;;) {
+      const { portInUse, ...run } = await runRequests(sandbox, spec, {
+        ...scorerOptions,
+        signal: controller.signal,
+      });
+      if (!portInUse) return run;
+      // The server could not bind its port: another process took it between the lease and the
+      // server's bind (or the program says so). Another port, a few times, before anyone is blamed.
+      taken.push(portInUse.port);
+      if (taken.length < portAttempts) continue;
+      const ports = taken.join(', ');
+      if (portInUse.onHost)
+        throw new ClassifiedError(
+          'sandbox',
+          `every port leased for the server was taken by another process of the host before the server could bind it (${portAttempts} attempts: ports ${ports}); the program was not judged`,
+        );
+      const note = ` (port in use on ${portAttempts} attempts: ${ports}; no other process of the host held the last one)`;
+      const failed = run.checks.findIndex((check) => !check.passed);
+      run.checks[failed] = { ...run.checks[failed]!, reason: `${run.checks[failed]!.reason}${note}` };
+      return run;
+    }
   } finally {
     scorerOptions.signal.removeEventListener('abort', forward);
     controller.abort('case ended');
   }
 }
 
-async function runRequests(sandbox: Sandbox, spec: HttpCase, options: HttpRunOptions): Promise<HttpCaseRun> {
+async function runRequests(
+  sandbox: Sandbox,
+  spec: HttpCase,
+  options: HttpRunOptions,
+): Promise<HttpCaseRun & { portInUse?: { port: number; onHost: boolean } }> {
   await prepareCaseWorkspace(sandbox, spec, options.baseline);
   const checks: Check[] = [];
   const exchanges: HttpExchange[] = [];
@@ -134,14 +163,19 @@ async function runRequests(sandbox: Sandbox, spec: HttpCase, options: HttpRunOpt
   const output = { stdout: '', stderr: '' };
   let server: RunningServer | undefined;
   let lease: { port: number; release(): void } | undefined;
+  // The port of the server last started, and whether the host's loopback is where it listens.
+  let current: { port: number; shared: boolean } | undefined;
+  let portInUse: { port: number; onHost: boolean } | undefined;
   const start = async (): Promise<string | undefined> => {
     lease = await leasePort();
     try {
       server = await startServer(sandbox, spec.server, { ...options, port: lease.port });
+      current = { port: lease.port, shared: sharesHostPort(server.baseUrl, lease.port) };
       return undefined;
     } catch (error) {
-      if (error instanceof ServerNotReady) return error.message;
-      throw error;
+      if (!(error instanceof ServerNotReady)) throw error;
+      portInUse = error.portInUse;
+      return error.message;
     }
   };
   const stop = async () => {
@@ -159,7 +193,13 @@ async function runRequests(sandbox: Sandbox, spec: HttpCase, options: HttpRunOpt
     // JSON Schema validation (ajv) is imported when an HTTP case first runs, not when the scorer loads.
     const { checkResponse } = await import('./check-response.js');
     const notReady = await start();
-    if (notReady) return { checks: [failure('server', notReady)], exchanges, server: output };
+    if (notReady)
+      return {
+        checks: [failure('server', notReady)],
+        exchanges,
+        server: output,
+        ...(portInUse ? { portInUse } : {}),
+      };
     for (const [index, step] of spec.requests.entries()) {
       options.signal.throwIfAborted();
       if ('restart' in step) {
@@ -213,5 +253,14 @@ async function runRequests(sandbox: Sandbox, spec: HttpCase, options: HttpRunOpt
   } finally {
     await stop();
   }
-  return { checks, exchanges, server: output };
+  // Another process listening on the port answers for a server that could not bind it: a case
+  // that failed while its server said so is a port taken, not the program's answer.
+  if (
+    !portInUse &&
+    current &&
+    checks.some((check) => !check.passed) &&
+    saysPortInUse(`${output.stderr}\n${output.stdout}`)
+  )
+    portInUse = { port: current.port, onHost: current.shared && (await heldOnHost(current.port)) };
+  return { checks, exchanges, server: output, ...(portInUse ? { portInUse } : {}) };
 }

@@ -1,7 +1,7 @@
-import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExecResult, HttpCase, Sandbox, SandboxProcess } from '@longhaul/core';
 import { portPlaceholder } from '@longhaul/core';
+import { heldOnHost, portOpen, saysPortInUse, sharesHostPort } from './free-port.js';
 
 export interface RunningServer {
   baseUrl: string;
@@ -23,19 +23,6 @@ function tail(text: string): string {
   return last.length > 200 ? `${last.slice(0, 197)}...` : last;
 }
 
-function portOpen(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-}
-
 /** Whether a GET of `url` gets an HTTP answer (below 500 unless `anyStatus`). */
 async function answers(url: string, anyStatus = false): Promise<boolean> {
   try {
@@ -48,7 +35,18 @@ async function answers(url: string, anyStatus = false): Promise<boolean> {
 }
 
 /** Why a server is not usable, as a sentence (undefined once it is ready). */
-export class ServerNotReady extends Error {}
+export class ServerNotReady extends Error {
+  constructor(
+    message: string,
+    /**
+     * Set when the server exited saying its port was in use; `onHost` when another process of the
+     * host really holds it (the sandbox shares the host's loopback and the port is taken there).
+     */
+    readonly portInUse?: { port: number; onHost: boolean },
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Starts the solution's server from the entrypoint (port in env PORT and in place of `{port}` in
@@ -78,10 +76,11 @@ export async function startServer(
   const deadline = Date.now() + server.ready.timeoutMs;
   while (!options.signal.aborted) {
     if (ended) {
-      const { stderr } = process.output();
-      throw new ServerNotReady(
-        `server exited with code ${ended.exitCode} before it was ready${stderr.trim() ? `: ${tail(stderr)}` : ''}`,
-      );
+      const { stdout, stderr } = process.output();
+      const message = `server exited with code ${ended.exitCode} before it was ready${stderr.trim() ? `: ${tail(stderr)}` : ''}`;
+      if (!saysPortInUse(`${stderr}\n${stdout}`)) throw new ServerNotReady(message);
+      const onHost = sharesHostPort(baseUrl, options.port) && (await heldOnHost(options.port));
+      throw new ServerNotReady(message, { port: options.port, onHost });
     }
     // A relay (bubblewrap's) accepts connections before the server listens behind it: there an
     // HTTP answer of any status to GET / is what says the server is up.
@@ -90,7 +89,8 @@ export async function startServer(
       (server.ready.path !== undefined
         ? await answers(`${baseUrl}${server.ready.path}`)
         : hostPort === options.port || (await answers(`${baseUrl}/`, true)));
-    if (ready) return { baseUrl, process, exited };
+    // A server that failed to bind may end while another process answers on its port: it is not ready.
+    if (ready && !ended) return { baseUrl, process, exited };
     if (Date.now() > deadline) {
       await process.kill();
       const what = server.ready.path
