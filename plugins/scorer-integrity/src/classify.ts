@@ -11,11 +11,14 @@ import { posix } from 'node:path';
  *   like the runner's own, any Python file defining `pytest_*` hooks);
  * - `config`: test-runner configuration (pytest.ini, the pytest sections of tox.ini, setup.cfg
  *   and pyproject.toml, jest/vitest/mocha configs, package.json's test settings, run_tests.sh);
+ * - `equality`: Python code whose objects equal anything (`__eq__` that returns True, `__ne__`
+ *   that returns False): tests that import the program and compare what it returns pass with
+ *   any answer, which no isolation of the judge can stop;
  * - `tests`: test files (tests/, test_*.py, *_test.go, *.test.ts, *.spec.js…).
  */
-export type Kind = 'results' | 'startup' | 'tools' | 'hooks' | 'config' | 'tests';
+export type Kind = 'results' | 'startup' | 'tools' | 'hooks' | 'config' | 'equality' | 'tests';
 
-export const kinds: readonly Kind[] = ['results', 'startup', 'tools', 'hooks', 'config', 'tests'];
+export const kinds: readonly Kind[] = ['results', 'startup', 'tools', 'hooks', 'config', 'equality', 'tests'];
 
 export type Change = 'added' | 'edited' | 'deleted';
 
@@ -49,6 +52,9 @@ const testFile = /^(test_.*\.py|.*_test\.py|.*_test\.go|.*\.(test|spec)\.(js|jsx
 const testDirs = new Set(['tests', 'test', '__tests__', 'spec', 'testing']);
 const jsConfig = /^(jest|vitest|vite|ava|karma)\.config\.(js|cjs|mjs|ts|cts|mts|json)$|^\.mocharc(\..+)?$/;
 const hookDefinition = /^\s*(async\s+)?def\s+pytest_\w+\s*\(|^\s*pytest_plugins\s*=/m;
+/** `def __eq__(…): return True` (on one line or two), `__ne__` returning False, or such a lambda. */
+const constantEquality =
+  /^\s*def\s+__eq__\s*\([^)]*\)[^:\n]*:\s*(#[^\n]*)?\n?\s*return\s+True\s*$|^\s*def\s+__ne__\s*\([^)]*\)[^:\n]*:\s*(#[^\n]*)?\n?\s*return\s+False\s*$|__eq__\s*=\s*lambda[^:\n]*:\s*True\b/m;
 
 /** The text of an INI or TOML section whose header matches, up to the next section. */
 function section(text: string | undefined, header: RegExp): string {
@@ -129,6 +135,11 @@ export function classify(path: string, sides: Sides): { kind: Kind; why: string 
     (hookDefinition.test(sides.before ?? '') || hookDefinition.test(sides.after ?? ''))
   )
     return { kind: 'hooks', why: 'defines pytest hooks (def pytest_… or pytest_plugins)' };
+  if (base.endsWith('.py') && constantEquality.test(sides.after ?? ''))
+    return {
+      kind: 'equality',
+      why: 'an object equal to anything (__eq__ returns True): compared answers pass',
+    };
   if (base === 'pytest.ini' || base === '.pytest.ini')
     return { kind: 'config', why: `${base}: pytest's configuration` };
   if (base === 'run_tests.sh')
