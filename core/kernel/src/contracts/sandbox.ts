@@ -277,6 +277,11 @@ export interface SnapshotBlob {
   bytes(): Promise<Uint8Array>;
   /** Its bytes in chunks of bounded size. */
   stream(): AsyncIterable<Uint8Array>;
+  /**
+   * Where the blob is a file on the runner's host, when it is one (never to be written): a restore
+   * then has the kernel copy it (one call per file) instead of reading it through the runner.
+   */
+  file?: string;
 }
 
 /**

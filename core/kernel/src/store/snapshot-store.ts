@@ -258,6 +258,7 @@ export class BlobSnapshotStore implements SnapshotStore {
       throw new ClassifiedError('internal', `blob ${hash} is not in ${this.dir}`);
     };
     return {
+      file: path,
       size: () => stat(path).then((s) => s.size, missing),
       bytes: () => readFile(path).catch(missing),
       // A small blob is one read: no stream object per file, which a restore of many would pay.

@@ -40,6 +40,8 @@ interface Source<W extends { mode: number }> {
   same(file: W, handle: FileHandle, size: number): Promise<boolean>;
   /** The bytes, whole or as chunks. */
   data(file: W): Promise<Uint8Array | AsyncIterable<Uint8Array>>;
+  /** A host file holding the bytes, to copy instead (a stored blob), when there is one. */
+  file?(file: W): string | undefined;
 }
 
 /**
@@ -351,6 +353,7 @@ export class FolderWorkspace {
       size: (file) => store.blob(file.blob).size(),
       same: async (file, handle, size) => (await sha256Of(handle, size)) === file.blob,
       data: async (file) => store.blob(file.blob).stream(),
+      file: (file) => store.blob(file.blob).file,
     });
   }
 
@@ -416,8 +419,11 @@ export class FolderWorkspace {
     try {
       await pool(missing, parallel, async (rel) => {
         const file = wanted.get(rel)!;
+        const link = (file.mode & typeBits) === symlinkMode;
+        const copied = link ? undefined : source.file?.(file);
+        if (copied !== undefined) return writer.copyFile(copied, rel, file.mode & 0o7777);
         const data = await source.data(file);
-        if ((file.mode & typeBits) === symlinkMode) {
+        if (link) {
           const target = await whole(data);
           await writer.symlink(Buffer.from(target).toString('utf8'), rel);
         } else {

@@ -1,10 +1,13 @@
 import { constants } from 'node:fs';
-import { type FileHandle, lchown, open, symlink } from 'node:fs/promises';
+import { copyFile, type FileHandle, lchown, open, symlink } from 'node:fs/promises';
+import { ClassifiedError } from '../contracts/status.js';
 import { inHandle, removeEntry, type WorkspaceHandle } from './workspace-handle.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants;
 /** A new regular file, never whatever is there: with O_EXCL even a link at the name is refused. */
 const createFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+/** A copy just made, opened to set its mode and owner: a link swapped in meanwhile is refused. */
+const copiedFlags = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 /** Folder handles held at once; folders come in path order, so few are in use at a time. */
 const maxHeld = 64;
 
@@ -39,6 +42,36 @@ export class FolderWriter {
         const owner = this.workspace.madeFor;
         if (owner) await file.chown(owner.uid, owner.gid);
         await file.chmod(mode);
+      } finally {
+        await file.close();
+      }
+    });
+  }
+
+  /**
+   * Replaces what is at `path` with a copy of the host file `source` (a stored blob), copied by
+   * the kernel: one call instead of reading and writing it here. The copy is made anew (never
+   * through a link at the name), then given `mode` and the workspace's owner through a handle.
+   */
+  async copyFile(source: string, path: string, mode: number): Promise<void> {
+    await this.inFolder(path, async (dir, name) => {
+      const target = inHandle(dir, name) as string;
+      try {
+        await copyFile(source, target, constants.COPYFILE_EXCL);
+      } catch (error) {
+        if (code(error) !== 'EEXIST') throw error;
+        await removeEntry(dir, name);
+        await copyFile(source, target, constants.COPYFILE_EXCL);
+      }
+      const owner = this.workspace.madeFor;
+      const file = await open(target, copiedFlags);
+      try {
+        const stat = await file.stat();
+        if (!stat.isFile())
+          throw new ClassifiedError('sandbox', `"${path}" was replaced while it was restored`);
+        if (owner) await file.chown(owner.uid, owner.gid);
+        // The copy has the blob's mode; chown clears set-id bits, so the mode goes after it.
+        if (owner || (stat.mode & 0o7777) !== mode) await file.chmod(mode);
       } finally {
         await file.close();
       }

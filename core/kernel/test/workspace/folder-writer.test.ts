@@ -53,6 +53,9 @@ describe('FolderWriter', () => {
       await writer.writeFile('planted', Buffer.from('mine'), 0o644);
       await writer.writeFile('was-a-folder', Buffer.from('a file now'), 0o644);
       await writer.symlink('../elsewhere', 'link');
+      writeFileSync(join(host, 'blob'), 'copied');
+      symlinkSync(join(host, 'secret.txt'), join(root, 'copy-planted'));
+      await writer.copyFile(join(host, 'blob'), 'copy-planted', 0o750);
       await expect(writer.writeFile('out/secret.txt', Buffer.from('overwritten'), 0o644)).rejects.toThrow(
         /outside the workspace/,
       );
@@ -64,5 +67,8 @@ describe('FolderWriter', () => {
     expect(readFileSync(join(root, 'planted'), 'utf8')).toBe('mine');
     expect(readFileSync(join(root, 'was-a-folder'), 'utf8')).toBe('a file now');
     expect(readlinkSync(join(root, 'link'))).toBe('../elsewhere');
+    expect(lstatSync(join(root, 'copy-planted')).isFile()).toBe(true);
+    expect(readFileSync(join(root, 'copy-planted'), 'utf8')).toBe('copied');
+    expect(statSync(join(root, 'copy-planted')).mode & 0o777).toBe(0o750);
   });
 });
