@@ -38,5 +38,7 @@ export function register(program: Command): void {
       process.stdout.write(
         `${file}: valid: ${plural(tasks.length, 'task')}, ${plural(conditions.length, 'condition')}, ${plural(trials.length, 'trial')}\n`,
       );
+      // What the environments (and any other plugin) guarantee on this host: isolation and limits.
+      for (const line of experiment.guarantees) process.stdout.write(`${line}\n`);
     });
 }

@@ -124,12 +124,14 @@ export async function* runAgentTurn(
 
   let exitCode: number | null | undefined;
   let oomKilled = false;
+  let diskLimitHit = false;
   let exited = false;
   const exit = process.wait().then(
     (result) => {
       exited = true;
       exitCode = result.exitCode;
       oomKilled = result.oomKilled === true;
+      diskLimitHit = result.diskLimitHit === true;
     },
     () => {
       exited = true;
@@ -215,6 +217,10 @@ export async function* runAgentTurn(
   const stderr = tail(process.output().stderr);
   if (oomKilled) {
     yield end(errorStatus('oom'), `${options.agent} was killed for memory by its sandbox's limit`);
+    return;
+  }
+  if (diskLimitHit) {
+    yield end(errorStatus('disk'), `${options.agent} was stopped: its sandbox went past its disk limit`);
     return;
   }
   if (firstBadLine !== undefined) {

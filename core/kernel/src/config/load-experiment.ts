@@ -15,7 +15,7 @@ import { modelOptionKeys } from './model-option.js';
 import { modelReferenceIssues } from './model-references.js';
 import { applyOverrides, overrideFile, overrideFor, parseKeyPath, parseOverrides } from './overrides.js';
 import { type IssueAt, type LocatedRef, resolveRefs } from './plugin-refs.js';
-import { pluginWarnings } from './plugin-warnings.js';
+import { pluginGuarantees, pluginWarnings } from './plugin-warnings.js';
 import { type PathIssue, schemaIssues, valueAt } from './schema-issues.js';
 import { scoreReferenceIssues } from './score-option.js';
 import { closest } from './suggest.js';
@@ -94,6 +94,8 @@ export interface LoadedExperiment {
   trials: TrialSpec[];
   /** What the plugins in use warn about (e.g. an environment without isolation), one line each. */
   warnings: string[];
+  /** What the plugins in use guarantee on this host (an environment's isolation and limits), one line each. */
+  guarantees: string[];
   /** Line and column of a key (`environment`, `scorers[1]`) in the experiment file. */
   locate(key: string): { line: number; column: number } | undefined;
 }
@@ -315,6 +317,7 @@ export async function loadExperiment(
       ...unselectedWarning(unselected),
       ...pluginWarnings(config, registry, { tasks: selected }),
     ],
+    guarantees: pluginGuarantees(config, registry, { tasks: selected }),
     locate: (key) => {
       const at = parseKeyPath(key);
       return at ? yaml.locate(at) : undefined;

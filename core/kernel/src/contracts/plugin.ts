@@ -72,6 +72,12 @@ export interface PluginDefinition<Options extends z.ZodType = z.ZodType> {
    * they run (Claude Code, Codex) leave it out.
    */
   modelTools?(options: z.output<Options>, use: PluginUse): ModelTools | undefined;
+  /**
+   * What this use of the plugin guarantees on this host, one line each: for an environment, how
+   * its sandboxes are isolated and limited (the user commands run as, namespaces, cgroup limits).
+   * `longhaul validate` prints them after the experiment checks out.
+   */
+  guarantees?(options: z.output<Options>, use: PluginUse): string[];
 }
 
 export function definePlugin<Options extends z.ZodType>(

@@ -32,6 +32,10 @@ export interface ExecResult {
   timedOut: boolean;
   /** The kernel of the sandbox killed it for memory. */
   oomKilled?: boolean;
+  /** A process of the sandbox could not start while it ran: the sandbox was at its process limit. */
+  pidsLimitHit?: boolean;
+  /** It was stopped because the sandbox went past its disk limit (its files stay until removed). */
+  diskLimitHit?: boolean;
   /** Output went past `maxOutputBytes` and was cut there. */
   truncated?: boolean;
   /** Wall-clock milliseconds the command ran. */

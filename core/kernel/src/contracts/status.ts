@@ -22,6 +22,7 @@ export const errorClasses = {
   context_overflow: "the conversation outgrew the model's context window",
   refusal: 'the model refused the request',
   oom: 'the sandbox killed a process for memory',
+  disk: 'the sandbox stopped its processes for going past its disk limit',
   scorer: 'a scorer failed',
   memory: 'a memory plugin failed around a turn',
   internal: 'anything unclassified: a bug to report',

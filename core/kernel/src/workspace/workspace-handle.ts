@@ -44,6 +44,8 @@ const maxHops = 40;
 /** FIFOs and devices open without blocking; fstat then refuses them. */
 const readFlags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 const writeFlags = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+/** As writeFlags without truncating: a file to give an owner is judged before it changes. */
+const createFlags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 const dirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
 /** The name `name` inside the directory a handle holds, as a path the kernel resolves there. */
@@ -114,6 +116,21 @@ export class WorkspaceHandle {
   ) {
     this.inside = options.inside ?? root;
     this.owner = options.owner;
+  }
+
+  /**
+   * Gives a folder just made in `dir` to the owner, through a handle of its own: what is there by
+   * then (a process of the sandbox may have swapped it) is opened without following a link, and
+   * only a folder is taken.
+   */
+  private async own(dir: FileHandle, name: string): Promise<void> {
+    if (!this.owner) return;
+    const made = await open(inHandle(dir, name), dirFlags);
+    try {
+      await made.chown(this.owner.uid, this.owner.gid);
+    } finally {
+      await made.close();
+    }
   }
 
   /** The components of `path` inside the workspace, `..` resolved by name as the caller wrote it. */
@@ -251,7 +268,9 @@ export class WorkspaceHandle {
 
   /**
    * Writes a regular file, making its folders; a link in the way is followed inside the workspace
-   * only. Chunks (a stored file's stream) are written as they come.
+   * only. Chunks (a stored file's stream) are written as they come. With an owner, the file is the
+   * owner's before a byte is written, and one of another user that has other names (a hard link to
+   * a file outside the workspace) is refused, never written or given away.
    */
   async writeFile(
     path: string,
@@ -260,16 +279,31 @@ export class WorkspaceHandle {
   ): Promise<void> {
     await this.at(path, { followLast: true, create: true }, async ({ dir, name }) => {
       if (name === undefined) throw new ClassifiedError('sandbox', 'cannot write over the workspace itself');
-      const { file } = await openFile(dir, name, writeFlags, path);
+      const { file } = await openFile(dir, name, this.owner ? createFlags : writeFlags, path);
       try {
+        if (this.owner) await this.takeOver(file, path);
         if (typeof data === 'string' || data instanceof Uint8Array) await file.writeFile(data);
         else for await (const chunk of data) await file.write(chunk);
-        if (this.owner) await file.chown(this.owner.uid, this.owner.gid);
         if (mode !== undefined) await file.chmod(mode);
       } finally {
         await file.close();
       }
     });
+  }
+
+  /** Gives an open file to the owner and empties it: refused for another user's file with other names. */
+  private async takeOver(file: FileHandle, path: string): Promise<void> {
+    const owner = this.owner!;
+    const stat = await file.stat();
+    if (stat.uid !== owner.uid || stat.gid !== owner.gid) {
+      if (stat.nlink > 1)
+        throw Object.assign(
+          new ClassifiedError('sandbox', `"${path}" is a hard link to a file of another user; refused`),
+          { reason: 'link' },
+        );
+      await file.chown(owner.uid, owner.gid);
+    }
+    await file.truncate(0);
   }
 
   /** Makes a link at `path` (its folders too), holding `target` as it is. */
@@ -335,8 +369,7 @@ export class WorkspaceHandle {
         return false;
       },
     );
-    // Never followed: a link swapped in meanwhile is what gets the owner, not its target.
-    if (made && this.owner) await lchown(inHandle(dir, name), this.owner.uid, this.owner.gid);
+    if (made) await this.own(dir, name);
   }
 
   /** Who owns what the runner makes here, when it is not the runner. */

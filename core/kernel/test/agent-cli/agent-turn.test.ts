@@ -150,6 +150,21 @@ describe('runAgentTurn', () => {
     expect(result.error).toContain('killed for memory');
   });
 
+  it('classifies an agent the sandbox stopped at its disk limit as error:disk', async () => {
+    const process = new ScriptedProcess();
+    process.stdout = 'say writing\n';
+    process.exit(137, { diskLimitHit: true });
+    const { result } = await collect(
+      runAgentTurn(sandboxFor(process), {
+        ...base,
+        parser: new LineParser(),
+        signal: new AbortController().signal,
+      }),
+    );
+    expect(result.status).toBe('error:disk');
+    expect(result.error).toContain('disk limit');
+  });
+
   it('classifies unreadable output as a protocol error', async () => {
     const process = new ScriptedProcess();
     process.stdout = 'say ok\n<html>gateway error</html>\n';

@@ -96,3 +96,31 @@ describe('plugin warnings', () => {
     ]);
   });
 });
+
+describe('plugin guarantees', () => {
+  it('collects what the plugins in use guarantee, with their options, each once, apart from warnings', async () => {
+    const registry = await fixtureRegistry(cwd, (plugin) =>
+      plugin.definition.kind !== 'environment'
+        ? plugin
+        : {
+            ...plugin,
+            definition: {
+              ...plugin.definition,
+              guarantees: (options: Record<string, unknown>) => [
+                `environment '${plugin.definition.id}' with ${JSON.stringify(options)} runs commands unprivileged`,
+                `environment '${plugin.definition.id}' says it twice, printed once`,
+                `environment '${plugin.definition.id}' says it twice, printed once`,
+              ],
+            },
+          },
+    );
+    const experiment = await loadExperiment(join(experiments, 'minimal.yaml'), { cwd, env: {}, registry });
+    expect(experiment.guarantees).toEqual([
+      "environment 'local' with {} runs commands unprivileged",
+      "environment 'local' says it twice, printed once",
+    ]);
+    expect(experiment.warnings).toEqual([]);
+    const plain = await loadExperiment(join(experiments, 'minimal.yaml'), { cwd, env: {} });
+    expect(plain.guarantees).toEqual([]);
+  });
+});
