@@ -200,6 +200,13 @@ export const prerequisites = {
       install: install('python3-pytest', 'python3-pytest-timeout'),
       probe: pythonModulesProbe(python, ['pytest', 'pytest_timeout']),
     }),
+  /** Root, for tests that give commands a user of their own or write cgroups (CI runs as root). */
+  root: () =>
+    prerequisite({
+      name: 'root',
+      install: 'run the tests as root',
+      probe: () => (process.getuid?.() === 0 ? undefined : `the tests run as uid ${process.getuid?.()}`),
+    }),
   /** bubblewrap, able to create user and network namespaces. */
   bubblewrap: () =>
     prerequisite({

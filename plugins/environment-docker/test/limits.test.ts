@@ -1,11 +1,5 @@
-import {
-  AgentProtocolError,
-  type AgentStreamParser,
-  emptyUsage,
-  runAgentTurn,
-  type TrajectoryEvent,
-} from '@longhaul/core';
-import { hasErrorClass } from '@longhaul/testkit';
+import { runAgentTurn, type TrajectoryEvent } from '@longhaul/core';
+import { hasErrorClass, SayParser } from '@longhaul/testkit';
 import { prerequisites } from '@longhaul/testkit/prerequisites';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
@@ -99,18 +93,6 @@ describe.skipIf(!dockerReady)('docker sandbox close', () => {
     for (const result of await Promise.all(starting)) expect(result.exitCode).not.toBe(0);
   });
 });
-
-/** The fake agent prints `say TEXT` lines; anything else is not its format. */
-class SayParser implements AgentStreamParser {
-  outcome: AgentStreamParser['outcome'];
-  finalText = '';
-  usage = emptyUsage();
-  parse(line: string): TrajectoryEvent[] {
-    if (!line.startsWith('say ')) throw new AgentProtocolError(`not a say line: ${line}`);
-    this.finalText = line.slice(4);
-    return [{ type: 'message', role: 'assistant', text: this.finalText }];
-  }
-}
 
 describe.skipIf(!dockerReady)('docker limits in an agent turn', () => {
   it('ends the turn with error:oom when the agent itself is killed for memory', async () => {

@@ -16,6 +16,8 @@ import {
 import { expect } from 'vitest';
 import { FakeSnapshotStore } from '../fakes/snapshot-store.js';
 import { type Check, describeChecks, expectClassified } from './checks.js';
+import { type EnvironmentLimits, hostChecks, limitChecks } from './environment-host.js';
+import { growthOver, sizes, within, withSandbox } from './environment-support.js';
 import { judgeChecks } from './judge-area.js';
 import { linkChecks } from './workspace-links.js';
 
@@ -32,31 +34,6 @@ export interface EnvironmentContext {
 }
 
 const text = (data: Uint8Array) => Buffer.from(data).toString('utf8');
-
-async function withSandbox(
-  context: EnvironmentContext,
-  use: (sandbox: Sandbox) => Promise<void>,
-  spec: Partial<SandboxSpec> = {},
-): Promise<void> {
-  const sandbox = await context.environment.open({ ...context.spec, ...spec });
-  try {
-    await use(sandbox);
-  } finally {
-    await sandbox.close();
-  }
-}
-
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export const environmentChecks: Check<EnvironmentContext>[] = [
   {
@@ -455,24 +432,6 @@ export const environmentChecks: Check<EnvironmentContext>[] = [
 /** A shell loop that appends to `file` in the workspace ten times a second. */
 const writer = (file: string) => `while :; do echo x >> ${file}; sleep 0.1; done`;
 
-/** Sizes of the workspace's files, read through the file API (it runs nothing in the sandbox). */
-async function sizes(sandbox: Sandbox): Promise<Record<string, number>> {
-  const entries = await sandbox.list('', { recursive: true });
-  return Object.fromEntries(entries.filter((e) => e.type === 'file').map((e) => [e.path, e.size]));
-}
-
-/** The files that grew over `ms` (while nothing may write to them), and by how much. */
-async function growthOver(sandbox: Sandbox, ms: number): Promise<Record<string, number>> {
-  const before = await sizes(sandbox);
-  await delay(ms);
-  const after = await sizes(sandbox);
-  return Object.fromEntries(
-    Object.entries(after)
-      .map(([path, size]) => [path, size - (before[path] ?? 0)] as const)
-      .filter(([, grown]) => grown !== 0),
-  );
-}
-
 /** Waits until `file` grows, so that a check that it stopped means something. */
 async function untilGrowing(sandbox: Sandbox, file: string, ms = 20_000): Promise<void> {
   let last: number | undefined;
@@ -571,6 +530,10 @@ export interface DescribeEnvironmentOptions {
   containment?: boolean;
   /** Reads and writes each in the swap race of `linkChecks` (default 2,000). */
   raceOps?: number;
+  /** Also run `hostChecks`: commands hold no host privilege and stay in their cgroup. */
+  host?: boolean;
+  /** The limits the factory's environment was made with: `limitChecks` tries each one given. */
+  limits?: EnvironmentLimits;
 }
 
 /**
@@ -585,7 +548,14 @@ export function describeEnvironment(
 ): void {
   describeChecks<EnvironmentContext & { dispose(): Promise<void> }>(
     `environment conformance: ${name}`,
-    [...environmentChecks, ...judgeChecks, ...(options.containment ? containmentChecks : []), ...linkChecks],
+    [
+      ...environmentChecks,
+      ...judgeChecks,
+      ...(options.containment ? containmentChecks : []),
+      ...linkChecks,
+      ...(options.host ? hostChecks : []),
+      ...limitChecks(options.limits ?? {}),
+    ],
     async () => {
       const snapshots = new FakeSnapshotStore();
       const environment = await factory(snapshots);

@@ -1,6 +1,7 @@
 export * from './checks.js';
 export * from './commands.js';
 export * from './environment.js';
+export * from './environment-host.js';
 export * from './executor.js';
 export * from './harness.js';
 export * from './instantiate.js';

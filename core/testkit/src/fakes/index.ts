@@ -3,4 +3,5 @@ export * from './environment.js';
 export * from './harness.js';
 export * from './plugin.js';
 export * from './reporter.js';
+export * from './say-parser.js';
 export * from './snapshot-store.js';

@@ -50,6 +50,23 @@ export type EnvironmentFlaw =
   | 'hands-files-away'
   | 'snapshots-whole';
 
+/**
+ * What a HostEnvironment puts around its commands (see host-limits.ts): `prepare` readies a new
+ * sandbox's folders, `wrap` gives the argv that runs a command, `watch` may kill a running one
+ * (and returns its stop), `judge` adds what the frame saw to the result.
+ */
+export interface HostFrame {
+  prepare(root: string, workspace: string, home: string): Promise<void>;
+  wrap(argv: string[]): string[];
+  watch?(workspace: string, kill: () => void): () => { stopped: boolean };
+  judge(exit: {
+    exitCode: number | null;
+    signal: NodeJS.Signals | null;
+    stderr: string;
+    stopped: boolean;
+  }): Partial<ExecResult>;
+}
+
 /** Kills, a few rounds over, every process of this user whose environment matches. */
 async function killMarked(matches: (environ: string[]) => boolean): Promise<void> {
   for (let round = 0; round < 5; round++) {
@@ -84,6 +101,7 @@ export class HostEnvironment implements Environment {
     readonly flaw?: EnvironmentFlaw,
     readonly contains = false,
     private readonly store = new FakeSnapshotStore(),
+    readonly frame?: HostFrame,
   ) {}
 
   async open(spec: SandboxSpec): Promise<Sandbox> {
@@ -100,6 +118,7 @@ export class HostEnvironment implements Environment {
     if (spec.from !== undefined && this.flaw !== 'ignores-from') await sandbox.restore(spec.from);
     else if (spec.task.seed && this.flaw !== 'ignores-seed')
       await cp(spec.task.seed, workspace, { recursive: true });
+    await this.frame?.prepare(root, workspace, join(root, 'home'));
     return sandbox;
   }
 
@@ -143,7 +162,8 @@ class HostSandbox implements Sandbox {
     const call = `LONGHAUL_HOST_CALL=${randomUUID()}`;
     if (!background) this.running.add(call);
     const marks = Object.fromEntries([this.marker, call].map((m) => m.split('=') as [string, string]));
-    const [file, ...args] = flaw === 'runs-through-shell' ? ['sh', '-c', argv.join(' ')] : argv;
+    const shaped = flaw === 'runs-through-shell' ? ['sh', '-c', argv.join(' ')] : argv;
+    const [file, ...args] = this.env.frame ? this.env.frame.wrap(shaped) : shaped;
     const child = spawn(file!, args, {
       cwd: this.path(options.cwd ?? '.'),
       env:
@@ -185,7 +205,7 @@ class HostSandbox implements Sandbox {
   async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.alive();
     const started = Date.now();
-    const { out, kill, done } = this.run(argv, options);
+    const { child, out, kill, done } = this.run(argv, options);
     let timedOut = false;
     const onTimeout = () => {
       timedOut = true;
@@ -193,9 +213,13 @@ class HostSandbox implements Sandbox {
     };
     const timer = options.timeoutMs ? setTimeout(onTimeout, options.timeoutMs) : undefined;
     if (this.env.flaw !== 'ignores-signal') options.signal?.addEventListener('abort', kill);
+    const stopWatch = this.env.frame?.watch?.(this.workspace, kill);
     const exitCode = await done;
     clearTimeout(timer);
-    return { exitCode, ...out, timedOut, durationMs: Date.now() - started };
+    const stopped = stopWatch?.().stopped ?? false;
+    const result: ExecResult = { exitCode, ...out, timedOut, durationMs: Date.now() - started };
+    const signal = child.signalCode;
+    return { ...result, ...this.env.frame?.judge({ exitCode, signal, stderr: out.stderr, stopped }) };
   }
 
   async start(argv: string[], options: ExecOptions = {}): Promise<SandboxProcess> {
