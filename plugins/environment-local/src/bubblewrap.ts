@@ -1,10 +1,10 @@
-import { constants, existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, relative } from 'node:path';
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 import { ClassifiedError } from '@longhaul/core';
+import { onPath, systemPath } from './host-tools.js';
 
 /** The PATH of hardened commands: system directories only (the runner's may point into its HOME). */
-export const hardenedPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+export const hardenedPath = systemPath;
 
 /** uid and gid of `user: agent` inside the sandbox's user namespace (`root` is 0 there). */
 export const agentUid = 1000;
@@ -29,23 +29,9 @@ export interface HardenedPaths {
   judge?: string;
 }
 
-async function onPath(program: string): Promise<string | undefined> {
-  const dirs = (process.env.PATH ?? hardenedPath).split(delimiter);
-  for (const dir of dirs.filter(Boolean)) {
-    const candidate = join(dir, program);
-    try {
-      await access(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 /** bwrap and nsenter, or a clear error naming what the host lacks. */
 export async function hardeningTools(): Promise<{ bwrap: string; nsenter: string }> {
-  const [bwrap, nsenter] = await Promise.all([onPath('bwrap'), onPath('nsenter')]);
+  const [bwrap, nsenter] = [onPath('bwrap'), onPath('nsenter')];
   const missing = [
     bwrap ? undefined : 'bwrap (Debian: apt-get install bubblewrap)',
     nsenter ? undefined : 'nsenter (Debian: util-linux)',
@@ -103,6 +89,29 @@ export function helperMounts(paths: readonly string[]): string[] {
   return [...system, ...paths.flatMap((path) => ['--ro-bind', path, path]), '--dev', '/dev'];
 }
 
+/**
+ * The host-wide knobs of a fresh /proc, made read-only or hidden as Docker does: kernel settings
+ * (/proc/sys: core_pattern, whose pipe runs a program as root outside every namespace), the sysrq
+ * trigger, and files that show kernel memory and keys. A user namespace already keeps its root
+ * from writing them; this holds even where the sandbox's uid maps to a privileged host user.
+ */
+function procMounts(): string[] {
+  const args: string[] = [];
+  for (const path of ['/proc/sys', '/proc/sysrq-trigger', '/proc/fs', '/proc/irq', '/proc/bus'])
+    if (existsSync(path)) args.push('--ro-bind', path, path);
+  for (const path of [
+    '/proc/kcore',
+    '/proc/keys',
+    '/proc/timer_list',
+    '/proc/sched_debug',
+    '/proc/latency_stats',
+  ])
+    if (existsSync(path)) args.push('--ro-bind', '/dev/null', path);
+  return args;
+}
+
+let proc: string[] | undefined;
+
 /** The files a hardened sandbox sees as /etc/passwd and /etc/group, naming its users. */
 export function identityFiles(home: string): { passwd: string; group: string } {
   return {
@@ -116,6 +125,8 @@ export function identityFiles(home: string): { passwd: string; group: string } {
  * namespaces (held by its relay, `networkPid`), then bwrap makes a new user, PID, IPC and UTS
  * namespace and a mount namespace from the allow-list. The command is pid 2 under bwrap's init;
  * when it exits, or bwrap's parent (the runner) dies, the namespace and all it holds is killed.
+ * Its uid maps to the host uid that runs nsenter: the sandbox's own user where the runner is root
+ * (see command-wrapper.ts), never root itself.
  */
 export function hardenedArgv(options: {
   tools: { bwrap: string; nsenter: string };
@@ -127,6 +138,7 @@ export function hardenedArgv(options: {
   argv: string[];
 }): string[] {
   system ??= systemMounts();
+  proc ??= procMounts();
   const { paths } = options;
   const id = String(options.user === 'root' ? 0 : agentUid);
   const inside = paths.workspaceInside ?? paths.workspace;
@@ -162,6 +174,7 @@ export function hardenedArgv(options: {
     '/etc/group',
     '--proc',
     '/proc',
+    ...proc,
     '--dev',
     '/dev',
     '--bind',

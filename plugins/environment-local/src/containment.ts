@@ -1,5 +1,6 @@
+import { framedArgv } from './command-wrapper.js';
 import { killMarked, markVariable, trackOpen } from './process-marks.js';
-import type { SandboxCgroup } from './sandbox-cgroup.js';
+import type { SandboxControls } from './sandbox-controls.js';
 
 /** How a local sandbox runs its commands and ends what they leave behind: one per isolation mode. */
 export interface Containment {
@@ -24,28 +25,31 @@ export interface Containment {
   expose(port: number): Promise<string>;
   /** The program in argv could not be started: the code a shell would give, if that is what happened. */
   startFailure(exitCode: number | null, stderr: string): number | undefined;
+  /** The sandbox's cgroups, limits and user. */
+  readonly controls: SandboxControls;
   close(): Promise<void>;
 }
 
 /**
- * No isolation: commands run on the host as the runner's user. Where the host allows it (see
- * SandboxCgroup) each call runs in a cgroup of its own, which nothing it starts can leave, and
- * ending the cgroup ends all of it. Every process also carries the mark `<sandbox id>/<call>` in
- * its environment, which is how a call's processes are found without cgroups (a process started
- * with a cleared environment escapes that), and how `reclaim` finds those of a dead runner.
+ * No isolation: commands run on the host, as a user of the sandbox's own where the runner is
+ * root (else as the runner's user). Where the host allows it (see SandboxCgroup) each call runs in
+ * a cgroup of its own, which nothing it starts can leave, and ending the cgroup ends all of it.
+ * Every process also carries the mark `<sandbox id>/<call>` in its environment, which is how a
+ * call's processes are found without cgroups (a process started with a cleared environment
+ * escapes that, but not its user's), and how `reclaim` finds those of a dead runner.
  */
 export class PlainContainment implements Containment {
   readonly hostAddress = '127.0.0.1';
 
   constructor(
     private readonly sandboxId: string,
-    private readonly cgroup?: SandboxCgroup,
+    readonly controls: SandboxControls,
   ) {
     trackOpen(`${sandboxId}/`, true);
   }
 
   get contained(): boolean {
-    return this.cgroup !== undefined;
+    return this.controls.contained;
   }
 
   private mark(call: number): string {
@@ -54,18 +58,19 @@ export class PlainContainment implements Containment {
 
   async command(argv: string[], env: Record<string, string>, options: { call: number }) {
     const marked = { ...env, [markVariable]: this.mark(options.call) };
-    if (!this.cgroup) return { argv, env: marked };
-    return { argv: await this.cgroup.command(argv, env, options.call), env: marked };
+    return { argv: framedArgv(argv, await this.controls.frame(options.call), env), env: marked };
   }
 
   afterCall(call: number): Promise<unknown> {
-    if (this.cgroup) return this.cgroup.endCall(call);
+    const ended = this.controls.endCall(call);
+    if (ended) return ended;
     const mark = this.mark(call);
     return killMarked(mark, (found) => found !== mark);
   }
 
   sweep(running: ReadonlySet<number>): Promise<unknown> {
-    if (this.cgroup) return this.cgroup.sweep(running);
+    const swept = this.controls.sweep(running);
+    if (swept) return swept;
     const prefix = `${this.sandboxId}/`;
     return killMarked(prefix, (found) => running.has(Number(found.slice(prefix.length))));
   }
@@ -79,7 +84,7 @@ export class PlainContainment implements Containment {
   }
 
   async close(): Promise<void> {
-    await this.cgroup?.close();
+    await this.controls.close();
     trackOpen(`${this.sandboxId}/`, false);
   }
 }

@@ -7,12 +7,15 @@ import {
   type ReadOnlyMount,
   startFailureCode,
 } from './bubblewrap.js';
+import { framedArgv } from './command-wrapper.js';
 import type { Containment } from './containment.js';
+import type { SandboxControls } from './sandbox-controls.js';
 import { SandboxNetwork } from './sandbox-network.js';
 
 /**
  * isolation: bubblewrap. Each call is its own PID namespace (what it leaves running dies when it
  * ends); all calls share the sandbox's network namespace, where only the gateway is reachable.
+ * The sandbox's controls (its user, cgroups and limits) frame the whole nsenter and bwrap chain.
  */
 export class HardenedContainment implements Containment {
   readonly contained = true;
@@ -22,6 +25,7 @@ export class HardenedContainment implements Containment {
     private readonly network: SandboxNetwork,
     private readonly paths: HardenedPaths,
     private readonly mounts: readonly ReadOnlyMount[],
+    readonly controls: SandboxControls,
   ) {}
 
   static async open(options: {
@@ -30,6 +34,7 @@ export class HardenedContainment implements Containment {
     paths: HardenedPaths;
     mounts: readonly ReadOnlyMount[];
     hostAddress: string;
+    controls: SandboxControls;
   }): Promise<HardenedContainment> {
     const identity = identityFiles(options.paths.home);
     await writeFile(join(options.paths.etc, 'passwd'), identity.passwd);
@@ -38,8 +43,9 @@ export class HardenedContainment implements Containment {
       join(options.root, 'relay'),
       options.hostAddress,
       options.tools.bwrap,
+      options.controls.user,
     );
-    return new HardenedContainment(options.tools, network, options.paths, options.mounts);
+    return new HardenedContainment(options.tools, network, options.paths, options.mounts, options.controls);
   }
 
   get hostAddress(): string {
@@ -49,26 +55,26 @@ export class HardenedContainment implements Containment {
   async command(
     argv: string[],
     env: Record<string, string>,
-    options: { cwd: string; user: 'agent' | 'root' },
+    options: { call: number; cwd: string; user: 'agent' | 'root' },
   ) {
     // The gateway may have started listening at the host address since the last call.
     await this.network.sync();
-    return {
-      argv: hardenedArgv({
-        tools: this.tools,
-        networkPid: this.network.pid,
-        paths: this.paths,
-        mounts: this.mounts,
-        user: options.user,
-        cwd: options.cwd,
-        argv,
-      }),
-      env,
-    };
+    const hardened = hardenedArgv({
+      tools: this.tools,
+      networkPid: this.network.pid,
+      paths: this.paths,
+      mounts: this.mounts,
+      user: options.user,
+      cwd: options.cwd,
+      argv,
+    });
+    return { argv: framedArgv(hardened, await this.controls.frame(options.call), env), env };
   }
 
-  /** The call's PID namespace died with it. */
-  async afterCall(): Promise<void> {}
+  /** The call's PID namespace died with it; its cgroup, where it has one, goes too. */
+  async afterCall(call: number): Promise<void> {
+    await this.controls.endCall(call);
+  }
 
   /** Started processes are stopped by the sandbox; nothing else outlives its call. */
   async sweep(): Promise<void> {}
@@ -81,7 +87,8 @@ export class HardenedContainment implements Containment {
     return startFailureCode(exitCode, stderr);
   }
 
-  close(): Promise<void> {
-    return this.network.close();
+  async close(): Promise<void> {
+    await this.network.close();
+    await this.controls.close();
   }
 }

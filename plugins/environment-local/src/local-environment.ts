@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
+import { chmod, chown, cp, mkdir, mkdtemp, realpath, rm, stat } from 'node:fs/promises';
 import { arch, platform, release, tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, posix, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,9 +26,18 @@ import { type Containment, PlainContainment } from './containment.js';
 import { HardenedContainment } from './hardened-containment.js';
 import { LocalSandbox, type LocalSandboxDirs } from './local-sandbox.js';
 import type { LocalOptions } from './options.js';
-import { cgroupHierarchy, SandboxCgroup } from './sandbox-cgroup.js';
+import { SandboxControls } from './sandbox-controls.js';
 import { folderPrefix, reclaimSandboxes, writeLabel } from './sandbox-label.js';
+import { limitMechanism } from './sandbox-limits.js';
 import { runHostAddress } from './sandbox-network.js';
+import {
+  chownTree,
+  claimSandboxUser,
+  privilegeDropProblem,
+  releaseSandboxUser,
+  type SandboxUser,
+  unreachableFolder,
+} from './sandbox-user.js';
 
 function lastLines(text: string, count = 20): string {
   return text.trimEnd().split('\n').slice(-count).join('\n');
@@ -80,15 +89,6 @@ function workspaceProblem(task: Pick<Task, 'id' | 'environment'>, hardened: bool
       ];
 }
 
-/** Plain mode: in a cgroup of the sandbox's own where the host has one for it. */
-async function plainContainment(id: string): Promise<PlainContainment> {
-  const hierarchy = cgroupHierarchy();
-  if (!hierarchy) return new PlainContainment(id);
-  const cgroup = new SandboxCgroup(hierarchy, id);
-  await cgroup.open();
-  return new PlainContainment(id, cgroup);
-}
-
 /** Opens sandboxes that are temp directories on the host (see LocalSandbox for what that isolates). */
 export class LocalEnvironment implements Environment {
   private tools: ReturnType<typeof hardeningTools> | undefined;
@@ -111,11 +111,20 @@ export class LocalEnvironment implements Environment {
     // Checked before anything is made, so a host that cannot harden leaves nothing behind.
     if (hardened) this.tools ??= hardeningTools();
     const tools = hardened ? await this.tools : undefined;
-    const mounts = hardened ? this.mounts(spec) : [];
+    const dropping = privilegeDropProblem() === undefined;
+    const mounts = hardened ? this.mounts(spec, dropping) : [];
     await mkdir(this.base, { recursive: true });
     const label = `${spec.trialId}-${spec.purpose}`.replace(/[^A-Za-z0-9._-]/g, '-');
     const root = await realpath(await mkdtemp(join(this.base, `${folderPrefix}${label}-`)));
-    await writeLabel(root, { runId: spec.runId, trialId: spec.trialId, purpose: spec.purpose });
+    const id = basename(root);
+    let user: SandboxUser | undefined;
+    let controls: SandboxControls | undefined;
+    let containment: Containment;
+    let files: FolderWorkspace;
+    let judge: FolderJudgeArea;
+    // Beside the workspace, never in it: no pull or snapshot covers it. Plain commands reach it
+    // (nothing is isolated there); hardened ones see it only when they run as root.
+    const judgeDir = join(root, 'judge');
     const dirs: LocalSandboxDirs = {
       root,
       home: join(root, 'home'),
@@ -123,28 +132,46 @@ export class LocalEnvironment implements Environment {
       tmpInside: hardened ? '/tmp' : join(root, 'tmp'),
       path: hardened ? hardenedPath : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
     };
-    const workspace = join(root, 'workspace');
-    const etc = join(root, 'etc');
-    await Promise.all([workspace, dirs.home, dirs.tmp, etc].map((dir) => mkdir(dir)));
     // Under bubblewrap the workspace is where the task's programs expect it (IDE-Bench's /app).
     const inside = hardened ? spec.needs.workspace : undefined;
-    const files = new FolderWorkspace(
-      await realpath(workspace),
-      excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
-      parseSize(this.options.maxFileSize),
-      inside === undefined ? {} : { inside },
-    );
-    const id = basename(root);
-    // Beside the workspace, never in it: no pull or snapshot covers it. Plain commands reach it
-    // (nothing is isolated there); hardened ones see it only when they run as root.
-    const judgeDir = join(root, 'judge');
-    const judge = await new FolderJudgeArea(
-      judgeDir,
-      tools !== undefined,
-      tools ? (shared) => confineScript(tools.bwrap, judgeDir, shared) : undefined,
-    ).create();
-    let containment: Containment;
+    const owner = { runId: spec.runId, trialId: spec.trialId, purpose: spec.purpose };
     try {
+      await writeLabel(root, owner);
+      if (dropping) {
+        user = await claimSandboxUser(this.options.uids, root);
+        // The sandbox's user passes through its folder to the three that are its own.
+        await chmod(root, 0o711);
+        const blocked = unreachableFolder(root);
+        if (blocked !== undefined)
+          throw new ClassifiedError(
+            'sandbox',
+            `environment local: the sandbox's user (uid ${user.uid}) cannot reach ${root}: ${blocked} is closed to other users; set the local option root to a folder every user can pass through (the default, the system temp directory, is)`,
+          );
+      }
+      const workspace = join(root, 'workspace');
+      const etc = join(root, 'etc');
+      await Promise.all([workspace, dirs.home, dirs.tmp, etc].map((dir) => mkdir(dir)));
+      if (user) for (const dir of [workspace, dirs.home, dirs.tmp]) await chown(dir, user.uid, user.gid);
+      files = new FolderWorkspace(
+        await realpath(workspace),
+        excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
+        parseSize(this.options.maxFileSize),
+        { ...(user ? { owner: user } : {}), ...(inside === undefined ? {} : { inside }) },
+      );
+      // The sandbox's user holds it too: hardened, its `root` is that user on the host.
+      judge = await new FolderJudgeArea(
+        judgeDir,
+        tools !== undefined,
+        tools ? (shared) => confineScript(tools.bwrap, judgeDir, shared) : undefined,
+        user,
+      ).create();
+      controls = await SandboxControls.open(id, this.limitSettings(), user);
+      // Again, now with what a reclaim must end and remove if the runner dies.
+      await writeLabel(root, {
+        ...owner,
+        ...(user ? { uid: user.uid } : {}),
+        cgroups: controls.limits ? Object.values(controls.limits.v1) : [],
+      });
       containment = tools
         ? await HardenedContainment.open({
             tools,
@@ -159,10 +186,13 @@ export class LocalEnvironment implements Environment {
             },
             mounts,
             hostAddress: runHostAddress(spec.runId),
+            controls,
           })
-        : await plainContainment(id);
+        : new PlainContainment(id, controls);
     } catch (error) {
+      await controls?.close().catch(() => undefined);
       await rm(root, { recursive: true, force: true });
+      if (user) await releaseSandboxUser(user);
       throw error;
     }
     const sandbox = new LocalSandbox(id, files, dirs, this.options, this.store, containment, judge);
@@ -171,9 +201,11 @@ export class LocalEnvironment implements Environment {
         await sandbox.restore(spec.from);
         // A snapshot may hold a link where an asset's folder goes: the copy must not follow it.
         for (const asset of spec.needs.assets ?? []) await files.plainFolders(dirname(asset));
-        await this.copyAssets(spec, files.root);
+        await this.copyAssets(spec, files.root, user);
       } else if (spec.task.seed !== undefined) {
         await this.copySeed(spec, files.root);
+        // No command of the sandbox has run yet: nothing can swap what the walk goes through.
+        if (user) await chownTree(files.root, user);
       }
       await this.setup(spec, sandbox);
     } catch (error) {
@@ -181,6 +213,15 @@ export class LocalEnvironment implements Environment {
       throw error;
     }
     return sandbox;
+  }
+
+  /** The sandbox limits the options ask for, in numbers. */
+  private limitSettings() {
+    return {
+      pids: this.options.pids,
+      memoryBytes: parseSize(this.options.memory),
+      diskBytes: parseSize(this.options.disk),
+    };
   }
 
   private async copySeed(spec: SandboxSpec, workspace: string): Promise<void> {
@@ -195,12 +236,16 @@ export class LocalEnvironment implements Environment {
     await cp(seed, workspace, { recursive: true, verbatimSymlinks: true });
   }
 
-  /** The task's assets are never in a snapshot: a sandbox opened on one gets them from the seed. */
-  private async copyAssets(spec: SandboxSpec, workspace: string): Promise<void> {
+  /**
+   * The task's assets are never in a snapshot: a sandbox opened on one gets them from the seed,
+   * before any of its commands runs, and its user gets them.
+   */
+  private async copyAssets(spec: SandboxSpec, workspace: string, user?: SandboxUser): Promise<void> {
     const seed = spec.task.seed;
     if (seed === undefined) return;
     for (const asset of spec.needs.assets ?? []) {
       await cp(join(seed, asset), join(workspace, asset), { recursive: true, verbatimSymlinks: true });
+      if (user) await chownTree(join(workspace, asset), user);
     }
   }
 
@@ -219,8 +264,11 @@ export class LocalEnvironment implements Environment {
     }
   }
 
-  /** The `mounts` option resolved; none may show the task's root (hidden cases) or the run. */
-  private mounts(spec: SandboxSpec): ReadOnlyMount[] {
+  /**
+   * The `mounts` option resolved; none may show the task's root (hidden cases) or the run, and
+   * each must be reachable by the sandbox's own user (`dropping`: bwrap mounts it as that user).
+   */
+  private mounts(spec: SandboxSpec, dropping: boolean): ReadOnlyMount[] {
     return this.options.mounts.map((entry) => {
       const [path = '', target] = entry.split(':');
       const written = resolve(this.baseDir, path);
@@ -238,6 +286,12 @@ export class LocalEnvironment implements Environment {
             `local option mounts: ${source} would make ${what} visible to the agent (${hidden}); mount only the directories of the programs it needs`,
           );
       }
+      const blocked = dropping ? unreachableFolder(source) : undefined;
+      if (blocked !== undefined)
+        throw new ClassifiedError(
+          'sandbox',
+          `local option mounts: ${source} cannot be mounted for the sandbox's own user: ${blocked} is closed to other users; mount a copy from a folder every user can pass through`,
+        );
       return { source, target: target ?? source };
     });
   }
@@ -280,9 +334,19 @@ export class LocalEnvironment implements Environment {
   }
 
   async describe(): Promise<Record<string, unknown>> {
+    const user = privilegeDropProblem() === undefined ? 'a uid of its own per sandbox' : 'the runner';
     return {
       environment: 'local',
       isolation: this.options.isolation,
+      user,
+      limits: {
+        pids: {
+          limit: this.options.pids,
+          by: limitMechanism('pids') ?? (privilegeDropProblem() === undefined ? 'RLIMIT_NPROC' : null),
+        },
+        memory: { limit: this.options.memory, by: limitMechanism('memory') ?? null },
+        disk: { limit: this.options.disk, by: 'RLIMIT_FSIZE and du' },
+      },
       platform: platform(),
       arch: arch(),
       release: release(),

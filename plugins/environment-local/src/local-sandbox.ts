@@ -14,15 +14,35 @@ import {
   type WorkspaceFile,
 } from '@longhaul/core';
 import type { Containment } from './containment.js';
+import { DiskWatch } from './disk-watch.js';
 import type { LocalOptions } from './options.js';
-import { ProcessGroup } from './process-group.js';
+import { type GroupExit, ProcessGroup } from './process-group.js';
 import { removeSandboxFolder } from './sandbox-folder.js';
+import type { LimitCounters } from './sandbox-limits.js';
+import { unreachableFolder } from './sandbox-user.js';
 
 const defaultMaxOutputBytes = 10 * 1024 * 1024;
 
 /** A program that cannot start gets the code a shell would give: 126 not executable, 127 not found. */
 function shellCode(spawnCode: string | undefined): number {
   return spawnCode === 'EACCES' ? 126 : 127;
+}
+
+/** A command's own record: its argv, the limit counters when it started, and whether the disk limit stopped it. */
+interface Call {
+  argv: string[];
+  before: LimitCounters | undefined;
+  diskStopped: boolean;
+}
+
+/** Ended by the kernel for a file past RLIMIT_FSIZE (the disk limit), directly or as a shell reports it. */
+function fileTooLarge(exit: GroupExit): boolean {
+  return exit.signal === 'SIGXFSZ' || exit.exitCode === 128 + 25;
+}
+
+/** Ended by SIGKILL, directly or as a shell or bwrap reports it. */
+function killed(exit: GroupExit): boolean {
+  return exit.signal === 'SIGKILL' || exit.exitCode === 128 + 9;
 }
 
 export interface LocalSandboxDirs {
@@ -44,11 +64,13 @@ export interface LocalSandboxDirs {
  */
 export class LocalSandbox implements Sandbox {
   private closed = false;
-  private calls = 0;
+  private callCount = 0;
   /** Commands of `exec` still running, by call number. */
   private readonly execs = new Map<ProcessGroup, number>();
   /** Processes of `start` still running. */
   private readonly started = new Set<ProcessGroup>();
+  private readonly calls = new WeakMap<ProcessGroup, Call>();
+  private readonly disk: DiskWatch;
 
   constructor(
     readonly id: string,
@@ -59,7 +81,25 @@ export class LocalSandbox implements Sandbox {
     private readonly containment: Containment,
     /** `judge/` beside the workspace; see LocalEnvironment.open for who reaches it. */
     readonly judge: JudgeArea,
-  ) {}
+  ) {
+    const { user, settings } = containment.controls;
+    this.disk = new DiskWatch([files.root, dirs.home, dirs.tmp], settings.diskBytes, user, () =>
+      this.stopForDisk(),
+    );
+  }
+
+  /**
+   * The sandbox's files went past its disk limit and still grow: every process of the sandbox is
+   * stopped (those of `exec` and `start`, and what they left running), and each says so.
+   */
+  private async stopForDisk(): Promise<void> {
+    const groups = [...this.started, ...this.execs.keys()];
+    for (const group of groups) {
+      const call = this.calls.get(group);
+      if (call) call.diskStopped = true;
+    }
+    await Promise.all([...groups.map((group) => group.stop()), this.containment.sweep(new Set())]);
+  }
 
   /** Where commands see the workspace: its host folder, or a task's path under bubblewrap (/app). */
   get workspace(): string {
@@ -91,27 +131,37 @@ export class LocalSandbox implements Sandbox {
     this.alive();
     if (argv.length === 0) throw new Error('exec needs a program: argv is empty');
     const cwd = await this.files.resolve(options.cwd ?? '.');
-    const call = ++this.calls;
+    const call = ++this.callCount;
     const command = await this.containment.command(argv, this.environment(options.env), {
       call,
       cwd,
       user: options.user ?? 'agent',
     });
     this.alive();
-    const group = await ProcessGroup.start(command.argv, {
-      cwd,
-      env: command.env,
-      stdin: options.stdin,
-      maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
-      killGraceMs: this.options.killGraceMs,
-      afterExit: () => this.containment.afterCall(call),
-    });
+    const before = await this.containment.controls.counters();
+    this.disk.begin();
+    let group: ProcessGroup;
+    try {
+      group = await ProcessGroup.start(command.argv, {
+        cwd,
+        env: command.env,
+        stdin: options.stdin,
+        maxOutputBytes: options.maxOutputBytes ?? defaultMaxOutputBytes,
+        killGraceMs: this.options.killGraceMs,
+        afterExit: () => this.containment.afterCall(call),
+      });
+    } catch (error) {
+      this.disk.end();
+      throw error;
+    }
+    this.calls.set(group, { argv, before, diskStopped: false });
     if (background) this.started.add(group);
     else this.execs.set(group, call);
     void group.done
       .finally(() => {
         this.started.delete(group);
         this.execs.delete(group);
+        this.disk.end();
       })
       .catch(() => undefined);
     if (this.closed) {
@@ -124,17 +174,47 @@ export class LocalSandbox implements Sandbox {
 
   private async result(group: ProcessGroup, started: number, timedOut: () => boolean): Promise<ExecResult> {
     const exit = await group.done;
+    const call = this.calls.get(group);
     const stderr = group.stderr.text();
     const failed =
       exit.spawnError === undefined ? this.containment.startFailure(exit.exitCode, stderr) : undefined;
-    return {
-      exitCode: exit.spawnError === undefined ? (failed ?? exit.exitCode) : shellCode(exit.spawnCode),
+    const exitCode = exit.spawnError === undefined ? (failed ?? exit.exitCode) : shellCode(exit.spawnCode);
+    const result: ExecResult = {
+      exitCode,
       stdout: group.stdout.text(),
       stderr: exit.spawnError === undefined ? stderr : `${stderr}${exit.spawnError}\n`,
       timedOut: timedOut(),
       truncated: group.stdout.truncated || group.stderr.truncated,
       durationMs: Date.now() - started,
     };
+    const after = call?.before === undefined ? undefined : await this.containment.controls.counters();
+    const { settings } = this.containment.controls;
+    if (after && call?.before) {
+      if (killed(exit) && !result.timedOut && after.oomKills > call.before.oomKills) {
+        result.oomKilled = true;
+        result.stderr += `longhaul: killed for memory: the sandbox's processes together reached its limit of ${settings.memoryBytes} bytes\n`;
+      }
+      if (after.pidsMax > call.before.pidsMax) result.pidsLimitHit = true;
+    }
+    if (call?.diskStopped || fileTooLarge(exit)) {
+      result.diskLimitHit = true;
+      result.stderr += call?.diskStopped
+        ? `longhaul: stopped: the sandbox's files went past its disk limit of ${settings.diskBytes} bytes; remove files to go on\n`
+        : `longhaul: a file reached the sandbox's disk limit of ${settings.diskBytes} bytes\n`;
+    }
+    if (exitCode !== 0 && call) result.stderr += this.unreachableHint(call.argv, result.stderr);
+    return result;
+  }
+
+  /** Why the sandbox's user could not run the program, when a folder on its way is closed to it. */
+  private unreachableHint(argv: string[], stderr: string): string {
+    const user = this.containment.controls.user;
+    const program = argv[0] ?? '';
+    if (!user || !program.startsWith('/') || !/Permission denied/.test(stderr)) return '';
+    const blocked = unreachableFolder(program);
+    return blocked === undefined
+      ? ''
+      : `longhaul: the sandbox's commands run as uid ${user.uid}, which cannot reach ${program}: ${blocked} is closed to other users\n`;
   }
 
   async exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
@@ -245,10 +325,11 @@ export class LocalSandbox implements Sandbox {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.disk.close();
     await Promise.all([...this.started, ...this.execs.keys()].map((group) => group.stop()));
     await this.containment.sweep(new Set());
     await this.containment.close();
-    if (this.options.keep) return;
-    await removeSandboxFolder(this.dirs.root, this.containment.contained);
+    if (!this.options.keep) await removeSandboxFolder(this.dirs.root, this.containment.contained);
+    await this.containment.controls.release();
   }
 }

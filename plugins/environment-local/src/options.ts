@@ -1,4 +1,4 @@
-import { excludesOption, maxFileSizeOption } from '@longhaul/core';
+import { excludesOption, maxFileSizeOption, sizeOption } from '@longhaul/core';
 import { z } from 'zod';
 
 export const isolationModes = ['none', 'bubblewrap'] as const;
@@ -20,6 +20,34 @@ export const localOptions = z
       .default([])
       .describe(
         "isolation: bubblewrap only: host paths visible read-only in every command, at the same absolute path unless `HOST:SANDBOX` says otherwise; a relative host path is taken from the experiment file's directory. For agent CLIs installed on the host, e.g. ../node_modules/@anthropic-ai/claude-code-linux-x64.",
+      ),
+    memory: sizeOption
+      .default('4g')
+      .describe(
+        "Memory of each sandbox's processes together, swap included (a cgroup's, as root): past it the kernel kills one and the command reports oomKilled; an agent killed so ends its turn with error:oom. Where the runner cannot make cgroups it is not enforced, and validate and run say so.",
+      ),
+    pids: z
+      .number()
+      .int()
+      .min(16)
+      .default(512)
+      .describe(
+        "Most processes (and threads) a sandbox may hold (a cgroup's, as root; also RLIMIT_NPROC of the sandbox's own user): a fork past it fails and the command reports pidsLimitHit. Contains fork bombs. Where the runner cannot make cgroups and is not root it is not enforced, and validate and run say so.",
+      ),
+    disk: sizeOption
+      .default('10g')
+      .describe(
+        "What the sandbox's workspace, HOME and TMPDIR may take on disk. A file cannot grow past it (RLIMIT_FSIZE: the writer is stopped); files together past it are noticed within a second or so while commands run, and then every process of the sandbox is stopped and its command reports diskLimitHit (an agent stopped so ends its turn with error:disk). Commands run again once files are removed.",
+      ),
+    uids: z
+      .object({
+        first: z.number().int().min(1000).max(4_294_901_759),
+        count: z.number().int().min(16).max(65_536),
+      })
+      .strict()
+      .default({ first: 1_879_048_192, count: 65_536 })
+      .describe(
+        'When the runner is root: the host uids given to sandboxes, one each for its lifetime (`count` of them from `first`; by default 0x70000000 up, above the ranges systemd gives containers). No account may use them.',
       ),
     excludes: excludesOption,
     maxFileSize: maxFileSizeOption,

@@ -38,6 +38,8 @@ export interface GroupSpawnOptions {
 
 export interface GroupExit {
   exitCode: number | null;
+  /** The signal that ended the leader, when one did. */
+  signal?: NodeJS.Signals;
   /** The program could not be started (not found, not executable). */
   spawnError?: string;
   /** The system's code for that, e.g. ENOENT or EACCES. */
@@ -129,6 +131,7 @@ export class ProcessGroup {
     void cleaned.then(() => delay(pipeDrainMs, undefined, { ref: false })).then(() => launched.closePipes());
     this.done = Promise.all([exit, launched.closed, cleaned]).then(([result]) => ({
       exitCode: result.exitCode,
+      ...(result.signal ? { signal: result.signal } : {}),
     }));
   }
 

@@ -196,7 +196,11 @@ export async function endCgroup(dir: string, ending: CgroupHierarchy['ending']):
 async function removeTree(dir: string): Promise<void> {
   const children = await readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const child of children) if (child.isDirectory()) await removeTree(join(dir, child.name));
-  // EBUSY while a killed process is still being torn down: a few tries.
+  await removeCgroup(dir);
+}
+
+/** rmdir of an empty cgroup: EBUSY while a killed process is still being torn down, so a few tries. */
+export async function removeCgroup(dir: string): Promise<void> {
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       await rmdir(dir);
@@ -254,12 +258,15 @@ export class SandboxCgroup {
   constructor(
     private readonly hierarchy: CgroupHierarchy,
     sandboxId: string,
+    /** Runs whenever the sandbox's cgroup is made (its limits are set there). */
+    private readonly onMade?: (dir: string) => Promise<void>,
   ) {
     this.dir = join(hierarchy.parent, sandboxId);
   }
 
   async open(): Promise<void> {
     await mkdir(this.dir, { recursive: true });
+    await this.onMade?.(this.dir);
     openCgroups.add(this.dir);
     if (!exitHookInstalled) {
       exitHookInstalled = true;
@@ -272,26 +279,24 @@ export class SandboxCgroup {
   }
 
   /**
-   * `argv` run inside call `call`'s cgroup: a shell writes its own pid to cgroup.procs, then
-   * execs the command in the same process. The process is in the cgroup before the command's
-   * first instruction, so nothing it starts is ever outside (the launcher cannot place its child
-   * between fork and exec). If the write fails the command does not run. The shell sets PWD: it
-   * is given back the value `env` has, or none.
+   * The cgroup.procs file of call `call`'s cgroup, made for it: the command's first process writes
+   * its pid there before the program runs (see command-wrapper.ts). A sandbox cgroup made anew
+   * (prune removes idle ones, also of live sandboxes) gets its limits again through `onMade`.
    */
-  async command(argv: string[], env: Record<string, string>, call: number): Promise<string[]> {
+  async callProcs(call: number): Promise<string> {
     const dir = this.callDir(call);
     // Recursive: `prune` may have removed the sandbox's cgroup while it had no call running, and
     // again between the two levels being made (ENOENT): then once more.
     for (let attempt = 1; ; attempt++) {
       try {
-        await mkdir(dir, { recursive: true });
+        const made = await mkdir(dir, { recursive: true });
+        if (made !== undefined && made !== dir) await this.onMade?.(this.dir);
         break;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === 3) throw error;
       }
     }
-    const pwd = env.PWD === undefined ? 'unset PWD' : `export PWD='${env.PWD.replaceAll("'", `'\\''`)}'`;
-    return ['/bin/sh', '-c', `echo $$ > "$0" && ${pwd} && exec "$@"`, join(dir, 'cgroup.procs'), ...argv];
+    return join(dir, 'cgroup.procs');
   }
 
   /** Ends what call `call` left running and removes its cgroup. */

@@ -4,6 +4,8 @@ import { processAlive, processStartTime } from '@longhaul/core';
 import { killMarked } from './process-marks.js';
 import { endSandboxCgroup, removeIdleCgroups } from './sandbox-cgroup.js';
 import { removeSandboxFolder } from './sandbox-folder.js';
+import { removeLimitCgroups } from './sandbox-limits.js';
+import { endUserProcesses, reclaimUsers, releaseSandboxUser } from './sandbox-user.js';
 
 /** Every sandbox folder is named `longhaul-…` and holds this label. */
 export const folderPrefix = 'longhaul-';
@@ -17,6 +19,10 @@ export interface SandboxLabel {
   /** The owner's pid, and its start time (so a recycled pid is not taken for the owner). */
   pid: number;
   started: string | undefined;
+  /** The host uid of the sandbox's own user, when it had one. */
+  uid?: number;
+  /** Its cgroups outside the v2 hierarchy's `longhaul` folder (the v1 ones of its limits). */
+  cgroups?: string[];
 }
 
 export async function writeLabel(root: string, owner: Omit<SandboxLabel, 'pid' | 'started'>): Promise<void> {
@@ -50,13 +56,23 @@ export async function reclaimSandboxes(base: string, runId?: string): Promise<{ 
       (await processAlive(label.pid, label.started))
     )
       continue;
-    // Its cgroup holds every process its commands left (where the host gave it one); the marks find
-    // those of a sandbox without, but for any started with a cleared environment.
-    const contained = await endSandboxCgroup(name);
+    // Its cgroup holds every process its commands left (where the host gave it one), and so does
+    // its user (where it had one of its own); the marks find those of a sandbox without either,
+    // but for any started with a cleared environment.
+    let contained = await endSandboxCgroup(name);
+    const user = label.uid === undefined ? undefined : { uid: label.uid, gid: label.uid };
+    if (user) {
+      await endUserProcesses(user);
+      contained = true;
+    }
     await killMarked(`${name}/`);
+    await removeLimitCgroups(label.cgroups ?? []);
     await removeSandboxFolder(root, contained);
+    if (user) await releaseSandboxUser(user);
     removed.push(root);
   }
   await removeIdleCgroups();
+  // Uids whose runner died before it wrote a label, or whose folder is gone: only a prune frees them.
+  if (runId === undefined) await reclaimUsers();
   return { removed };
 }

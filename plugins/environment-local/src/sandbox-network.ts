@@ -1,15 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { chown, copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { endianness } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClassifiedError } from '@longhaul/core';
 import { readPortHeader, splice } from '../relay/socket-pipe.mjs';
 import { helperMounts } from './bubblewrap.js';
+import { type SandboxUser, unreachableFolder } from './sandbox-user.js';
 
 const relayScript = fileURLToPath(new URL('../relay/relay.mjs', import.meta.url));
+const relayFiles = ['relay.mjs', 'socket-pipe.mjs'];
 /** Generous: on a busy machine starting node in new namespaces can take seconds. */
 const readyTimeoutMs = 30_000;
 
@@ -89,24 +91,59 @@ export class SandboxNetwork {
     for (const settle of this.pending.values()) settle(this.gone);
   }
 
-  static async open(dir: string, hostAddress: string, bwrap: string): Promise<SandboxNetwork> {
+  /**
+   * Starts the relay in a new user and network namespace, as `user` where the sandbox has a host
+   * user of its own (its commands then join the namespace as that user: see bubblewrap.ts). Its
+   * program is copied next to `dir`, so it runs wherever this package is installed (a folder of
+   * root's that the sandbox's user cannot enter, say); node itself must be reachable.
+   */
+  static async open(
+    dir: string,
+    hostAddress: string,
+    bwrap: string,
+    user?: SandboxUser,
+  ): Promise<SandboxNetwork> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    let program = dirname(relayScript);
+    if (user) {
+      const blocked = unreachableFolder(dirname(process.execPath));
+      if (blocked !== undefined)
+        throw new ClassifiedError(
+          'sandbox',
+          `isolation: bubblewrap: the sandbox's user (uid ${user.uid}) cannot run node at ${process.execPath}: ${blocked} is closed to other users; install node where every user can run it (e.g. /usr/local/bin)`,
+        );
+      await chown(dir, user.uid, user.gid);
+      program = join(dirname(dir), 'relay-program');
+      await mkdir(program, { recursive: true, mode: 0o755 });
+      for (const file of relayFiles) await copyFile(join(dirname(relayScript), file), join(program, file));
+    }
     const relay = spawn(
       bwrap,
       [
         '--unshare-user',
+        // Root of its namespace, so that namespace owns the network one: bwrap run by another uid
+        // would put the network namespace under an intermediate user namespace no command can join.
+        '--uid',
+        '0',
+        '--gid',
+        '0',
         '--unshare-net',
         '--die-with-parent',
-        ...helperMounts([dirname(process.execPath), dirname(relayScript)]),
+        ...helperMounts([dirname(process.execPath), program]),
         '--bind',
         dir,
         dir,
         '--',
-      ].concat(process.execPath, relayScript, dir),
+      ].concat(process.execPath, join(program, basename(relayScript)), dir),
       // A session of its own, as the sandbox's commands have: a terminal's Ctrl-C reaches the
       // runner alone and does not cut the sandboxes' network mid-step (--die-with-parent still
       // ends the relay with the runner).
-      { env: { PATH: '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe'], detached: true },
+      {
+        env: { PATH: '/usr/bin:/bin' },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+        ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      },
     );
     let stderr = '';
     relay.stderr?.on('data', (chunk: Buffer) => {
@@ -141,6 +178,14 @@ export class SandboxNetwork {
     relay.removeAllListeners('exit');
     const network = new SandboxNetwork(dir, hostAddress, relay, pid);
     await network.serveHost();
+    // The relay connects to the runner's socket as the sandbox's user. The socket is where bind(2)
+    // put it: this Node's libuv cuts a path longer than sun_path, and the relay's connect cuts it the
+    // same way, so the file is the one in `dir` whose name starts `host.sock`.
+    if (user) {
+      const entries = await readdir(dir, { withFileTypes: true });
+      const socket = entries.find((e) => e.isSocket() && 'host.sock'.startsWith(e.name));
+      if (socket) await chown(join(dir, socket.name), user.uid, user.gid);
+    }
     return network;
   }
 

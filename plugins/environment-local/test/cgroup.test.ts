@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Sandbox, SandboxSpec } from '@longhaul/core';
@@ -10,6 +9,7 @@ import { prerequisite } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment, localOptions } from '../src/index.js';
 import { cgroup2Mount, cgroupHierarchy, cgroupProblem, killOpenCgroupsSync } from '../src/sandbox-cgroup.js';
+import { passableTemp } from './passable-temp.js';
 import { running } from './running.js';
 
 // Plain mode where the host gives sandboxes cgroups (root, a writable cgroup v2 hierarchy): a
@@ -55,7 +55,7 @@ async function pidIn(sandbox: Sandbox, name: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'longhaul-cgroup-test-'));
+  base = await passableTemp('longhaul-cgroup-test-');
 });
 
 afterAll(async () => {

@@ -1,13 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Sandbox, SandboxSpec } from '@longhaul/core';
 import { FakeSnapshotStore } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment, localOptions } from '../src/index.js';
 import { killOpenMarkedSync } from '../src/process-marks.js';
+import { passableTemp } from './passable-temp.js';
 import { running } from './running.js';
 
 type Sweepable = Sandbox & { sweep(): Promise<void> };
@@ -59,7 +59,7 @@ if os.fork() == 0:
 os.wait()`;
 
 beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'longhaul-containment-test-'));
+  base = await passableTemp('longhaul-containment-test-');
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { describeEnvironment, FakeSnapshotStore } from '@longhaul/testkit';
 import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment, localOptions } from '../src/index.js';
+import { passableTemp } from './passable-temp.js';
 
 const python = '/usr/bin/python3';
 
@@ -77,7 +78,7 @@ describe.skipIf(!prerequisites.bubblewrap())('on a host with bubblewrap', () => 
   }
 
   beforeAll(async () => {
-    base = await mkdtemp(join(tmpdir(), 'longhaul-hardened-test-'));
+    base = await passableTemp('longhaul-hardened-test-');
     taskRoot = join(base, 'problems', 'task');
     runDir = join(base, 'runs', 'run-1');
     await mkdir(join(taskRoot, 'seed'), { recursive: true });
@@ -359,7 +360,8 @@ describe.skipIf(!prerequisites.bubblewrap())('on a host with bubblewrap', () => 
 
   describeEnvironment(
     'local (isolation: bubblewrap)',
-    (snapshots) => new LocalEnvironment(localOptions.parse({ isolation: 'bubblewrap' }), snapshots),
-    { containment: true },
+    (snapshots) =>
+      new LocalEnvironment(localOptions.parse({ isolation: 'bubblewrap', disk: '64m' }), snapshots),
+    { containment: true, host: true, limits: { diskBytes: 64 * 1024 * 1024 } },
   );
 });

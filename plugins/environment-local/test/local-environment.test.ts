@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Environment, processLauncher, type SandboxSpec } from '@longhaul/core';
 import { FakeSnapshotStore, instantiatePlugin } from '@longhaul/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import local, { LocalEnvironment, localOptions } from '../src/index.js';
-import { cgroupProblem } from '../src/sandbox-cgroup.js';
+import { passableTemp } from './passable-temp.js';
 
 let base: string;
 let seed: string;
@@ -32,7 +31,7 @@ function environment(options: Record<string, unknown> = {}) {
 }
 
 beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'longhaul-local-test-'));
+  base = await passableTemp('longhaul-local-test-');
   seed = join(base, 'seed');
   await mkdir(seed);
   await writeFile(join(seed, 'main.py'), 'print("hi")\n');
@@ -98,11 +97,28 @@ describe('local environment', () => {
     await sandbox.close();
   });
 
-  it('ignores the user option: commands run as the current user', async () => {
+  it("runs commands as the sandbox's own user when the runner is root (else the runner's), whatever the user option", async () => {
     const sandbox = await environment().open(spec());
-    const result = await sandbox.exec(['id', '-u'], { user: 'agent' });
-    expect(result.stdout.trim()).toBe(String(process.getuid?.()));
-    await sandbox.close();
+    const other = await environment().open(spec());
+    try {
+      const ids = await Promise.all(
+        [
+          sandbox.exec(['id', '-u'], { user: 'agent' }),
+          sandbox.exec(['id', '-u'], { user: 'root' }),
+          other.exec(['id', '-u']),
+        ].map(async (result) => (await result).stdout.trim()),
+      );
+      if (process.getuid?.() !== 0) {
+        expect(ids).toEqual(Array(3).fill(String(process.getuid?.())));
+        return;
+      }
+      const [agent, root, another] = ids.map(Number);
+      expect(agent).toBeGreaterThanOrEqual(localOptions.parse({}).uids.first);
+      expect(root, 'user: root runs as the same unprivileged user').toBe(agent);
+      expect(another, 'two sandboxes share a user').not.toBe(agent);
+    } finally {
+      await Promise.all([sandbox.close(), other.close()]);
+    }
   });
 
   it("runs the task's setup commands in the workspace when it opens", async () => {
@@ -295,19 +311,16 @@ describe('local environment', () => {
     expect(existsSync(root)).toBe(false);
   });
 
-  it('warns that plain mode isolates nothing (and which process escapes it without cgroups), and not in hardened mode', () => {
-    const problem = cgroupProblem();
-    expect(local.warnings?.(localOptions.parse({}), { tasks: [] })).toEqual([
-      expect.stringMatching(/^environment 'local' has no isolation: the agent can read and write everything/),
-      ...(problem === undefined
-        ? []
-        : [
-            expect.stringMatching(
-              /^environment 'local' \(isolation: none\) cannot end every process .*\. A process started with a cleared environment \(env -i\) in a session of its own \(setsid\) outlives its step and the run/,
-            ),
-          ]),
-    ]);
-    expect(local.warnings?.(localOptions.parse({ isolation: 'bubblewrap' }), { tasks: [] })).toEqual([]);
+  it('warns that plain mode isolates nothing, and not in hardened mode (what this host lacks: guarantees.test.ts)', () => {
+    const plain = local.warnings?.(localOptions.parse({}), { tasks: [] }) ?? [];
+    expect(plain[0]).toMatch(
+      /^environment 'local' has no isolation: the agent can read and write everything/,
+    );
+    const hardened = local.warnings?.(localOptions.parse({ isolation: 'bubblewrap' }), { tasks: [] }) ?? [];
+    expect(hardened.filter((line) => /no isolation/.test(line))).toEqual([]);
+    expect(hardened).toEqual(
+      plain.filter((line) => !/isolation: none|no isolation|runner's own user/.test(line)),
+    );
   });
 
   it('warns, hardened or not, that tasks validated in an image run with the host’s programs instead', () => {

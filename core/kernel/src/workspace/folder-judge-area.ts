@@ -1,8 +1,9 @@
-import { mkdir } from 'node:fs/promises';
+import { chown, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JudgeArea } from '../contracts/sandbox.js';
 import { excludeMatcher } from './excludes.js';
 import { FolderWorkspace } from './folder-workspace.js';
+import type { WorkspaceOwner } from './workspace-handle.js';
 
 /** The helper `confine` names, at the top of the area: root's, hidden from the program under test. */
 export const confineHelper = '.confine';
@@ -31,13 +32,21 @@ export class FolderJudgeArea implements JudgeArea {
     readonly guarded: boolean,
     /** The helper's text for the paths shared so far (relative, sorted). */
     private readonly script: (shared: readonly string[]) => string = () => plainConfineScript,
+    /** The host user the area's files are given to, when it is not the runner (a sandbox's own). */
+    private readonly owner?: WorkspaceOwner,
   ) {
-    this.files = new FolderWorkspace(path, excludeMatcher([]), Number.POSITIVE_INFINITY);
+    this.files = new FolderWorkspace(
+      path,
+      excludeMatcher([]),
+      Number.POSITIVE_INFINITY,
+      owner ? { owner } : {},
+    );
   }
 
   /** Makes the folder, with its helper. */
   async create(): Promise<this> {
     await mkdir(this.path, { mode: 0o700 });
+    if (this.owner) await chown(this.path, this.owner.uid, this.owner.gid);
     await this.writeHelper();
     return this;
   }
