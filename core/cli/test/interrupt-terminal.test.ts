@@ -105,6 +105,9 @@ describe.skipIf(!prerequisites.tmux())('a run stopped from a terminal, and resum
   it('ends the interrupted step cancelled each way, and resume re-runs it alone to 100% strict', async () => {
     const dir = work();
     const runDir = join(dir, 'run');
+    // The sandbox's commands run as a user of their own where the runner is root (as in CI): they
+    // run this folder's python3 and leave their pids in it.
+    await chmod(dir, 0o1777);
     const holdBin = join(dir, 'bin');
     await mkdir(holdBin);
     await writeFile(join(holdBin, 'python3'), wrapper(dir));

@@ -7,19 +7,19 @@ import { runCli } from './run-cli.js';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 describe('examples/quickstart.yaml with the built-in plugins', () => {
-  it('validates: one task, one condition, one trial, warning that the local environment isolates nothing', async () => {
+  it('validates: one task, one condition, one trial, warning that the local environment isolates nothing, and says what it guarantees', async () => {
     const result = await runCli(['validate', 'examples/quickstart.yaml'], root);
-    expect(result).toMatchObject({
-      code: 0,
-      stdout: 'examples/quickstart.yaml: valid: 1 task, 1 condition, 1 trial\n',
-    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^examples\/quickstart.yaml: valid: 1 task, 1 condition, 1 trial\nenvironment local \(isolation: none\): no isolation .*; limits per sandbox: 512 processes.*, 4g memory.*, 10g disk .*\n$/,
+    );
     expect(result.stderr).toMatch(
-      // A second line where the host gives plain sandboxes no cgroups (not root, no cgroup v2).
-      /^warning: environment 'local' has no isolation: .*isolation: bubblewrap.*\n(warning: environment 'local' \(isolation: none\) cannot end every process .*\n)?$/,
+      // More lines where the host lacks what holds plain sandboxes in (root, cgroups): each says what.
+      /^warning: environment 'local' has no isolation: .*isolation: bubblewrap.*\n(warning: environment 'local' (runs the agent's commands as the runner's own user|\(isolation: none\) cannot end every process|cannot hold its sandboxes to) .*\n)*$/,
     );
   });
 
-  it('does not warn when the local environment is hardened', async () => {
+  it('does not warn of isolation when the local environment is hardened, and says what it guarantees', async () => {
     const result = await runCli(
       [
         'validate',
@@ -29,7 +29,10 @@ describe('examples/quickstart.yaml with the built-in plugins', () => {
       ],
       root,
     );
-    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.code).toBe(0);
+    // Only where the host has no cgroups for its limits (not root): a line that says which.
+    expect(result.stderr).toMatch(/^(warning: environment 'local' cannot hold its sandboxes to .*\n)?$/);
+    expect(result.stdout.split('\n')[1]).toMatch(/^environment local \(isolation: bubblewrap\): namespaces of its own/);
   });
 
   it('lists the worklog task and its four steps', async () => {

@@ -1,5 +1,6 @@
 import { definePlugin, tokens } from '@longhaul/core';
 import { DockerEnvironment } from './environment.js';
+import { dockerGuarantee } from './guarantee.js';
 import { dockerOptions } from './options.js';
 
 export { agentUser } from './archive.js';
@@ -19,6 +20,7 @@ export {
 } from './base-image.js';
 export { connectDocker, DockerEnvironment } from './environment.js';
 export type { DockerExecResult } from './exec.js';
+export { dockerGuarantee } from './guarantee.js';
 export { labels } from './labels.js';
 export { type DockerOptions, dockerOptions, parseSize } from './options.js';
 export { type BuiltProfile, buildProfileImage, type ProfileImageBuild } from './profile-image.js';
@@ -43,6 +45,7 @@ export default definePlugin({
   description:
     'One container per trial (per step with a script asking for a fresh sandbox) on an internal network, with offline-built base images',
   options: dockerOptions,
+  guarantees: (options) => [dockerGuarantee(options)],
   register(bind, options) {
     bind(tokens.Environment).toDynamicValue(
       (ctx) =>

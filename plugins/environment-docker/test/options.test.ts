@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dockerOptions, parseSize } from '../src/index.js';
+import docker, { dockerGuarantee, dockerOptions, parseSize } from '../src/index.js';
 
 describe('docker options', () => {
   it('parses sizes as Docker counts them', () => {
@@ -16,5 +16,14 @@ describe('docker options', () => {
     const keys = bad.error?.issues.map((i) => i.path.join('.'));
     expect(keys).toEqual(expect.arrayContaining(['memory', 'mounts.0', 'pids']));
     expect(dockerOptions.safeParse({ netwrok: 'open' }).success).toBe(false);
+  });
+
+  it('says, for validate, what a docker sandbox guarantees: its network, user and limits', () => {
+    expect(docker.guarantees?.(dockerOptions.parse({}), { tasks: [] })).toEqual([
+      "environment docker: a container per sandbox (namespaces of its own, /proc/sys read-only, no-new-privileges), on an internal network where only the gateway is reachable (internet where a task's environment.network says open); its commands run as uid 1000 (user: root is the container's root); limits per sandbox: 2 CPUs, 512 processes, 4g memory (swap included), disk not limited",
+    ]);
+    expect(dockerGuarantee(dockerOptions.parse({ network: 'none', disk: '1g', pids: 64 }))).toMatch(
+      /only the gateway is reachable; .* 64 processes, 4g memory \(swap included\), 1g disk \(a storage quota\)$/,
+    );
   });
 });

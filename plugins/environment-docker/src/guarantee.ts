@@ -1,0 +1,13 @@
+import type { DockerOptions } from './options.js';
+
+/** What a docker sandbox of these options gives, in one line: what `longhaul validate` prints. */
+export function dockerGuarantee(options: DockerOptions): string {
+  const network =
+    options.network === 'open'
+      ? 'a network with internet access'
+      : options.network === 'none'
+        ? 'an internal network where only the gateway is reachable'
+        : "an internal network where only the gateway is reachable (internet where a task's environment.network says open)";
+  const disk = options.disk === undefined ? 'disk not limited' : `${options.disk} disk (a storage quota)`;
+  return `environment docker: a container per sandbox (namespaces of its own, /proc/sys read-only, no-new-privileges), on ${network}; its commands run as uid 1000 (user: root is the container's root); limits per sandbox: ${options.cpus} CPUs, ${options.pids} processes, ${options.memory} memory (swap included), ${disk}`;
+}
