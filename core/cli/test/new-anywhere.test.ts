@@ -75,7 +75,10 @@ describe('longhaul new harness my-agent, outside the repository', () => {
     expect(tested.stdout).toMatch(/Tests +\d+ passed/);
 
     const validated = await longhaul(['validate', 'example/experiment.yaml'], agent);
-    expect(validated.stdout).toBe('example/experiment.yaml: valid: 1 task, 1 condition, 1 trial\n');
+    // Then what the local environment guarantees on this host, one line.
+    expect(validated.stdout).toMatch(
+      /^example\/experiment.yaml: valid: 1 task, 1 condition, 1 trial\nenvironment local \(isolation: none\): .*\n$/,
+    );
     const ran = await longhaul(['run', 'example/experiment.yaml', '--run-dir', join(root, 'run')], agent);
     expect(ran.stderr).not.toMatch(/not installed|cannot be used|error/);
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);

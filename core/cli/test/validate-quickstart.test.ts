@@ -32,7 +32,9 @@ describe('examples/quickstart.yaml with the built-in plugins', () => {
     expect(result.code).toBe(0);
     // Only where the host has no cgroups for its limits (not root): a line that says which.
     expect(result.stderr).toMatch(/^(warning: environment 'local' cannot hold its sandboxes to .*\n)?$/);
-    expect(result.stdout.split('\n')[1]).toMatch(/^environment local \(isolation: bubblewrap\): namespaces of its own/);
+    expect(result.stdout.split('\n')[1]).toMatch(
+      /^environment local \(isolation: bubblewrap\): namespaces of its own/,
+    );
   });
 
   it('lists the worklog task and its four steps', async () => {
