@@ -66,7 +66,8 @@ export function limitedHost(flaw?: HostLimitFlaw): HostEnvironment {
     judge({ exitCode, signal, stderr, stopped }) {
       return {
         ...(exitCode !== 0 && /MemoryError/.test(stderr) ? { oomKilled: true } : {}),
-        ...(stopped || signal === 'SIGXFSZ' ? { diskLimitHit: true } : {}),
+        // A shell whose writer SIGXFSZ stopped exits 128 + 25, often before the watcher looks.
+        ...(stopped || signal === 'SIGXFSZ' || exitCode === 128 + 25 ? { diskLimitHit: true } : {}),
       };
     },
   };
