@@ -361,7 +361,16 @@ describe.skipIf(!prerequisites.bubblewrap())('on a host with bubblewrap', () => 
   describeEnvironment(
     'local (isolation: bubblewrap)',
     (snapshots) =>
-      new LocalEnvironment(localOptions.parse({ isolation: 'bubblewrap', disk: '64m' }), snapshots),
-    { containment: true, host: true, limits: { diskBytes: 64 * 1024 * 1024 } },
+      new LocalEnvironment(
+        localOptions.parse({ isolation: 'bubblewrap', maxFileSize: '16m', disk: '64m' }),
+        snapshots,
+      ),
+    // Two files at maxFileSize (the large-file check's) stay under the disk limit.
+    {
+      maxFileBytes: 16 * 1024 * 1024,
+      containment: true,
+      host: true,
+      limits: { diskBytes: 64 * 1024 * 1024 },
+    },
   );
 });

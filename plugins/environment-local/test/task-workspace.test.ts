@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxSpec } from '@longhaul/core';
 import { FakeSnapshotStore } from '@longhaul/testkit';
 import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEnvironment, localOptions } from '../src/index.js';
+import { passableTemp } from './passable-temp.js';
 
 let base: string;
 
@@ -27,7 +27,7 @@ function spec(workspace: string): SandboxSpec {
 }
 
 beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'longhaul-local-workspace-'));
+  base = await passableTemp('longhaul-local-workspace-');
   await mkdir(join(base, 'task', 'seed', 'project'), { recursive: true });
   await writeFile(join(base, 'task', 'seed', 'project', 'engine.cpp'), 'int main() {}\n');
 });
