@@ -29,7 +29,10 @@ export function describeSuiteTeeth<Context>(
   };
   describe(`${kind} conformance suite`, () => {
     it(`passes a ${kind} that keeps every rule`, async () => {
-      expect(await failedChecks(checks, await good())).toEqual([]);
+      // With each failure's message, so a check that fails here says why.
+      const outcomes = await runChecks(checks, await good());
+      const failed = outcomes.filter((outcome) => outcome.error !== undefined);
+      expect(failed.map((outcome) => `${outcome.name}: ${String(outcome.error)}`)).toEqual([]);
     });
 
     it('has a broken implementation below for every one of its checks', () => {
