@@ -28,6 +28,7 @@ export const errorClasses = {
   internal: 'anything unclassified: a bug to report',
 } as const;
 
+/** One of the built-in fault classes (`crash`, `sandbox`, `oom`, `disk`…); see `errorClasses`. */
 export type ErrorClass = keyof typeof errorClasses;
 
 /** `errorStatus('crash')` is `'error:crash'`. */
