@@ -2,27 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, spawnCli, workDir } from '../../cli/test/fixtures/resume/spawn-cli.js';
+import { idebenchPackages, repoRoot, spawnCli, workDir } from '../../cli/test/fixtures/resume/spawn-cli.js';
 import { type TidyRow, tidyColumns } from '../src/index.js';
 
 /**
  * `longhaul export` of a real run (examples/idebench.yaml: two conditions, three tasks, three
  * repeats, step, trial and experiment scorers), read back and matched against summary.json.
  */
-const work = workDir('longhaul-export-', [
-  'core/kernel',
-  'core/report',
-  'core/cli',
-  'core/gateway',
-  'plugins/source-idebench',
-  'harnesses/ide',
-  'plugins/environment-local',
-  'plugins/scripts',
-  'plugins/memory-basic',
-  'plugins/scorer-tests',
-  'plugins/scorer-tool-use',
-  'plugins/reporter-summary',
-]);
+const work = workDir('longhaul-export-', idebenchPackages);
 
 /** RFC 4180 CSV, as pandas reads it: quoted fields may hold commas, quotes and line breaks. */
 function parseCsv(text: string): string[][] {

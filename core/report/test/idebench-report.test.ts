@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { prerequisites } from '@longhaul/testkit/prerequisites';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, spawnCli, workDir } from '../../cli/test/fixtures/resume/spawn-cli.js';
+import { idebenchPackages, repoRoot, spawnCli, workDir } from '../../cli/test/fixtures/resume/spawn-cli.js';
 import type { SummaryConditions } from '../src/index.js';
 import { columnValues, emptySections, launchChromium, openReport, plotMarks, shots } from './page.js';
 
@@ -12,20 +12,7 @@ import { columnValues, emptySections, launchChromium, openReport, plotMarks, sho
  * model that changes nothing, three tasks, three repeats), made by the real CLI: IDE-Bench's
  * figures come from its scorers (pass-at-k, tool-use), with no reporter of its own.
  */
-const work = workDir('longhaul-report-idebench-', [
-  'core/kernel',
-  'core/report',
-  'core/cli',
-  'core/gateway',
-  'plugins/source-idebench',
-  'harnesses/ide',
-  'plugins/environment-local',
-  'plugins/scripts',
-  'plugins/memory-basic',
-  'plugins/scorer-tests',
-  'plugins/scorer-tool-use',
-  'plugins/reporter-summary',
-]);
+const work = workDir('longhaul-report-idebench-', idebenchPackages);
 
 let browser: Browser;
 beforeAll(async () => {
