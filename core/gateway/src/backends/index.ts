@@ -72,11 +72,15 @@ export async function createBackend(
   others: ReadonlyMap<string, Backend>,
 ): Promise<Backend> {
   const backend = await makeBackend(name, config, deps, others);
-  const path = (file: string) => (isAbsolute(file) ? file : resolve(deps.baseDir, file));
+  const path = (file: string) => experimentPath(deps, file);
   if (config.backend === 'scripted' && config.file) backend.input = await modelInput(path(config.file));
   if (config.backend === 'replay') backend.input = await modelInput(await recordingPath(path(config.from)));
   return backend;
 }
+
+/** A file the experiment names, relative to the experiment's folder. */
+const experimentPath = (deps: BackendDeps, file: string) =>
+  isAbsolute(file) ? file : resolve(deps.baseDir, file);
 
 async function modelInput(file: string): Promise<ModelInput> {
   return {
@@ -93,7 +97,7 @@ async function makeBackend(
   deps: BackendDeps,
   others: ReadonlyMap<string, Backend>,
 ): Promise<Backend> {
-  const path = (file: string) => (isAbsolute(file) ? file : resolve(deps.baseDir, file));
+  const path = (file: string) => experimentPath(deps, file);
   switch (config.backend) {
     case 'scripted':
       return config.file
