@@ -9,6 +9,7 @@ export {
   selectSources,
   sourceCandidates,
 } from './discovery.js';
+export { guardComparisons } from './equality-guard.js';
 export { type FileAnalysis, massOf } from './file-analysis.js';
 export {
   type HistoryCommit,

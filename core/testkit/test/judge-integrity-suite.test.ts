@@ -20,7 +20,8 @@ import { HostEnvironment } from './support/host-environment.js';
 
 // The red-team suite's teeth: judges with the faults it is about fall to the hacks aimed at those
 // faults, and a judge that keeps its world its own holds against every one of them but the
-// in-process hack no judge can hold (an object equal to anything).
+// in-process hack that only guarded comparisons hold (an object equal to anything: this judge
+// runs the tests as they are).
 type StepScorer = Extract<Scorer, { scope: 'step' }>;
 
 const reference = {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { ClassifiedError, type StepScoreContext } from '@longhaul/core';
+import { guardComparisons } from '@longhaul/metrics';
 import type { ActiveSuite } from './cascade.js';
 import { goldMachinery, machineryEdits } from './gold-machinery.js';
 import {
@@ -58,6 +59,20 @@ export interface RunOptions {
   testRules: readonly string[];
 }
 
+const isPython = (path: string) => path.endsWith('.py');
+
+/** A test file as the judge runs it: Python with its comparisons guarded, anything else as it is. */
+function guarded(path: string, data: Buffer): string | Buffer {
+  if (!isPython(path)) return data;
+  try {
+    return guardComparisons(utf8.decode(data));
+  } catch {
+    return data; // not UTF-8: left as the repository has it
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** The command with `python -m pytest` run through the launcher (see `launcherSource`). */
 function launched(command: readonly string[], launcher: string): string[] | undefined {
   const at = command.findIndex((word, index) => word === '-m' && command[index + 1] === 'pytest');
@@ -77,8 +92,10 @@ function launched(command: readonly string[], launcher: string): string[] | unde
  * out or collects nothing still scores: the ids it did not report are `missing`, which fails them.
  * Only a command that cannot start is a scorer fault.
  *
- * What stays possible (the agent's code is imported into the pytest process): code that rewrites
- * pytest's results for the suite's tests alone, or returns objects equal to anything.
+ * The test files' comparisons are guarded (`guardComparisons`): an object the agent's code made
+ * equal to anything fails the test that compares it. What stays possible (the agent's code is
+ * imported into the pytest process): code written to undo that guard, or to rewrite pytest's
+ * results for the suite's tests alone.
  */
 export async function runSuite(
   ctx: StepScoreContext,
@@ -97,7 +114,11 @@ export async function runSuite(
   try {
     const edits = machineryEdits(agent, machinery);
     for (const path of edits.remove) await sandbox.remove(path);
-    for (const [path, data] of edits.write) await sandbox.writeFile(path, data);
+    // Every Python file of the machinery is written, guarded (see guardComparisons), even where
+    // the agent's copy is the gold one.
+    const writes = new Map(edits.write);
+    for (const [path, data] of machinery.files) if (isPython(path)) writes.set(path, data);
+    for (const [path, data] of writes) await sandbox.writeFile(path, guarded(path, data));
     for (const [path, owner] of suite.files) {
       const source = join(owner.filesDir, path);
       if (path.split('/').includes('..')) {
@@ -106,7 +127,7 @@ export async function runSuite(
       const data = await readFile(source).catch(() => {
         throw new ClassifiedError('scorer', `PR ${owner.pr}: ${source} does not exist`);
       });
-      await sandbox.writeFile(path, data);
+      await sandbox.writeFile(path, guarded(path, data));
     }
     if (config) await sandbox.writeFile(config, await readFile(join(gold, config)));
     // The plugin, the launcher and the outcomes go to a folder the agent cannot have made: its

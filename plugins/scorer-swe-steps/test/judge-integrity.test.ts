@@ -113,10 +113,4 @@ if (prerequisites.pytest())
       }),
     }),
     await judgeEnvironments(),
-    {
-      // The suite's tests import the program into the pytest process: an object equal to anything
-      // passes every comparison they make, and no judge of an in-process suite can tell; the
-      // integrity scorer flags it (integrity.equality).
-      knownHoles: { '*': ['always-equal'] },
-    },
   );

@@ -45,7 +45,7 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 /** The version of what load writes under cacheDir (seed, solutions, cases). */
-const layout = 'idebench-cases/2';
+const layout = 'idebench-cases/3';
 
 /** Sorts task-2 before task-10. */
 function byNumber(a: string, b: string): number {

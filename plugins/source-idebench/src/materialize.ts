@@ -3,6 +3,7 @@ import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { excludeMatcher, regularFiles } from '@longhaul/core';
+import { guardComparisons } from '@longhaul/metrics';
 import { stringify } from 'yaml';
 
 const run = promisify(execFile);
@@ -129,7 +130,8 @@ function withCanary(tests: string): string {
  * task's tests, the dataset's test folders and configuration), then `run_tests.sh <task>` must
  * exit 0. Before it, for Python tests, `run_tests.sh` runs a canary task (the task's tests plus
  * one that fails) and must fail: a tree that makes the grader succeed whatever its tests say
- * (a process ending with status 0 at import, pytest's reports rewritten) fails the case.
+ * (a process ending with status 0 at import, pytest's reports rewritten) fails the case. The
+ * Python files it writes have their comparisons guarded (`guardComparisons`).
  */
 export async function materializeCase(
   dataset: string,
@@ -157,6 +159,9 @@ export async function materializeCase(
     const tests = files[`tasks/${taskId}/task_tests.py`];
     const canary = canaryOf(taskId);
     if (tests !== undefined) files[`tasks/${canary}/task_tests.py`] = withCanary(tests);
+    // The tests import the program: an object it made equal to anything fails what compares it.
+    for (const path of Object.keys(files))
+      if (path.endsWith('.py')) files[path] = guardComparisons(files[path]!);
     const testCase = {
       description: `IDE-Bench grading: ./run_tests.sh ${taskId} exits 0${tests !== undefined ? `, and fails when one of its tests fails (${canary})` : ''}`,
       remove: graderOwned,

@@ -104,8 +104,10 @@ export interface ScorerFigures {
  *   the step out of the denominators, which rewards the agent).
  * - Where the tests import the program into their own process (SWE-STEPS, IDE-Bench), the program
  *   can rewrite the runner from inside; a judge guards what it can (a canary test that must fail)
- *   and says what remains. An object equal to anything passes such tests' comparisons: the
- *   `integrity` scorer's tamper signals flag the code that makes one (`integrity.equality`).
+ *   and says what remains. An object equal to anything would pass such tests' comparisons: the
+ *   judge guards them (`guardComparisons` of `@longhaul/metrics` makes a comparison with such
+ *   an object of the program's fail), and the `integrity` scorer's tamper signals flag the code
+ *   that makes one (`integrity.equality`).
  *
  * `@longhaul/testkit`'s red-team suite (`describeJudgeIntegrity`) tries known ways to fake a pass
  * on a judge in every shipped environment; a scorer that judges a workspace runs it.
