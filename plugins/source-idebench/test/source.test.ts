@@ -142,12 +142,19 @@ describe('the idebench source', () => {
     // The canary (the task's tests and one that fails) must make the grader fail first.
     expect(testCase.before).toEqual([{ argv: ['task-1-longhaul-canary'], exitCode: 'nonzero' }]);
     // Before the __main__ block that runs the tests, so this dataset's runner runs it too.
+    const main = 'if _longhaul_guard(__name__) == _longhaul_guard("__main__"):';
     expect(testCase.files!['tasks/task-1-longhaul-canary/task_tests.py']).toBe(
       testCase.files!['tasks/task-1/task_tests.py']!.replace(
-        'if __name__ == "__main__":',
-        'def test_longhaul_canary():\n    assert False, "the grader\'s canary: run_tests.sh must fail when a test fails"\n\n\nif __name__ == "__main__":',
+        main,
+        `def test_longhaul_canary():\n    assert False, "the grader's canary: run_tests.sh must fail when a test fails"\n\n\n${main}`,
       ),
     );
+    // Every Python file it writes compares through the guard (guardComparisons).
+    expect(testCase.files!['tasks/task-1/task_tests.py']).toContain(
+      'assert _longhaul_guard(Inventory().total_value()) == _longhaul_guard(0)',
+    );
+    for (const [path, text] of Object.entries(testCase.files!))
+      if (path.endsWith('.py')) expect(text, path).toMatch(/^exec\(".*_longhaul_guard/m);
   });
 
   it('refuses a directory that is not a dataset, and a task with a diff that does not apply', async () => {
