@@ -1,5 +1,6 @@
 import {
   ClassifiedError,
+  type DiskWatch,
   type ExecOptions,
   type ExecResult,
   type FileEntry,
@@ -14,7 +15,7 @@ import {
   type WorkspaceFile,
 } from '@longhaul/core';
 import type { Containment } from './containment.js';
-import { DiskWatch } from './disk-watch.js';
+import { folderDiskWatch } from './disk-watch.js';
 import type { LocalOptions } from './options.js';
 import { type GroupExit, ProcessGroup } from './process-group.js';
 import { removeSandboxFolder } from './sandbox-folder.js';
@@ -83,7 +84,7 @@ export class LocalSandbox implements Sandbox {
     readonly judge: JudgeArea,
   ) {
     const { user, settings } = containment.controls;
-    this.disk = new DiskWatch([files.root, dirs.home, dirs.tmp], settings.diskBytes, user, () =>
+    this.disk = folderDiskWatch([files.root, dirs.home, dirs.tmp], settings.diskBytes, user, () =>
       this.stopForDisk(),
     );
   }

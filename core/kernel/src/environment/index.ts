@@ -1,2 +1,3 @@
+export * from './disk-watch.js';
 export * from './images.js';
 export * from './requirements.js';

@@ -1,0 +1,113 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { DiskWatch, diskUsage } from '../../src/index.js';
+
+/** A watch over a usage the test sets, recording each stop. */
+function watched(limitBytes: number) {
+  const state = { used: 0, measures: 0, stops: [] as number[] };
+  const watch = new DiskWatch({
+    limitBytes,
+    measure: async () => {
+      state.measures++;
+      return state.used;
+    },
+    onExceeded: async (used) => {
+      state.stops.push(used);
+    },
+  });
+  return { state, watch };
+}
+
+async function until(condition: () => boolean, ms = 10_000): Promise<void> {
+  for (const end = Date.now() + ms; !condition(); ) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await delay(20);
+  }
+}
+
+describe('DiskWatch', () => {
+  it('stops the sandbox once its files are past the limit and grow while commands run', async () => {
+    const { state, watch } = watched(1000);
+    try {
+      watch.begin();
+      await until(() => state.measures >= 1);
+      state.used = 1500;
+      await until(() => state.stops.length > 0);
+      expect(state.stops[0]).toBe(1500);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('lets commands run while the files stay past the limit without growing, and measures nothing between commands', async () => {
+    const { state, watch } = watched(1000);
+    try {
+      state.used = 1500;
+      watch.begin();
+      await until(() => state.stops.length === 1);
+      watch.end();
+      await until(() => state.measures >= 2);
+      const measures = state.measures;
+      await delay(600);
+      expect(state.measures, 'measured while no command ran').toBe(measures);
+      // The next command finds the files as they were: past the limit, not grown.
+      watch.begin();
+      await until(() => state.measures >= measures + 2);
+      expect(state.stops).toHaveLength(1);
+      watch.end();
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('never stops a command that began after its measure started', async () => {
+    let release: (() => void) | undefined;
+    const stops: number[] = [];
+    let used = 0;
+    let slow = false;
+    const watch = new DiskWatch({
+      limitBytes: 1000,
+      measure: async () => {
+        if (slow) await new Promise<void>((resolve) => (release = resolve));
+        return used;
+      },
+      onExceeded: async (bytes) => {
+        stops.push(bytes);
+      },
+    });
+    try {
+      watch.begin();
+      await delay(100);
+      // The last command ends, having written past the limit; its final measure is slow.
+      slow = true;
+      used = 1500;
+      watch.end();
+      await until(() => release !== undefined);
+      watch.begin();
+      slow = false;
+      release?.();
+      await delay(400);
+      expect(stops, 'the new command was stopped for what the one before it wrote').toEqual([]);
+      watch.end();
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('diskUsage counts the bytes files take, and nothing for a path that is not there', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'disk-watch-'));
+    try {
+      const before = await diskUsage([dir]);
+      await writeFile(join(dir, 'a.bin'), Buffer.alloc(1 << 20, 1));
+      const after = await diskUsage([dir]);
+      expect(before).toBeDefined();
+      expect((after ?? 0) - (before ?? 0)).toBeGreaterThanOrEqual(1 << 20);
+      expect(await diskUsage([join(dir, 'missing')])).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
