@@ -17,8 +17,8 @@ export interface Call {
   readonly leader: Leader | undefined;
   /** Resolves once `leader` is set. */
   leaderKnown(): Promise<unknown>;
-  /** A sweep ended the call. */
-  swept(): void;
+  /** A sweep ended the call, or (`disk`) the sandbox was stopped for going past its disk limit. */
+  swept(reason?: 'disk'): void;
 }
 
 const gone = (p: ProcessEntry) => p.state === 'Z' || p.state === 'X';
@@ -82,6 +82,20 @@ export class Containment {
         'sandbox',
         `${left} process(es) kept coming back while the sandbox was swept`,
       );
+  }
+
+  /**
+   * Ends every process but the keeper's, those of running calls too, each call told it was
+   * stopped for the disk limit: the sandbox's files went past it and still grow.
+   */
+  async stopForDisk(): Promise<void> {
+    const calls = [...this.calls];
+    await Promise.all(calls.map((call) => call.leaderKnown()));
+    for (const call of calls) {
+      this.calls.delete(call);
+      call.swept('disk');
+    }
+    await this.reap(calls.flatMap((call) => (call.leader ? [call.leader] : [])));
   }
 
   /**

@@ -50,6 +50,12 @@ function agentSetup(workspace: string): string {
   ].join(' && ');
 }
 
+/** The host folder of a container's writable layer, where its storage driver names one (overlay2). */
+function upperDir(info: Docker.ContainerInspectInfo): string[] {
+  const upper = (info.GraphDriver?.Data as Record<string, unknown> | undefined)?.UpperDir;
+  return typeof upper === 'string' && upper.startsWith('/') ? [upper] : [];
+}
+
 /** How long a daemon may take to answer a ping before its endpoint counts as dead. */
 const pingTimeoutMs = 30_000;
 /** Times a sandbox tries to join its run's network when other processes of the run keep removing it. */
@@ -105,6 +111,8 @@ export class DockerEnvironment implements Environment {
   private readonly images = new Map<string, ResolvedImage>();
   /** The named or base images `check` found for its tasks. */
   private readonly planned = new Set<string>();
+  /** Daemons whose storage driver refused a size quota: the disk watch alone limits their sandboxes. */
+  private readonly quotaless = new WeakSet<Docker>();
 
   constructor(
     private readonly options: DockerOptions,
@@ -166,16 +174,10 @@ export class DockerEnvironment implements Environment {
         else await releaseNetwork(docker, network);
         if (gone && attempt < networkAttempts) continue;
         if (error instanceof ClassifiedError) throw error;
-        const message = (error as Error).message;
-        const hint = /storage-opt/i.test(message)
-          ? ` (the docker option disk: ${this.options.disk} needs a storage driver with size quotas; remove the option on this host)`
-          : '';
         throw new ClassifiedError(
           'sandbox',
-          `opening a docker sandbox for ${spec.trialId} failed: ${message}${hint}`,
-          {
-            cause: error,
-          },
+          `opening a docker sandbox for ${spec.trialId} failed: ${(error as Error).message}`,
+          { cause: error },
         );
       }
     }
@@ -194,6 +196,7 @@ export class DockerEnvironment implements Environment {
     workspace: string,
   ) {
     const memory = parseSize(this.options.memory);
+    const disk = parseSize(this.options.disk);
     const tags = {
       [labels.run]: spec.runId,
       [labels.trial]: spec.trialId,
@@ -201,7 +204,7 @@ export class DockerEnvironment implements Environment {
       [labels.task]: spec.task.id,
       [labels.owner]: ownerLabel(),
     };
-    const container = await docker.createContainer({
+    const config = (quota: boolean): Docker.ContainerCreateOptions => ({
       name: dockerName(`longhaul-${spec.trialId}-${spec.purpose}-${randomBytes(3).toString('hex')}`),
       Image: image.ref,
       Entrypoint: ['sleep'],
@@ -216,7 +219,9 @@ export class DockerEnvironment implements Environment {
         MemorySwap: memory,
         NanoCpus: Math.round(this.options.cpus * 1e9),
         PidsLimit: this.options.pids,
-        ...(this.options.disk === undefined ? {} : { StorageOpt: { size: this.options.disk } }),
+        // No file grows past the disk limit; the sandbox's disk watch counts the files together.
+        Ulimits: [{ Name: 'fsize', Soft: disk, Hard: disk }],
+        ...(quota ? { StorageOpt: { size: String(disk) } } : {}),
         SecurityOpt: ['no-new-privileges'],
         CapDrop: ['NET_RAW'],
         Mounts: [
@@ -230,6 +235,7 @@ export class DockerEnvironment implements Environment {
         ],
       },
     });
+    const container = await this.createQuoted(docker, config);
     try {
       await container.start();
     } catch (error) {
@@ -239,6 +245,25 @@ export class DockerEnvironment implements Environment {
       throw error;
     }
     return container;
+  }
+
+  /**
+   * Creates the container with a size quota on its writable layer, or without one on a daemon
+   * whose storage driver has none (overlay2 on ext4): its disk watch limits it there alone.
+   */
+  private async createQuoted(
+    docker: Docker,
+    config: (quota: boolean) => Docker.ContainerCreateOptions,
+  ): Promise<Docker.Container> {
+    if (!this.quotaless.has(docker)) {
+      try {
+        return await docker.createContainer(config(true));
+      } catch (error) {
+        if (!/storage-opt/i.test(String(error))) throw error;
+        this.quotaless.add(docker);
+      }
+    }
+    return docker.createContainer(config(false));
   }
 
   private async prepare(
@@ -287,6 +312,7 @@ export class DockerEnvironment implements Environment {
       store: this.store,
       files,
       workspace,
+      diskPaths: [volume.root, ...upperDir(info)],
       beforeCommand: async () => network.firewall?.refresh(),
       dispose: async () => {
         if (disposed) return;

@@ -43,12 +43,17 @@ export interface CommandRequest {
   signal?: AbortSignal;
   /** Started with `start()`: it runs until it exits, is killed or the sandbox is swept. */
   background: boolean;
+  /** The sandbox's disk limit, in bytes: each file's size limit, and what its files may take. */
+  diskBytes: number;
 }
 
 /** What a command adds to ExecResult in a container: whether it ran into the pids limit. */
 export interface DockerExecResult extends ExecResult {
   pidsLimitHit?: boolean;
 }
+
+/** A process the kernel stopped for a file past RLIMIT_FSIZE (SIGXFSZ), as Docker and shells report it. */
+const fileTooLarge = 128 + 25;
 
 /** How long a command's output may stay open after its process tree was killed. */
 const drainMs = 5_000;
@@ -69,6 +74,8 @@ export class DockerCommand implements SandboxProcess, Call {
   /** The command's host pid, looked up while it runs (Docker reports it a moment after the start). */
   private hostPid!: Promise<number>;
   private stopped: 'timeout' | 'kill' | undefined;
+  /** Stopped with every process of the sandbox: its files went past the disk limit. */
+  private diskStopped = false;
   private result: Promise<DockerExecResult> | undefined;
   private streamEnded!: Promise<void>;
   private streamDone = false;
@@ -182,8 +189,9 @@ export class DockerCommand implements SandboxProcess, Call {
     return this.hostPid;
   }
 
-  swept(): void {
+  swept(reason?: 'disk'): void {
     this.stopped ??= 'kill';
+    if (reason === 'disk') this.diskStopped = true;
     this.dropOutputLater();
   }
 
@@ -238,6 +246,12 @@ export class DockerCommand implements SandboxProcess, Call {
       result.oomKilled = true;
     if (after.pidsMax > this.before.pidsMax) result.pidsLimitHit = true;
     if (this.stdout.dropped || this.stderr.dropped) result.truncated = true;
+    if (this.diskStopped || result.exitCode === fileTooLarge) {
+      result.diskLimitHit = true;
+      result.stderr += this.diskStopped
+        ? `longhaul: stopped: the sandbox's files went past its disk limit of ${this.request.diskBytes} bytes; remove files to go on\n`
+        : `longhaul: a file reached the sandbox's disk limit of ${this.request.diskBytes} bytes\n`;
+    }
     return result;
   }
 }

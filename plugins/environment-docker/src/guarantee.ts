@@ -8,6 +8,6 @@ export function dockerGuarantee(options: DockerOptions): string {
       : options.network === 'none'
         ? 'an internal network where only the gateway is reachable'
         : "an internal network where only the gateway is reachable (internet where a task's environment.network says open)";
-  const disk = options.disk === undefined ? 'disk not limited' : `${options.disk} disk (a storage quota)`;
+  const disk = `${options.disk} disk (one file: RLIMIT_FSIZE; all: the writable layer and workspace measured from the host while commands run, and a storage quota on the layer where the storage driver has one)`;
   return `environment docker: a container per sandbox (namespaces of its own, /proc/sys read-only, no-new-privileges), on ${network}; its commands run as uid 1000 (user: root is the container's root); limits per sandbox: ${options.cpus} CPUs, ${options.pids} processes, ${options.memory} memory (swap included), ${disk}`;
 }

@@ -33,9 +33,9 @@ export const dockerOptions = z
       .default(512)
       .describe('Most processes (and threads) a container may hold; contains fork bombs.'),
     disk: size
-      .optional()
+      .default('10g')
       .describe(
-        "Size quota of each container's writable layer. Docker allows it only on some storage drivers (overlay2 on xfs with pquota, devicemapper, btrfs, zfs); elsewhere opening a sandbox fails and says so.",
+        "What each container may write to disk: its writable layer (the container's own files, /tmp included) and its workspace. No file can grow past it (RLIMIT_FSIZE: the writer is stopped); files together past it are noticed while commands run (du, paced by its cost, called early when the host's file system loses more than the room left), and then every process of the container is stopped and its command reports diskLimitHit (an agent stopped so ends its turn with error:disk). Where the storage driver has size quotas (overlay2 on xfs with pquota, btrfs, zfs), the writable layer gets one too.",
       ),
     network: z
       .enum(['none', 'open'])

@@ -1,6 +1,8 @@
 import { posix } from 'node:path';
 import {
   ClassifiedError,
+  DiskWatch,
+  diskUsage,
   type ExecOptions,
   type FileEntry,
   type FolderWorkspace,
@@ -16,7 +18,7 @@ import { agentUser } from './archive.js';
 import type { Containment } from './containment.js';
 import { DockerCommand as Command, type DockerCommand, type DockerExecResult } from './exec.js';
 import { DockerJudgeArea } from './judge-area.js';
-import type { DockerOptions } from './options.js';
+import { type DockerOptions, parseSize } from './options.js';
 import type { ContainerCgroup } from './proc.js';
 
 const defaultMaxOutputBytes = 16 * 1024 * 1024;
@@ -36,6 +38,11 @@ export interface SandboxParts {
   files: FolderWorkspace;
   /** Where the container sees the workspace (the option, or where the task asks for it). */
   workspace: string;
+  /**
+   * Host folders of what the container writes to disk: its writable layer (overlay2's UpperDir)
+   * and the workspace volume's folder. Watched against the `disk` option while commands run.
+   */
+  diskPaths: string[];
   /** Refreshes the host firewall before commands run (a gateway may have started listening). */
   beforeCommand: () => Promise<void>;
   /** Removes the container and its volume, and releases the network. */
@@ -56,12 +63,22 @@ export class DockerSandbox implements Sandbox {
   /** `/judge`, root's: see DockerJudgeArea. */
   readonly judge: DockerJudgeArea;
   private closing: Promise<void> | undefined;
+  private readonly diskBytes: number;
+  private readonly disk: DiskWatch;
 
   constructor(private readonly parts: SandboxParts) {
     this.id = parts.container.id.slice(0, 12);
     this.workspace = parts.workspace;
     this.hostAddress = parts.hostAddress;
     this.judge = new DockerJudgeArea(parts.container, (argv, options) => this.exec(argv, options));
+    this.diskBytes = parseSize(parts.options.disk);
+    // Measured on this host as root: du follows no link and stays on the folders' file system.
+    this.disk = new DiskWatch({
+      limitBytes: this.diskBytes,
+      measure: () => diskUsage(parts.diskPaths),
+      probe: parts.diskPaths[0],
+      onExceeded: () => parts.containment.stopForDisk(),
+    });
   }
 
   private guard(what: string): void {
@@ -115,6 +132,7 @@ export class DockerSandbox implements Sandbox {
     try {
       await this.parts.beforeCommand();
       const { docker, container, cgroup, containment } = this.parts;
+      this.disk.begin();
       const command = await Command.run(docker, container, cgroup, containment, {
         argv,
         user: root ? '0:0' : `${agentUser.uid}:${agentUser.gid}`,
@@ -125,7 +143,15 @@ export class DockerSandbox implements Sandbox {
         timeoutMs: options.timeoutMs,
         signal: options.signal,
         background,
+        diskBytes: this.diskBytes,
+      }).catch((error: unknown) => {
+        this.disk.end();
+        throw error;
       });
+      void command
+        .wait()
+        .finally(() => this.disk.end())
+        .catch(() => undefined);
       return command;
     } catch (error) {
       return this.fault(`exec ${argv[0]}`, error);
@@ -231,6 +257,7 @@ export class DockerSandbox implements Sandbox {
   }
 
   close(): Promise<void> {
+    this.disk.close();
     this.closing ??= this.parts.dispose();
     return this.closing;
   }

@@ -20,10 +20,10 @@ describe('docker options', () => {
 
   it('says, for validate, what a docker sandbox guarantees: its network, user and limits', () => {
     expect(docker.guarantees?.(dockerOptions.parse({}), { tasks: [] })).toEqual([
-      "environment docker: a container per sandbox (namespaces of its own, /proc/sys read-only, no-new-privileges), on an internal network where only the gateway is reachable (internet where a task's environment.network says open); its commands run as uid 1000 (user: root is the container's root); limits per sandbox: 2 CPUs, 512 processes, 4g memory (swap included), disk not limited",
+      "environment docker: a container per sandbox (namespaces of its own, /proc/sys read-only, no-new-privileges), on an internal network where only the gateway is reachable (internet where a task's environment.network says open); its commands run as uid 1000 (user: root is the container's root); limits per sandbox: 2 CPUs, 512 processes, 4g memory (swap included), 10g disk (one file: RLIMIT_FSIZE; all: the writable layer and workspace measured from the host while commands run, and a storage quota on the layer where the storage driver has one)",
     ]);
     expect(dockerGuarantee(dockerOptions.parse({ network: 'none', disk: '1g', pids: 64 }))).toMatch(
-      /only the gateway is reachable; .* 64 processes, 4g memory \(swap included\), 1g disk \(a storage quota\)$/,
+      /only the gateway is reachable; .* 64 processes, 4g memory \(swap included\), 1g disk \(one file: RLIMIT_FSIZE; all: the writable layer and workspace measured from the host/,
     );
   });
 });
