@@ -11,6 +11,7 @@ import type {
   WorkspaceFile,
 } from '../contracts/index.js';
 import { ClassifiedError } from '../contracts/status.js';
+import { quickBytes, turnWhenDue } from './event-loop-turns.js';
 import type { ExcludeMatcher } from './excludes.js';
 import { FolderWriter } from './folder-writer.js';
 import { chunksOf, readWhole, type SkipReason, type WalkEntry, walkWorkspace } from './walk.js';
@@ -38,6 +39,8 @@ interface Source<W extends { mode: number }> {
   size(file: W): Promise<number>;
   /** Whether the open file, of the same size, holds these bytes. */
   same(file: W, handle: FileHandle, size: number): Promise<boolean>;
+  /** Whether these bytes, read whole, are the file's. */
+  sameBytes(file: W, data: Uint8Array): boolean;
   /** The bytes, whole or as chunks. */
   data(file: W): Promise<Uint8Array | AsyncIterable<Uint8Array>>;
   /** A host file holding the bytes, to copy instead (a stored blob), when there is one. */
@@ -304,12 +307,20 @@ export class FolderWorkspace {
       if (entry.type === 'special') return skip({ path: entry.path, size: entry.size, reason: 'type' });
       if (entry.size > this.maxFileBytes) return skip({ path: entry.path, size: entry.size });
       if (await unchanged(entry)) return;
+      const mode = entry.mode & 0o7777;
+      if (entry.size <= quickBytes) {
+        await turnWhenDue();
+        const data = entry.readNow(this.maxFileBytes);
+        if (typeof data === 'string') return skip(skipped(entry, data));
+        // Grown past a quick read since the walk saw it: read as a large file below.
+        if (data !== undefined)
+          return remember(entry, (await writer.add({ path: entry.path, mode }, data)) || undefined);
+      }
       const opened = await entry.open();
       if (typeof opened === 'string') return skip(skipped(entry, opened));
       const { file, size } = opened;
       try {
         if (size > this.maxFileBytes) return skip({ path: entry.path, size });
-        const mode = entry.mode & 0o7777;
         if (size <= wholeBytes) {
           const data = await readWhole(file, this.maxFileBytes, size);
           if (typeof data === 'string') return skip(skipped(entry, data));
@@ -352,6 +363,7 @@ export class FolderWorkspace {
     await this.sync(wanted, {
       size: (file) => store.blob(file.blob).size(),
       same: async (file, handle, size) => (await sha256Of(handle, size)) === file.blob,
+      sameBytes: (file, data) => createHash('sha256').update(data).digest('hex') === file.blob,
       data: async (file) => store.blob(file.blob).stream(),
       file: (file) => store.blob(file.blob).file,
     });
@@ -370,6 +382,7 @@ export class FolderWorkspace {
         const data = await readWhole(handle, file.bytes.length);
         return typeof data !== 'string' && file.bytes.equals(data);
       },
+      sameBytes: (file, data) => file.bytes.equals(data),
       data: async (file) => file.bytes,
     });
   }
@@ -453,6 +466,12 @@ export class FolderWorkspace {
       (await source.size(want)) !== entry.size
     )
       return false;
+    if (entry.size <= quickBytes) {
+      await turnWhenDue();
+      const data = entry.readNow();
+      if (typeof data === 'string') return false;
+      if (data !== undefined) return data.length === entry.size && source.sameBytes(want, data);
+    }
     const opened = await entry.open();
     if (typeof opened === 'string') return false;
     try {

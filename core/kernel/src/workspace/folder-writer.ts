@@ -1,6 +1,16 @@
-import { constants } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  openSync,
+  statSync,
+} from 'node:fs';
 import { copyFile, type FileHandle, lchown, open, symlink } from 'node:fs/promises';
 import { ClassifiedError } from '../contracts/status.js';
+import { quickBytes, turnWhenDue } from './event-loop-turns.js';
 import { inHandle, removeEntry, type WorkspaceHandle } from './workspace-handle.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants;
@@ -54,6 +64,7 @@ export class FolderWriter {
    * through a link at the name), then given `mode` and the workspace's owner through a handle.
    */
   async copyFile(source: string, path: string, mode: number): Promise<void> {
+    if (statSync(source).size <= quickBytes) return this.copySmallFile(source, path, mode);
     await this.inFolder(path, async (dir, name) => {
       const target = inHandle(dir, name) as string;
       try {
@@ -74,6 +85,35 @@ export class FolderWriter {
         if (owner || (stat.mode & 0o7777) !== mode) await file.chmod(mode);
       } finally {
         await file.close();
+      }
+    });
+  }
+
+  /**
+   * copyFile for a small file, with synchronous calls (see turnWhenDue): five calls through the
+   * thread pool per file are what a restore of 100,000 files spent its time on.
+   */
+  private async copySmallFile(source: string, path: string, mode: number): Promise<void> {
+    await this.inFolder(path, async (dir, name) => {
+      await turnWhenDue();
+      const target = inHandle(dir, name) as string;
+      try {
+        copyFileSync(source, target, constants.COPYFILE_EXCL);
+      } catch (error) {
+        if (code(error) !== 'EEXIST') throw error;
+        await removeEntry(dir, name);
+        copyFileSync(source, target, constants.COPYFILE_EXCL);
+      }
+      const owner = this.workspace.madeFor;
+      const file = openSync(target, copiedFlags);
+      try {
+        const stat = fstatSync(file);
+        if (!stat.isFile())
+          throw new ClassifiedError('sandbox', `"${path}" was replaced while it was restored`);
+        if (owner) fchownSync(file, owner.uid, owner.gid);
+        if (owner || (stat.mode & 0o7777) !== mode) fchmodSync(file, mode);
+      } finally {
+        closeSync(file);
       }
     });
   }

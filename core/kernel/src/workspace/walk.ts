@@ -1,10 +1,10 @@
-import type { Stats } from 'node:fs';
-import { type FileHandle, open, opendir, readlink, realpath } from 'node:fs/promises';
+import { closeSync, fstatSync, lstatSync, openSync, readlinkSync, readSync, type Stats } from 'node:fs';
+import { type FileHandle, open, opendir, realpath } from 'node:fs/promises';
 import type { SkippedFile } from '../contracts/sandbox.js';
+import { quickBytes, turnWhenDue } from './event-loop-turns.js';
 import {
   dirFlags,
   inHandle,
-  lstatIn,
   type OpenedFile,
   openFile,
   readFlags,
@@ -51,6 +51,12 @@ export interface WalkEntry {
    * while the walk is in its folder.
    */
   open(): Promise<OpenedFile | SkipReason>;
+  /**
+   * A small regular file's bytes read at once with synchronous calls (see turnWhenDue), why they
+   * were not read as `read` says, or undefined when the file is over `quickBytes` (read it with
+   * `read` or `open` then). Callable while the walk is in its folder.
+   */
+  readNow(limit?: number): Uint8Array | SkipReason | undefined;
 }
 
 export interface WalkOptions {
@@ -120,9 +126,11 @@ export async function walkWorkspace(root: string, options: WalkOptions, path = '
         options.onSkipped?.({ path: prefix.replace(/\/$/, ''), size: 0, reason: 'count' });
         throw new Stop();
       }
+      // One synchronous lstat per name (see turnWhenDue): the thread pool would cost more than the call.
+      await turnWhenDue();
       let stat: Stats;
       try {
-        stat = await lstatIn(dir, name);
+        stat = lstatSync(inHandle(dir, name));
       } catch (error) {
         if (code(error) === 'ENOENT') continue;
         throw error;
@@ -137,9 +145,10 @@ export async function walkWorkspace(root: string, options: WalkOptions, path = '
         ino: stat.ino,
         mtimeMs: stat.mtimeMs,
         ctimeMs: stat.ctimeMs,
-        target: type === 'symlink' ? await readlink(inHandle(dir, name), 'utf8').catch(() => '') : undefined,
+        target: type === 'symlink' ? readlinkOr(inHandle(dir, name) as string) : undefined,
         read: (limit) => readIn(dir, name, entryPath, limit),
         open: () => openIn(dir, name, entryPath),
+        readNow: (limit) => readNowIn(dir, name, limit),
       });
     }
     return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -196,15 +205,65 @@ export async function walkWorkspace(root: string, options: WalkOptions, path = '
   }
 }
 
+function readlinkOr(path: string): string {
+  try {
+    return readlinkSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Why a file could not be opened for reading, as a walk entry says it (see WalkEntry.read). */
+function openFailure(error: unknown): SkipReason | undefined {
+  if (code(error) === 'ELOOP') return 'link';
+  if (code(error) === 'ENOENT' || code(error) === 'ENXIO') return 'type';
+  if (code(error) === 'EACCES' || code(error) === 'EPERM') return 'unreadable';
+  return undefined;
+}
+
+/** A small regular file's bytes through its folder's handle, synchronously; see WalkEntry.readNow. */
+function readNowIn(
+  dir: FileHandle,
+  name: string,
+  limit = Number.POSITIVE_INFINITY,
+): Uint8Array | SkipReason | undefined {
+  let fd: number;
+  try {
+    fd = openSync(inHandle(dir, name), readFlags);
+  } catch (error) {
+    const reason = openFailure(error);
+    if (reason === undefined) throw error;
+    return reason;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return 'type';
+    if (stat.size > limit) return 'size';
+    if (stat.size > quickBytes) return undefined;
+    // Taken at the size it had when opened, as readWhole takes it.
+    const buffer = Buffer.alloc(stat.size);
+    let filled = 0;
+    while (filled < stat.size) {
+      const read = readSync(fd, buffer, filled, stat.size - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    return buffer.subarray(0, filled);
+  } catch (error) {
+    if (code(error) === 'EISDIR' || code(error) === 'EIO') return 'unreadable';
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** A regular file opened through its folder's handle; see WalkEntry.open. */
 async function openIn(dir: FileHandle, name: string, path: string): Promise<OpenedFile | SkipReason> {
   try {
     return await openFile(dir, name, readFlags, path);
   } catch (error) {
-    const reason = (error as { reason?: SkipReason }).reason;
+    const reason = (error as { reason?: SkipReason }).reason ?? openFailure(error);
     if (reason !== undefined) return reason;
-    if (code(error) === 'ENOENT' || code(error) === 'ENXIO') return 'type';
-    if (code(error) === 'EACCES' || code(error) === 'EPERM') return 'unreadable';
     throw error;
   }
 }
