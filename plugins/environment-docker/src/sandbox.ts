@@ -6,6 +6,7 @@ import {
   type ExecOptions,
   type FileEntry,
   type FolderWorkspace,
+  heldRemovedBytes,
   type PullOptions,
   type ReadFileOptions,
   type Sandbox,
@@ -72,10 +73,15 @@ export class DockerSandbox implements Sandbox {
     this.hostAddress = parts.hostAddress;
     this.judge = new DockerJudgeArea(parts.container, (argv, options) => this.exec(argv, options));
     this.diskBytes = parseSize(parts.options.disk);
-    // Measured on this host as root: du follows no link and stays on the folders' file system.
+    // Measured on this host as root: du follows no link and stays on the folders' file system;
+    // files the container's processes removed but hold open take space du does not see.
     this.disk = new DiskWatch({
       limitBytes: this.diskBytes,
-      measure: () => diskUsage(parts.diskPaths),
+      measure: async () => {
+        const files = await diskUsage(parts.diskPaths);
+        const held = await heldRemovedBytes(await parts.cgroup.processes()).catch(() => 0);
+        return files === undefined ? undefined : files + held;
+      },
       probe: parts.diskPaths[0],
       onExceeded: () => parts.containment.stopForDisk(),
     });

@@ -1,4 +1,4 @@
-import { statfs } from 'node:fs/promises';
+import { readdir, stat, statfs } from 'node:fs/promises';
 import { processLauncher } from '../process/launcher.js';
 
 /** How often the free space of the files' file system is read while commands run (one statfs). */
@@ -164,4 +164,34 @@ export async function diskUsage(
   // du exits non-zero when a file vanished as it looked: its total still stands.
   const total = /^(\d+)\s+total$/m.exec(output)?.[1];
   return total === undefined ? undefined : Number(total);
+}
+
+/** statfs's type of tmpfs and ramfs: what lies there is memory, counted against the memory limit. */
+const memoryFileSystems = new Set([0x01021994, 0x858458f6]);
+
+/**
+ * Bytes of the files that processes `pids` hold open after they were removed: `du` no longer
+ * sees them, but the file system keeps them until the last holder closes them, so a writer that
+ * removes what it writes as it goes would fill the disk unseen. Each file counts once; files in
+ * memory (tmpfs, memfd) are left to the memory limit. Reads `/proc/<pid>/fd` (root's, for other
+ * users' processes); a process gone meanwhile counts nothing.
+ */
+export async function heldRemovedBytes(pids: readonly number[]): Promise<number> {
+  const seen = new Set<string>();
+  let total = 0;
+  for (const pid of pids) {
+    const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+    for (const fd of fds) {
+      const path = `/proc/${pid}/fd/${fd}`;
+      const file = await stat(path, { bigint: false }).catch(() => undefined);
+      if (file === undefined || !file.isFile() || file.nlink !== 0) continue;
+      const key = `${file.dev}:${file.ino}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const where = await statfs(path).catch(() => undefined);
+      if (where !== undefined && memoryFileSystems.has(where.type)) continue;
+      total += file.blocks * 512;
+    }
+  }
+  return total;
 }

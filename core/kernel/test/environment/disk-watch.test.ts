@@ -1,9 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { DiskWatch, diskUsage } from '../../src/index.js';
+import { DiskWatch, diskUsage, heldRemovedBytes } from '../../src/index.js';
 
 /** A watch over a usage the test sets, recording each stop. */
 function watched(limitBytes: number) {
@@ -107,6 +107,27 @@ describe('DiskWatch', () => {
       expect((after ?? 0) - (before ?? 0)).toBeGreaterThanOrEqual(1 << 20);
       expect(await diskUsage([join(dir, 'missing')])).toBe(0);
     } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('heldRemovedBytes', () => {
+  it('counts a file a process removed but holds open, once, and nothing once it is closed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'held-'));
+    const path = join(dir, 'gone.bin');
+    const handle = await open(path, 'w');
+    try {
+      await handle.write(Buffer.alloc(1 << 20, 1));
+      await handle.sync();
+      const before = await heldRemovedBytes([process.pid]);
+      await unlink(path);
+      const held = await heldRemovedBytes([process.pid, process.pid]);
+      expect(held - before).toBeGreaterThanOrEqual(1 << 20);
+      await handle.close();
+      expect(await heldRemovedBytes([process.pid])).toBe(before);
+    } finally {
+      await handle.close().catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     }
   });
