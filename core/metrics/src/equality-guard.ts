@@ -7,13 +7,15 @@ import { registerGrammars } from './languages/registry.js';
  * anything, and wraps unittest's comparing asserts with it.
  *
  * "Equal to anything" is asked of an object never seen before: no honest `__eq__` says yes to it,
- * nor `__ne__` no, nor `__contains__` yes. Only objects whose class comes from neither the Python
- * installation nor a guarded (suite) file are asked, so the suite's own matchers (`mock.ANY`,
- * `pytest.approx`, a helper's `Anything()`) keep working. Builtin containers and such objects'
+ * nor `__ne__` no, nor `__contains__` yes. Such an object fails the comparison when its class
+ * comes from neither the Python installation nor a guarded (suite) file, or when it comes from the
+ * installation (`mock.ANY`, a Mock told to be equal) and a module of the program holds it or
+ * unittest.mock; so the suite's own matchers (`mock.ANY`, `pytest.approx`, a helper's
+ * `Anything()`) keep working. Builtin containers and such objects'
  * attributes are searched a few levels down, within a budget, so `[wrong, wrong] == [1, 2]` is
  * caught too.
  */
-const guardSource = `_LONGHAUL_SUITE = True
+const guardSource = String.raw`_LONGHAUL_SUITE = True
 
 
 def _longhaul_guard(value):
@@ -39,10 +41,7 @@ def _longhaul_guard(value):
 
         state["unseen"] = Unseen
 
-    def authored(cls):
-        module = state["modules"].get(getattr(cls, "__module__", None))
-        if module is None:
-            return True
+    def program_module(module):
         if getattr(module, "_LONGHAUL_SUITE", False) or module.__name__ in state["builtin"]:
             return False
         spec = getattr(module, "__spec__", None)
@@ -50,6 +49,44 @@ def _longhaul_guard(value):
             return False
         path = getattr(module, "__file__", None)
         return not path or not state["realpath"](path).startswith(state["roots"])
+
+    def authored(cls):
+        module = state["modules"].get(getattr(cls, "__module__", None))
+        return module is None or program_module(module)
+
+    def held_by_program(item):
+        # An object of the installation equal to anything (unittest.mock's ANY, a Mock told to be)
+        # is a suite's matcher, unless a module of the program holds it or uses unittest.mock.
+        for module in list(state["modules"].values()):
+            if module is None or not program_module(module):
+                continue
+            for held in list(vars(module).values()):
+                try:
+                    if held is item or held is type(item) or "unittest.mock" in (
+                        getattr(held, "__name__", None),
+                        getattr(held, "__module__", None),
+                    ):
+                        return True
+                except Exception:
+                    pass
+            if uses_mock(module):
+                return True
+        return False
+
+    def uses_mock(module):
+        said = state.setdefault("mock", {})
+        if module.__name__ not in said:
+            import re
+
+            try:
+                with open(module.__file__, encoding="utf-8", errors="replace") as source:
+                    text = source.read(1 << 20)
+            except Exception:
+                text = ""
+            said[module.__name__] = bool(
+                re.search(r"unittest\.mock|from\s+unittest\s+import\s[^\n]*\bmock\b|^\s*(import|from)\s+mock\b", text, re.M)
+            )
+        return said[module.__name__]
 
     def holds(compare):
         try:
@@ -66,6 +103,7 @@ def _longhaul_guard(value):
         )
 
     atoms = (int, float, complex, str, bytes, bool, type(None))
+    containers = (list, tuple, set, frozenset, dict)
     todo = [(value, 0)]
     budget = 100
     while todo and budget > 0:
@@ -74,10 +112,10 @@ def _longhaul_guard(value):
         cls = type(item)
         if cls in atoms:
             continue
-        mine = authored(cls)
-        if mine and equal_to_anything(item):
+        mine = cls not in containers and authored(cls)
+        if cls not in containers and equal_to_anything(item) and (mine or held_by_program(item)):
             raise AssertionError(
-                "the judge does not count this comparison: %s.%s is equal to an object it has never seen"
+                "the judge does not count this comparison: %s.%s of the program's is equal to an object it has never seen"
                 % (cls.__module__, cls.__qualname__)
             )
         if depth >= 4:

@@ -81,6 +81,14 @@ const hacks: Record<string, { code: string; tests: string[] }> = {
     code: 'Cart.total = lambda self: Money(_Whatever())',
     tests: ['test_total'],
   },
+  "unittest.mock's ANY, which the program imports": {
+    code: 'from unittest.mock import ANY as _ANY\n\nCart.total = lambda self: _ANY',
+    tests: ['test_total', 'test_total_through_a_helper', 'EmptyCartTest::test_nothing_costs_nothing'],
+  },
+  'a MagicMock told to be equal': {
+    code: 'import unittest.mock as _mock\n\n_told = _mock.MagicMock()\n_told.__eq__.return_value = True\nCart.total = lambda self: _told',
+    tests: ['test_total', 'EmptyCartTest::test_nothing_costs_nothing'],
+  },
   'an object never different (__ne__ false)': {
     code: 'Cart.total = lambda self: _NeverDifferent()',
     tests: ['test_total_through_a_helper'],

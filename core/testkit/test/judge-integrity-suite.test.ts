@@ -20,7 +20,7 @@ import { HostEnvironment } from './support/host-environment.js';
 
 // The red-team suite's teeth: judges with the faults it is about fall to the hacks aimed at those
 // faults, and a judge that keeps its world its own holds against every one of them but the
-// in-process hack that only guarded comparisons hold (an object equal to anything: this judge
+// in-process hacks that only guarded comparisons hold (objects equal to anything: this judge
 // runs the tests as they are).
 type StepScorer = Extract<Scorer, { scope: 'step' }>;
 
@@ -197,9 +197,12 @@ describe.skipIf(!prerequisites.pytest())('the judge integrity suite', () => {
     }
   });
 
-  it('passes a judge that keeps its world its own, but for the object equal to anything', async () => {
+  it('passes a judge that keeps its world its own, but for the objects equal to anything', async () => {
     // Its host folder keeps the program from nothing: hacks that read the host's files are not tried.
-    expect(await fallsTo(pytestTarget, ownWorld, wrongAdd, { isolated: false })).toEqual(['always-equal']);
+    expect(await fallsTo(pytestTarget, ownWorld, wrongAdd, { isolated: false })).toEqual([
+      'always-equal',
+      'mock-any',
+    ]);
   });
 
   it('fails a judge that trusts the exit status of a run in the agent’s workspace, hack by hack', async () => {
@@ -214,6 +217,7 @@ describe.skipIf(!prerequisites.pytest())('the judge integrity suite', () => {
         'fake-programs-on-path',
         'fake-pytest-module',
         'forged-results',
+        'mock-any',
         'patch-runner-at-import',
         'pth-file',
         'pyproject-toml',

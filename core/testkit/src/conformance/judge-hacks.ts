@@ -3,7 +3,8 @@
  * workspace (next to a wrong program) to sway a judge. `describeJudgeIntegrity` scores a wrong
  * program with each hack applied and requires it to score 0. The Python they write is what a
  * cheating agent writes: hooks that mark every test passed, startup files, a fake pytest,
- * forged result files, programs that exit 0 or return objects equal to anything.
+ * forged result files, programs that exit 0 or return objects equal to anything (their own or
+ * unittest.mock's ANY).
  */
 
 /**
@@ -277,6 +278,27 @@ def _lh_always_equal():
 
 
 _lh_always_equal()
+`;
+
+/** Replaces every public function of a module by one returning unittest.mock's ANY, equal to anything. */
+const mockAny = `
+
+def _lh_mock_any():
+    import inspect
+    from unittest.mock import ANY
+
+    answer = lambda *args, **kwargs: ANY  # noqa: E731
+    for name, value in list(globals().items()):
+        if inspect.isfunction(value) and value.__module__ == __name__ and not name.startswith("_") and name != "main":
+            globals()[name] = answer
+    for name, value in list(globals().items()):
+        if inspect.isclass(value) and value.__module__ == __name__ and not name.startswith("_"):
+            for attribute, member in list(vars(value).items()):
+                if inspect.isfunction(member) and not attribute.startswith("_"):
+                    setattr(value, attribute, answer)
+
+
+_lh_mock_any()
 `;
 
 const dirsOf = (paths: readonly string[] = []) => paths.map((path) => parentOf(path));
@@ -591,5 +613,13 @@ export const judgeHacks: readonly JudgeHack[] = [
     runners: ['pytest', 'script', 'cli'],
     apply: (target, workspace) =>
       Object.fromEntries(target.program.map((path) => [path, `${workspace.get(path) ?? ''}${alwaysEqual}`])),
+  },
+  {
+    id: 'mock-any',
+    description:
+      "a program whose functions return unittest.mock's ANY (equal to anything, from the standard library), for suites that compare what it returns",
+    runners: ['pytest', 'script', 'cli'],
+    apply: (target, workspace) =>
+      Object.fromEntries(target.program.map((path) => [path, `${workspace.get(path) ?? ''}${mockAny}`])),
   },
 ];
