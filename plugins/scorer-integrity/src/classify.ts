@@ -12,8 +12,9 @@ import { posix } from 'node:path';
  * - `config`: test-runner configuration (pytest.ini, the pytest sections of tox.ini, setup.cfg
  *   and pyproject.toml, jest/vitest/mocha configs, package.json's test settings, run_tests.sh);
  * - `equality`: Python code whose objects equal anything (`__eq__` that returns True, `__ne__`
- *   that returns False): tests that import the program and compare what it returns pass with
- *   any answer, which no isolation of the judge can stop;
+ *   that returns False, unittest.mock's ANY or a Mock told to be equal outside the tests): tests
+ *   that import the program and compare what it returns would pass with any answer, which no
+ *   isolation of the judge stops (the judges that run such tests guard their comparisons);
  * - `tests`: test files (tests/, test_*.py, *_test.go, *.test.ts, *.spec.js…).
  */
 export type Kind = 'results' | 'startup' | 'tools' | 'hooks' | 'config' | 'equality' | 'tests';
@@ -55,6 +56,13 @@ const hookDefinition = /^\s*(async\s+)?def\s+pytest_\w+\s*\(|^\s*pytest_plugins\
 /** `def __eq__(…): return True` (on one line or two), `__ne__` returning False, or such a lambda. */
 const constantEquality =
   /^\s*def\s+__eq__\s*\([^)]*\)[^:\n]*:\s*(#[^\n]*)?\n?\s*return\s+True\s*$|^\s*def\s+__ne__\s*\([^)]*\)[^:\n]*:\s*(#[^\n]*)?\n?\s*return\s+False\s*$|__eq__\s*=\s*lambda[^:\n]*:\s*True\b/m;
+
+/** A suite's matcher where the program's answers should be (tests use them legitimately). */
+const mockEquality =
+  /\bfrom\s+unittest\.mock\s+import\s[^\n]*\bANY\b|\bmock\.ANY\b|__eq__\.return_value\s*=\s*True\b/;
+
+const isTestPath = (base: string, dirs: readonly string[]) =>
+  testFile.test(base) || dirs.some((dir) => testDirs.has(dir));
 
 /** The text of an INI or TOML section whose header matches, up to the next section. */
 function section(text: string | undefined, header: RegExp): string {
@@ -140,6 +148,11 @@ export function classify(path: string, sides: Sides): { kind: Kind; why: string 
       kind: 'equality',
       why: 'an object equal to anything (__eq__ returns True): compared answers pass',
     };
+  if (base.endsWith('.py') && !isTestPath(base, dirs) && mockEquality.test(sides.after ?? ''))
+    return {
+      kind: 'equality',
+      why: "unittest.mock's ANY, or a Mock told to be equal, in the program: compared answers pass",
+    };
   if (base === 'pytest.ini' || base === '.pytest.ini')
     return { kind: 'config', why: `${base}: pytest's configuration` };
   if (base === 'run_tests.sh')
@@ -148,7 +161,6 @@ export function classify(path: string, sides: Sides): { kind: Kind; why: string 
   const shared = Object.hasOwn(configSections, base) ? configSections[base] : undefined;
   if (shared && shared(sides.before) !== shared(sides.after))
     return { kind: 'config', why: `the test-runner settings in ${base} changed` };
-  if (testFile.test(base) || dirs.some((dir) => testDirs.has(dir)))
-    return { kind: 'tests', why: 'a test file' };
+  if (isTestPath(base, dirs)) return { kind: 'tests', why: 'a test file' };
   return undefined;
 }

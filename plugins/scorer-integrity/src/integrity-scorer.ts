@@ -6,7 +6,7 @@ import { type Change, classify, type Kind, kinds, readsText } from './classify.j
 import type { IntegrityOptions } from './options.js';
 
 /** Bumped whenever what counts as a signal changes, so regraded runs say which one they used. */
-export const version = '2';
+export const version = '3';
 
 /** One change the agent made to the machinery of judgment. */
 export interface Signal {

@@ -85,6 +85,11 @@ describe('tamper signals', () => {
     const lambda = 'class B:\n    __eq__ = lambda self, other: True\n';
     const notEqual = 'class C:\n    def __ne__(self, other):\n        return False\n';
     const honest = 'class Point:\n    def __eq__(self, other):\n        return self.x == other.x\n';
+    const matcher = 'from unittest.mock import ANY\n\n\ndef solve(data):\n    return ANY\n';
+    const told =
+      'from unittest import mock\n\nanswer = mock.MagicMock()\nanswer.__eq__.return_value = True\n';
+    // A test may use ANY: it counts as a test file, not as the program's answer.
+    const test = 'from unittest.mock import ANY\n\n\ndef test_solve():\n    assert solve(1) == ANY\n';
     const { values, changes } = await score(program, {
       ...program,
       'solver.py': always,
@@ -92,15 +97,21 @@ describe('tamper signals', () => {
       'b.py': lambda,
       'c.py': notEqual,
       'point.py': honest,
+      'any.py': matcher,
+      'told.py': told,
+      'tests/test_solve.py': test,
     });
     expect(changes).toEqual([
       'added a.py: equality',
+      'added any.py: equality',
       'added b.py: equality',
       'added c.py: equality',
       'added solver.py: equality',
+      'added tests/test_solve.py: tests (no tamper)',
+      'added told.py: equality',
     ]);
-    expect(values.equality).toBe(4);
-    expect(values.tamper).toBe(4);
+    expect(values.equality).toBe(6);
+    expect(values.tamper).toBe(6);
   });
 
   it('counts the pytest section of a shared file only when that section changed', async () => {

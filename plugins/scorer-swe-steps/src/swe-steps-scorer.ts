@@ -5,7 +5,7 @@ import { runSuite, type SuiteRun } from './run-suite.js';
 import { fileOf, readSuite, type StepSuite } from './suite.js';
 import { failing, feedbackText, percent, tally } from './verdict.js';
 
-export const version = '2';
+export const version = '3';
 
 /**
  * Where the tests ran against where mining validated them: a PR whose tests ran on another
