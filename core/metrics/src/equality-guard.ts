@@ -7,7 +7,8 @@ import { registerGrammars } from './languages/registry.js';
  * anything, and wraps unittest's comparing asserts with it.
  *
  * "Equal to anything" is asked of an object never seen before: no honest `__eq__` says yes to it,
- * nor `__ne__` no, nor `__contains__` yes. Such an object fails the comparison when its class
+ * nor `__ne__` no, nor `__contains__` yes (unless the container is a set of everything but some,
+ * a complement set, which refuses to list its members: `__iter__` raises). Such an object fails the comparison when its class
  * comes from neither the Python installation nor a guarded (suite) file, or when it comes from the
  * installation (`mock.ANY`, a Mock told to be equal) and a module of the program holds it or
  * unittest.mock; so the suite's own matchers (`mock.ANY`, `pytest.approx`, a helper's
@@ -94,12 +95,31 @@ def _longhaul_guard(value):
         except Exception:
             return None
 
+    def holds_anything(item, unseen):
+        if not (hasattr(type(item), "__contains__") and holds(lambda: unseen in item) is True):
+            return False
+        # A set of everything but some (a complement set) holds what it has never seen by right,
+        # and cannot list its members: only a container that can, or has no way to, is flagged.
+        cls = type(item)
+        if not (hasattr(cls, "__iter__") or hasattr(cls, "__getitem__")):
+            return True
+        try:
+            members = iter(item)
+            if members is item:
+                return True
+            for count, member in enumerate(members):
+                if member is unseen or count >= 1000:
+                    return False
+        except Exception:
+            return False
+        return True
+
     def equal_to_anything(item):
         unseen = state["unseen"]()
         return (
             holds(lambda: item == unseen) is True
             or holds(lambda: item != unseen) is False
-            or (hasattr(type(item), "__contains__") and holds(lambda: unseen in item) is True)
+            or holds_anything(item, unseen)
         )
 
     atoms = (int, float, complex, str, bytes, bool, type(None))
