@@ -84,8 +84,12 @@ export class LocalSandbox implements Sandbox {
     readonly judge: JudgeArea,
   ) {
     const { user, settings } = containment.controls;
-    this.disk = folderDiskWatch([files.root, dirs.home, dirs.tmp], settings.diskBytes, user, () =>
-      this.stopForDisk(),
+    this.disk = folderDiskWatch(
+      [files.root, dirs.home, dirs.tmp],
+      settings.diskBytes,
+      user,
+      () => containment.controls.processes(),
+      () => this.stopForDisk(),
     );
   }
 

@@ -129,7 +129,7 @@ async function readText(path: string): Promise<string> {
 }
 
 /** The pids in a cgroup and every cgroup beneath it. */
-async function processesIn(dir: string): Promise<number[]> {
+export async function processesIn(dir: string): Promise<number[]> {
   const own = (await readText(join(dir, 'cgroup.procs'))).split('\n').filter(Boolean).map(Number);
   const children = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const nested = await Promise.all(

@@ -1,6 +1,6 @@
 import type { CommandFrame } from './command-wrapper.js';
 import { onPath } from './host-tools.js';
-import { cgroupHierarchy, SandboxCgroup } from './sandbox-cgroup.js';
+import { cgroupHierarchy, processesIn, SandboxCgroup } from './sandbox-cgroup.js';
 import { type LimitCounters, type LimitSettings, SandboxLimits } from './sandbox-limits.js';
 import { endUserProcesses, releaseSandboxUser, type SandboxUser } from './sandbox-user.js';
 
@@ -59,6 +59,13 @@ export class SandboxControls {
   /** Whether each process of the sandbox can be ended however it detached (cgroup or user). */
   get contained(): boolean {
     return this.cgroup !== undefined || (this.user !== undefined && onPath('setpriv') !== undefined);
+  }
+
+  /** The sandbox's processes, from its cgroups (none where it has none). */
+  async processes(): Promise<number[]> {
+    const dirs = [this.cgroup?.dir, ...Object.values(this.limits?.v1 ?? {})];
+    const pids = await Promise.all(dirs.map((dir) => (dir === undefined ? [] : processesIn(dir))));
+    return [...new Set(pids.flat())];
   }
 
   counters(): Promise<LimitCounters> | undefined {

@@ -100,6 +100,27 @@ for (const isolation of ['none', 'bubblewrap'] as const) {
       });
     });
 
+    it('stops a fast writer of many files soon after the disk limit, and says how far past it', async () => {
+      await withSandbox(isolation, async (sandbox) => {
+        // 4 MiB files up to 512 MiB, 16 times the limit: it must not get there.
+        const filler =
+          'i=0; while [ $i -lt 128 ]; do head -c 4194304 /dev/zero > fill-$i || exit 1; i=$((i + 1)); done; echo filled';
+        const started = Date.now();
+        const fill = await sandbox.exec(['sh', '-c', filler], { timeoutMs: 120_000 });
+        const tookMs = Date.now() - started;
+        expect(fill.stdout, 'the writer wrote 16 times the limit').not.toContain('filled');
+        expect(fill.diskLimitHit, fill.stderr).toBe(true);
+        const bytes = (await sandbox.list('.'))
+          .filter((entry) => entry.path.startsWith('fill-'))
+          .reduce((sum, entry) => sum + (entry.size ?? 0), 0);
+        console.log(
+          `isolation ${isolation}: disk limit ${limits.diskBytes} bytes, stopped after ${bytes} bytes (${(bytes / limits.diskBytes).toFixed(2)}x) in ${tookMs} ms`,
+        );
+        expect(bytes).toBeGreaterThan(limits.diskBytes);
+        expect(bytes).toBeLessThan(512 * 1024 * 1024);
+      });
+    });
+
     it('leaves none of its cgroups behind when it closes', async () => {
       let dirs: string[] = [];
       await withSandbox(isolation, async (sandbox) => {
