@@ -36,5 +36,10 @@ describe.skipIf(!prerequisites.root())('as root', () => {
     ['has no pids limit', () => contextFor('no-pids-limit'), 'pids limit'],
     ['has no memory limit', () => contextFor('no-memory-limit'), 'memory limit'],
     ['has no disk limit', () => contextFor('no-disk-limit'), 'disk limit'],
+    [
+      'does not count removed files held open',
+      () => contextFor('misses-removed-files'),
+      'removed files they hold open',
+    ],
   ]);
 });

@@ -117,7 +117,8 @@ async function expectUsable(sandbox: Sandbox, after: string): Promise<void> {
 /**
  * The limits of a sandbox, like a container's: a burst of processes stops at the pids limit, an
  * allocation past the memory limit is killed and said to be (`oomKilled`), a command filling the
- * disk past its limit is stopped and said to be (`diskLimitHit`); the sandbox goes on after each.
+ * disk past its limit is stopped and said to be (`diskLimitHit`), files its writers removed but
+ * hold open included; the sandbox goes on after each.
  * Run by `describeEnvironment` with `limits`, each check only with its own limit given.
  */
 export function limitChecks(limits: EnvironmentLimits): Check<EnvironmentContext>[] {
@@ -201,6 +202,34 @@ export function limitChecks(limits: EnvironmentLimits): Check<EnvironmentContext
           const again = await sandbox.exec(['sh', '-c', 'head -c 1024 /dev/zero > small.bin && echo wrote']);
           expect(again).toMatchObject({ exitCode: 0, stdout: 'wrote\n' });
           expect(again.diskLimitHit).toBeFalsy();
+        }),
+    });
+  if (diskBytes !== undefined)
+    checks.push({
+      name: 'writers of removed files they hold open are stopped at the disk limit, and the sandbox goes on',
+      run: (context) =>
+        withSandbox(context, async (sandbox) => {
+          // Files removed while their writers hold them open still take the disk: four writers,
+          // each of almost the limit into a file it removed at once, hold them until stopped.
+          const each = Math.floor(diskBytes * 0.9);
+          const held = await within(
+            180_000,
+            'writers of removed files',
+            sandbox.exec(
+              [
+                'sh',
+                '-c',
+                `for i in 1 2 3 4; do ( exec 3>held-$i; rm held-$i; head -c ${each} /dev/zero >&3; sleep 30 ) & done; wait; echo finished`,
+              ],
+              { timeoutMs: 150_000 },
+            ),
+          );
+          expect(held.stdout, 'writers of removed files went on past the disk limit').not.toContain(
+            'finished',
+          );
+          expect(held.timedOut, 'the writers of removed files ran until their timeout').toBe(false);
+          expect(held.diskLimitHit, `not reported as past the disk limit: ${held.stderr}`).toBe(true);
+          await expectUsable(sandbox, 'writers of removed files were stopped');
         }),
     });
   return checks;
