@@ -41,8 +41,10 @@ export class DiskWatch {
   /** Counts the times commands began to run after none did: a measure judges only its own. */
   private session = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** The measure after the last command ended, waiting for its turn. */
+  private settling: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
-  private queued = false;
+  private queued: 'judge' | 'record' | undefined;
   private last: number | undefined;
   private freeAtLast: number | undefined;
   private nextPaced = 0;
@@ -57,23 +59,34 @@ export class DiskWatch {
     if (this.running !== 1 || this.closed) return;
     this.session++;
     this.nextPaced = Date.now() + minIntervalMs;
-    // The first command measures at once: later ones have the measure their predecessor's end took.
-    if (this.last === undefined) void this.measureSoon();
+    // The first command has what the files held when it began measured at once, to judge its
+    // growth by (a sandbox opened on a workspace past the limit runs until it grows); later ones
+    // have the measure after their predecessors' end.
+    if (this.last === undefined) void this.measureSoon('record');
     this.loop();
   }
 
   /**
    * A command ended. After the last one the files are measured once more, so the next command is
-   * judged by what they hold, not by what a command that removed files left behind.
+   * judged by what they hold, not by what a command that removed files left behind. That measure
+   * only records (it stops nothing) and waits twice what the last one took, so commands ending
+   * in quick succession cost at most a third of a core however many files there are.
    */
   end(): void {
     this.running = Math.max(0, this.running - 1);
-    if (this.running === 0 && !this.closed) void this.measureSoon();
+    if (this.running > 0 || this.closed) return;
+    clearTimeout(this.settling);
+    this.settling = setTimeout(
+      () => void this.measureSoon('record'),
+      Math.max(0, this.nextEarly - Date.now()),
+    );
+    this.settling.unref();
   }
 
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.settling);
   }
 
   private loop(): void {
@@ -86,7 +99,7 @@ export class DiskWatch {
   private async probe(): Promise<void> {
     const now = Date.now();
     if (now >= this.nextPaced || (now >= this.nextEarly && (await this.lostMoreThanRoom())))
-      await this.measureSoon();
+      await this.measureSoon('judge');
   }
 
   /** Whether the file system lost more since the last measure than the sandbox had left. */
@@ -106,21 +119,28 @@ export class DiskWatch {
     }
   }
 
-  /** One measure at a time; one asked for while another waits is the same one. */
-  private measureSoon(): Promise<void> {
-    if (this.queued) return this.chain;
-    this.queued = true;
+  /**
+   * One measure at a time; one asked for while another waits is the same one, judging if either
+   * asked to. `record` only notes what the files hold.
+   */
+  private measureSoon(kind: 'judge' | 'record'): Promise<void> {
+    if (this.queued !== undefined) {
+      if (kind === 'judge') this.queued = 'judge';
+      return this.chain;
+    }
+    this.queued = kind;
     this.chain = this.chain.then(async () => {
-      this.queued = false;
-      if (!this.closed) await this.measure().catch(() => undefined);
+      const judge = this.queued === 'judge';
+      this.queued = undefined;
+      if (!this.closed) await this.measure(judge).catch(() => undefined);
     });
     return this.chain;
   }
 
-  private async measure(): Promise<void> {
+  private async measure(judge: boolean): Promise<void> {
     const started = Date.now();
     // Commands that begin while it runs were not measured by it: it may stop only those it saw.
-    const session = this.running > 0 ? this.session : undefined;
+    const session = judge && this.running > 0 ? this.session : undefined;
     // Free space first: what is written while `du` runs counts as lost at the next probe.
     const free = await this.free();
     const used = await this.options.measure();

@@ -28,28 +28,39 @@ async function until(condition: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
+/** Runs `use` on a watch of a 1000-byte limit whose first command began with `used` bytes, once measured. */
+async function withCommand(
+  used: number,
+  use: (state: ReturnType<typeof watched>['state'], watch: DiskWatch) => Promise<void>,
+): Promise<void> {
+  const { state, watch } = watched(1000);
+  try {
+    state.used = used;
+    watch.begin();
+    await until(() => state.measures >= 1);
+    await use(state, watch);
+  } finally {
+    watch.close();
+  }
+}
+
 describe('DiskWatch', () => {
   it('stops the sandbox once its files are past the limit and grow while commands run', async () => {
-    const { state, watch } = watched(1000);
-    try {
-      watch.begin();
-      await until(() => state.measures >= 1);
+    await withCommand(0, async (state) => {
       state.used = 1500;
       await until(() => state.stops.length > 0);
       expect(state.stops[0]).toBe(1500);
-    } finally {
-      watch.close();
-    }
+    });
   });
 
   it('lets commands run while the files stay past the limit without growing, and measures nothing between commands', async () => {
-    const { state, watch } = watched(1000);
-    try {
+    await withCommand(0, async (state, watch) => {
       state.used = 1500;
-      watch.begin();
       await until(() => state.stops.length === 1);
+      const atEnd = state.measures;
       watch.end();
-      await until(() => state.measures >= 2);
+      // One measure after the last command ended, then none.
+      await until(() => state.measures > atEnd);
       const measures = state.measures;
       await delay(600);
       expect(state.measures, 'measured while no command ran').toBe(measures);
@@ -58,9 +69,29 @@ describe('DiskWatch', () => {
       await until(() => state.measures >= measures + 2);
       expect(state.stops).toHaveLength(1);
       watch.end();
-    } finally {
-      watch.close();
-    }
+    });
+  });
+
+  it('does not stop a sandbox that begins past its limit until its files grow', async () => {
+    await withCommand(1500, async (state) => {
+      await until(() => state.measures >= 3);
+      expect(state.stops).toEqual([]);
+      state.used = 1600;
+      await until(() => state.stops.length === 1);
+    });
+  });
+
+  it('measures commands ending in quick succession a few times, not once each', async () => {
+    await withCommand(0, async (state, watch) => {
+      for (let i = 0; i < 200; i++) {
+        watch.end();
+        watch.begin();
+        await delay(1);
+      }
+      watch.end();
+      await delay(300);
+      expect(state.measures, 'a measure for each command that ended').toBeLessThan(50);
+    });
   });
 
   it('never stops a command that began after its measure started', async () => {
