@@ -122,7 +122,9 @@ def _longhaul_guard(value):
             or holds_anything(item, unseen)
         )
 
-    atoms = (int, float, complex, str, bytes, bool, type(None))
+    # A range is equal only to a range, and asked whether it holds an object it has never seen it
+    # scans every number: range(10**18) would never answer.
+    atoms = (int, float, complex, str, bytes, bool, type(None), range)
     containers = (list, tuple, set, frozenset, dict)
     todo = [(value, 0)]
     budget = 100
