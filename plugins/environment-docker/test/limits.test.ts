@@ -161,7 +161,9 @@ describe.skipIf(!dockerReady)('docker disk limit', () => {
         console.log(
           `disk limit ${limit} bytes in ${where}: stopped after ${bytes} bytes (${(bytes / limit).toFixed(2)}x) in ${tookMs} ms`,
         );
-        expect(bytes).toBeGreaterThan(limit);
+        // The watch counts everything the sandbox wrote, so the writer's files alone may stop just
+        // short of the limit; never a whole file short of it.
+        expect(bytes).toBeGreaterThan(limit - 8 * 1024 * 1024);
         expect(bytes, 'the writer went on long past the limit').toBeLessThan(1024 * 1024 * 1024);
         // Past the limit without growing, the sandbox runs commands: removing files brings it back.
         const cleaned = await sandbox.exec(['sh', '-c', `rm -rf ${dir} && echo cleaned`]);
