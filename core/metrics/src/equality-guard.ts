@@ -8,11 +8,11 @@ import { registerGrammars } from './languages/registry.js';
  *
  * "Equal to anything" is asked of an object never seen before: no honest `__eq__` says yes to it,
  * nor `__ne__` no, nor `__contains__` yes (unless the container is a set of everything but some,
- * a complement set, which refuses to list its members: `__iter__` raises). Such an object fails the comparison when its class
- * comes from neither the Python installation nor a guarded (suite) file, or when it comes from the
- * installation (`mock.ANY`, a Mock told to be equal) and a module of the program holds it or
- * unittest.mock; so the suite's own matchers (`mock.ANY`, `pytest.approx`, a helper's
- * `Anything()`) keep working. Builtin containers and such objects'
+ * a complement set, which refuses to list its members: `__iter__` raises). Such an object fails
+ * the comparison when its class comes from neither the Python installation nor a guarded (suite)
+ * file, or when it comes from the installation (`mock.ANY`, a Mock told to be equal) and a module
+ * of the program holds it or unittest.mock; so the suite's own matchers (`mock.ANY`,
+ * `pytest.approx`, a helper's `Anything()`) keep working. Builtin containers and such objects'
  * attributes are searched a few levels down, within a budget, so `[wrong, wrong] == [1, 2]` is
  * caught too.
  */
