@@ -334,7 +334,7 @@ export class LocalSandbox implements Sandbox {
     await Promise.all([...this.started, ...this.execs.keys()].map((group) => group.stop()));
     await this.containment.sweep(new Set());
     await this.containment.close();
-    if (!this.options.keep) await removeSandboxFolder(this.dirs.root, this.containment.contained);
+    if (!this.options.keep) await removeSandboxFolder(this.dirs.root);
     await this.containment.controls.release();
   }
 }

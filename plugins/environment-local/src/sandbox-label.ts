@@ -59,15 +59,12 @@ export async function reclaimSandboxes(base: string, runId?: string): Promise<{ 
     // Its cgroup holds every process its commands left (where the host gave it one), and so does
     // its user (where it had one of its own); the marks find those of a sandbox without either,
     // but for any started with a cleared environment.
-    let contained = await endSandboxCgroup(name);
+    await endSandboxCgroup(name);
     const user = label.uid === undefined ? undefined : { uid: label.uid, gid: label.uid };
-    if (user) {
-      await endUserProcesses(user);
-      contained = true;
-    }
+    if (user) await endUserProcesses(user);
     await killMarked(`${name}/`);
     await removeLimitCgroups(label.cgroups ?? []);
-    await removeSandboxFolder(root, contained);
+    await removeSandboxFolder(root);
     if (user) await releaseSandboxUser(user);
     removed.push(root);
   }

@@ -14,6 +14,7 @@ import { ClassifiedError } from '../contracts/status.js';
 import { quickBytes, turnWhenDue } from './event-loop-turns.js';
 import type { ExcludeMatcher } from './excludes.js';
 import { FolderWriter } from './folder-writer.js';
+import { pool } from './pool.js';
 import { chunksOf, readWhole, type SkipReason, type WalkEntry, walkWorkspace } from './walk.js';
 import { linkLeaves, lstatIn, WorkspaceHandle, type WorkspaceHandleOptions } from './workspace-handle.js';
 
@@ -82,15 +83,6 @@ function sameStamp(seen: Seen, entry: WalkEntry): boolean {
     seen.mtimeMs === entry.mtimeMs &&
     seen.ctimeMs === entry.ctimeMs
   );
-}
-
-/** Runs `work` over `items`, `limit` at a time. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** Bytes whole, from chunks if need be (a link's target: a few bytes). */

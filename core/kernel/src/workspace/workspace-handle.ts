@@ -14,6 +14,7 @@ import {
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { FileTooLargeError } from '../contracts/sandbox.js';
 import { ClassifiedError } from '../contracts/status.js';
+import { pool } from './pool.js';
 
 /*
  * How the runner touches a directory an agent can change (its workspace, or a tree it made),
@@ -468,6 +469,9 @@ export async function readOpened(
   return { data: buffer.subarray(0, filled) };
 }
 
+/** Unlinks in flight at once while a folder is emptied: enough to keep the thread pool busy on a slow disk. */
+const unlinking = 32;
+
 /** A folder's identity, to know it again after climbing back to it through `..`. */
 interface Level {
   name: Buffer | string;
@@ -477,7 +481,10 @@ interface Level {
 
 async function firstNames(folder: FileHandle, count: number): Promise<Buffer[]> {
   const names: Buffer[] = [];
-  const listing = await opendir(inHandle(folder) as string, { encoding: 'buffer' as BufferEncoding });
+  const listing = await opendir(inHandle(folder) as string, {
+    encoding: 'buffer' as BufferEncoding,
+    bufferSize: Math.min(count, 1024),
+  });
   for await (const entry of listing) {
     names.push(entry.name as unknown as Buffer);
     if (names.length >= count) break;
@@ -519,16 +526,27 @@ export async function removeEntry(dir: FileHandle, name: string | Buffer): Promi
   try {
     if (!(await descend(dir, name))) return;
     while (current !== undefined) {
-      let entered = false;
-      for (const child of await firstNames(current, 1024)) {
+      // A batch of names is unlinked `unlinking` at a time (a folder of a million files goes at
+      // the pace of the thread pool, not of one call's round trip); its folders are entered after.
+      // A failure stops the batch once no call is in flight: none may outlive the folder's handle.
+      const folder = current;
+      const folders: Buffer[] = [];
+      let failure: { error: unknown } | undefined;
+      await pool(await firstNames(folder, 1024), unlinking, async (child) => {
+        if (failure) return;
         try {
-          await unlink(inHandle(current, child));
+          await unlink(inHandle(folder, child));
         } catch (error) {
-          if (code(error) === 'ENOENT') continue;
-          if (code(error) !== 'EISDIR' && code(error) !== 'EPERM') throw error;
-          entered = await descend(current, child);
-          if (entered) break;
+          if (code(error) === 'ENOENT') return;
+          if (code(error) === 'EISDIR' || code(error) === 'EPERM') folders.push(child);
+          else failure = { error };
         }
+      });
+      if (failure) throw failure.error;
+      let entered = false;
+      for (const child of folders) {
+        entered = await descend(folder, child);
+        if (entered) break;
       }
       if (entered) continue;
       if ((await firstNames(current, 1)).length > 0) continue;
