@@ -4,11 +4,6 @@ import type { SandboxControls } from './sandbox-controls.js';
 
 /** How a local sandbox runs its commands and ends what they leave behind: one per isolation mode. */
 export interface Containment {
-  /**
-   * Whether ending the sandbox ends every process it started, so none can touch its folder after
-   * `close` (a cgroup or PID namespace; not the marks, which a cleared environment escapes).
-   */
-  readonly contained: boolean;
   /** How commands reach a server on the host (the model gateway). */
   readonly hostAddress: string;
   /** The argv and environment that run call number `call` of the sandbox. */
@@ -46,10 +41,6 @@ export class PlainContainment implements Containment {
     readonly controls: SandboxControls,
   ) {
     trackOpen(`${sandboxId}/`, true);
-  }
-
-  get contained(): boolean {
-    return this.controls.contained;
   }
 
   private mark(call: number): string {

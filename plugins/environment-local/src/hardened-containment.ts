@@ -18,8 +18,6 @@ import { SandboxNetwork } from './sandbox-network.js';
  * The sandbox's controls (its user, cgroups and limits) frame the whole nsenter and bwrap chain.
  */
 export class HardenedContainment implements Containment {
-  readonly contained = true;
-
   private constructor(
     private readonly tools: { bwrap: string; nsenter: string },
     private readonly network: SandboxNetwork,

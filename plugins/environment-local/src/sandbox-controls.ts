@@ -1,5 +1,4 @@
 import type { CommandFrame } from './command-wrapper.js';
-import { onPath } from './host-tools.js';
 import { cgroupHierarchy, processesIn, SandboxCgroup } from './sandbox-cgroup.js';
 import { type LimitCounters, type LimitSettings, SandboxLimits } from './sandbox-limits.js';
 import { endUserProcesses, releaseSandboxUser, type SandboxUser } from './sandbox-user.js';
@@ -54,11 +53,6 @@ export class SandboxControls {
       },
       ...(this.user ? { user: this.user } : {}),
     };
-  }
-
-  /** Whether each process of the sandbox can be ended however it detached (cgroup or user). */
-  get contained(): boolean {
-    return this.cgroup !== undefined || (this.user !== undefined && onPath('setpriv') !== undefined);
   }
 
   /** The sandbox's processes, from its cgroups (none where it has none). */
