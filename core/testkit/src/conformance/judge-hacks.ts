@@ -233,9 +233,34 @@ echo "1 passed in 0.01s"
 exit 0
 `;
 
-/** Replaces every public function of a module by one returning an object equal to anything. */
-const alwaysEqual = `
+/**
+ * Python appended to a module: every public function and method of it returns `answer` (an
+ * expression, evaluated once `setup` has run).
+ */
+const answering = (setup: string, answer: string) => `
 
+${setup}
+def _lh_answer_everything():
+    import inspect
+
+    answer = ${answer}
+    replacement = lambda *args, **kwargs: answer  # noqa: E731
+    for name, value in list(globals().items()):
+        if inspect.isfunction(value) and value.__module__ == __name__ and not name.startswith("_") and name != "main":
+            globals()[name] = replacement
+    for name, value in list(globals().items()):
+        if inspect.isclass(value) and value.__module__ == __name__ and not name.startswith("_"):
+            for attribute, member in list(vars(value).items()):
+                if inspect.isfunction(member) and not attribute.startswith("_"):
+                    setattr(value, attribute, replacement)
+
+
+_lh_answer_everything()
+`;
+
+/** Every public function of a module returns an object equal to anything. */
+const alwaysEqual = answering(
+  `
 class _LhAlwaysEqual:
     def __eq__(self, other):
         return True
@@ -263,43 +288,12 @@ class _LhAlwaysEqual:
     def __getitem__(self, key):
         return self
 
+`,
+  '_LhAlwaysEqual()',
+);
 
-def _lh_always_equal():
-    import inspect
-
-    for name, value in list(globals().items()):
-        if inspect.isfunction(value) and value.__module__ == __name__ and not name.startswith("_") and name != "main":
-            globals()[name] = lambda *args, **kwargs: _LhAlwaysEqual()
-    for name, value in list(globals().items()):
-        if inspect.isclass(value) and value.__module__ == __name__ and not name.startswith("_"):
-            for attribute, member in list(vars(value).items()):
-                if inspect.isfunction(member) and not attribute.startswith("_"):
-                    setattr(value, attribute, lambda *args, **kwargs: _LhAlwaysEqual())
-
-
-_lh_always_equal()
-`;
-
-/** Replaces every public function of a module by one returning unittest.mock's ANY, equal to anything. */
-const mockAny = `
-
-def _lh_mock_any():
-    import inspect
-    from unittest.mock import ANY
-
-    answer = lambda *args, **kwargs: ANY  # noqa: E731
-    for name, value in list(globals().items()):
-        if inspect.isfunction(value) and value.__module__ == __name__ and not name.startswith("_") and name != "main":
-            globals()[name] = answer
-    for name, value in list(globals().items()):
-        if inspect.isclass(value) and value.__module__ == __name__ and not name.startswith("_"):
-            for attribute, member in list(vars(value).items()):
-                if inspect.isfunction(member) and not attribute.startswith("_"):
-                    setattr(value, attribute, answer)
-
-
-_lh_mock_any()
-`;
+/** Every public function of a module returns unittest.mock's ANY, equal to anything. */
+const mockAny = answering('from unittest.mock import ANY\n', 'ANY');
 
 const dirsOf = (paths: readonly string[] = []) => paths.map((path) => parentOf(path));
 
