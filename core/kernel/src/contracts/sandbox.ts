@@ -330,6 +330,12 @@ export interface SnapshotStore {
   get(ref: SnapshotRef, options?: { include?: (path: string) => boolean }): Promise<WorkspaceFile[]>;
   /** The snapshot's files without their bytes, sorted by path. */
   entries(ref: SnapshotRef): Promise<SnapshotEntry[]>;
+  /**
+   * The snapshot's files without their bytes, sorted by path, one at a time: what walks a whole
+   * snapshot (a diff, a restore, a comparison of two) uses, so its memory does not grow with the
+   * workspace.
+   */
+  scan(ref: SnapshotRef): AsyncIterable<SnapshotEntry>;
   /** The bytes of a file of `entries`, by its blob hash. */
   blob(hash: string): SnapshotBlob;
   /** The files a snapshot left out for their size, sorted by path (usually none). */

@@ -265,6 +265,10 @@ export class BlobSnapshotStore implements SnapshotStore {
     return this.manifest(ref);
   }
 
+  async *scan(ref: SnapshotRef): AsyncIterable<SnapshotEntry> {
+    yield* await this.manifest(ref);
+  }
+
   blob(hash: string): SnapshotBlob {
     if (!refPattern.test(hash)) throw new ClassifiedError('internal', `not a blob hash: '${hash}'`);
     const path = this.blobPath(hash);

@@ -94,6 +94,10 @@ export class FakeSnapshotStore implements SnapshotStore {
     return manifest.files.map((entry) => ({ ...entry }));
   }
 
+  async *scan(ref: SnapshotRef): AsyncIterable<SnapshotEntry> {
+    yield* await this.entries(ref);
+  }
+
   blob(hash: string): SnapshotBlob {
     return {
       size: async () => this.bytes(hash).length,
