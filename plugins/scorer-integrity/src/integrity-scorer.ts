@@ -1,6 +1,12 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Score, Scorer, SnapshotEntry, StepScoreContext } from '@longhaul/core';
+import {
+  pairByPath,
+  type Score,
+  type Scorer,
+  type SnapshotEntry,
+  type StepScoreContext,
+} from '@longhaul/core';
 import picomatch from 'picomatch';
 import { type Change, classify, type Kind, kinds, readsText } from './classify.js';
 import type { IntegrityOptions } from './options.js';
@@ -61,20 +67,17 @@ export class IntegrityScorer implements Extract<Scorer, { scope: 'step' }> {
   }
 
   private async signals(ctx: StepScoreContext, from: string): Promise<Signal[]> {
-    // Entries only: a file's bytes are read when it changed and its kind depends on them.
-    const before = new Map((await ctx.snapshots.entries(from)).map((entry) => [entry.path, entry]));
-    const after = new Map((await ctx.snapshots.entries(ctx.snapshot)).map((entry) => [entry.path, entry]));
-    ctx.signal.throwIfAborted();
+    // Entries only, the two snapshots merged in path order (neither held whole): a file's bytes
+    // are read when it changed and its kind depends on them.
     const text = async (entry: SnapshotEntry | undefined) => {
       if (!entry) return undefined;
       const blob = ctx.snapshots.blob(entry.blob);
       return (await blob.size()) <= maxTextBytes ? decoder.decode(await blob.bytes()) : undefined;
     };
-    const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
     const signals: Signal[] = [];
-    for (const path of paths) {
-      const old = before.get(path);
-      const now = after.get(path);
+    for await (const [old, now] of pairByPath(ctx.snapshots.scan(from), ctx.snapshots.scan(ctx.snapshot))) {
+      ctx.signal.throwIfAborted();
+      const path = (old ?? now)!.path;
       if ((old && now && old.blob === now.blob && old.mode === now.mode) || this.ignored(path)) continue;
       const sides = readsText(path) ? { before: await text(old), after: await text(now) } : {};
       const found = classify(path, sides);

@@ -174,6 +174,28 @@ describe('tamper signals', () => {
     expect(ignored.values.tamper).toBe(0);
   });
 
+  it('finds a change on one side alone wherever it falls in path order, first and last included', async () => {
+    const same = { 'main.py': 'print(1)\n', 'src/app.py': 'x = 1\n' };
+    // `a.pth` sorts before `a/conftest.py` (`.` before `/`): each side's first and last entries are its own.
+    const { changes } = await score(
+      { 'a.pth': 'import os\n', ...same, 'lib.pth': 'import os\n', 'zz/run.pth': 'import os\n' },
+      {
+        'a/conftest.py': 'import pytest\n',
+        ...same,
+        'pytest.ini': '[pytest]\n',
+        'zzz/conftest.py': 'x = 1\n',
+      },
+    );
+    expect(changes).toEqual([
+      'deleted a.pth: startup',
+      'added a/conftest.py: hooks',
+      'deleted lib.pth: startup',
+      'added pytest.ini: config',
+      'deleted zz/run.pth: startup',
+      'added zzz/conftest.py: hooks',
+    ]);
+  });
+
   it('measures nothing without a workspace to compare with', async () => {
     const scorer = new IntegrityScorer(plugin.options.parse({}));
     const ctx = await stepContext(program, program);

@@ -1,5 +1,6 @@
 import {
   type Figure,
+  pairByPath,
   readDirectoryFiles,
   type Score,
   type ScorerReportContext,
@@ -17,8 +18,14 @@ import { parseTrajectory } from './trajectory.js';
 
 export const toolUseVersion = '1.0.0';
 
-/** A workspace state as paths and content hashes (a snapshot's entries, or files hashed). */
+/** A workspace state as paths and content hashes (files hashed). */
 type Hashes = ReadonlyMap<string, string>;
+
+/** A file by its content hash, as a snapshot's entry names it. */
+interface Hashed {
+  path: string;
+  blob: string;
+}
 
 /** Paths whose content differs between two workspace states. */
 export function changedPaths(before: readonly WorkspaceFile[], after: readonly WorkspaceFile[]): string[] {
@@ -47,19 +54,31 @@ async function changesByStep(ctx: TrialScoreContext): Promise<string[][] | undef
   const steps = ctx.record.steps;
   if (steps.length === 0 || steps.some((step) => !step.snapshot)) return undefined;
   try {
-    // Compared by the snapshots' blob hashes: no file of a snapshot is read.
-    let previous = hashesOf(ctx.trial.task.seed ? await readDirectoryFiles(ctx.trial.task.seed) : []);
+    // Compared by the snapshots' blob hashes, two at a time in path order: no file of a snapshot
+    // is read, and no snapshot held whole.
+    const seed = ctx.trial.task.seed ? await readDirectoryFiles(ctx.trial.task.seed) : [];
+    let previous: Iterable<Hashed> | AsyncIterable<Hashed> = seed
+      .map((file) => ({ path: file.path, blob: sha256(file.data) }))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const out: string[][] = [];
     for (const step of steps) {
-      const entries = await ctx.snapshots.entries(step.snapshot!);
-      const hashes = new Map(entries.map((entry) => [entry.path, entry.blob]));
-      out.push(changedHashes(previous, hashes));
-      previous = hashes;
+      const changed: string[] = [];
+      for await (const [old, now] of pairByPath(previous, ctx.snapshots.scan(step.snapshot!)))
+        if (old?.blob !== now?.blob) changed.push((old ?? now)!.path);
+      out.push(changed);
+      previous = ctx.snapshots.scan(step.snapshot!);
     }
     return out;
   } catch {
     return undefined;
   }
+}
+
+/** The number of entries in a snapshot, counted as they pass. */
+async function countEntries(ctx: TrialScoreContext, ref: string): Promise<number> {
+  let count = 0;
+  for await (const _ of ctx.snapshots.scan(ref)) count++;
+  return count;
 }
 
 const share = (part: number, whole: number) => (whole > 0 ? part / whole : null);
@@ -88,10 +107,7 @@ export class ToolUseScorer {
     const stepChanges = await changesByStep(ctx);
     const lastSnapshot = ctx.record.steps.at(-1)?.snapshot;
     const availableFiles = lastSnapshot
-      ? await ctx.snapshots.entries(lastSnapshot).then(
-          (files) => files.length,
-          () => undefined,
-        )
+      ? await countEntries(ctx, lastSnapshot).catch(() => undefined)
       : undefined;
     const statuses = [
       ctx.record.status,

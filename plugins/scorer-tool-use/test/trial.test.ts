@@ -1,4 +1,8 @@
-import type { TrajectoryEvent } from '@longhaul/core';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TrajectoryEvent, WorkspaceFile } from '@longhaul/core';
+import { FakeSnapshotStore, sampleTask } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../src/analytics.js';
 import { detectFailureModes, type FailureMode } from '../src/failure-modes.js';
@@ -217,5 +221,45 @@ describe('the tool-use scorer', () => {
       'bigram.read_file--edit_file': 1,
       explained_share: 0.5,
     });
+  });
+
+  it("takes each step's changed files from its snapshot and the one before, the seed's for the first", async () => {
+    const seed = await mkdtemp(join(tmpdir(), 'tool-use-seed-'));
+    try {
+      await mkdir(join(seed, 'a'));
+      await writeFile(join(seed, 'a.py'), 'seed');
+      await writeFile(join(seed, 'a', 'gone.py'), 'seed');
+      await writeFile(join(seed, 'zz.py'), 'seed');
+      const snapshots = new FakeSnapshotStore();
+      const files = (tree: Record<string, string>): WorkspaceFile[] =>
+        Object.entries(tree).map(([path, text]) => ({ path, mode: 0o644, data: Buffer.from(text) }));
+      // Step 1 adds a file before every seed file and one after, drops `a/gone.py` and the last.
+      const first = await snapshots.put(
+        files({ '0.py': 'new', 'a.py': 'seed', 'm.py': 'new', 'zzz.py': 'new' }),
+      );
+      // Step 2 edits the first file, drops the last and adds one past every other.
+      const second = await snapshots.put(
+        files({ '0.py': 'edited', 'a.py': 'seed', 'm.py': 'new', '~.py': 'x' }),
+      );
+      const events = [...turn('one', iteration(edit('0.py'))), ...turn('two', iteration(edit('0.py')))];
+      const ctx = toolUseContext(events);
+      const step = ctx.record.steps[0]!;
+      ctx.record.steps = [
+        { ...step, snapshot: first },
+        { ...step, index: 1, snapshot: second },
+      ];
+      (ctx.trial as { task: unknown }).task = sampleTask(1, { seed });
+      ctx.snapshots = snapshots;
+      const scores = await new ToolUseScorer(toolUseOptions.parse({})).score(ctx);
+      const detail = scores.find((score) => score.metric === 'intent.alignment')!.detail as {
+        turns: { changed: string[] }[];
+      };
+      expect(detail.turns.map((t) => t.changed)).toEqual([
+        ['0.py', 'a/gone.py', 'm.py', 'zz.py', 'zzz.py'],
+        ['0.py', 'zzz.py', '~.py'],
+      ]);
+    } finally {
+      await rm(seed, { recursive: true, force: true });
+    }
   });
 });

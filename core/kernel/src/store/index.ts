@@ -2,6 +2,7 @@ export * from './atomic.js';
 export * from './diff.js';
 export * from './jsonl.js';
 export * from './lock.js';
+export * from './pair-by-path.js';
 export * from './process-identity.js';
 export * from './run-id.js';
 export * from './run-store.js';
