@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
+import { type FileHandle, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   FileEntry,
   PullOptions,
   ReadFileOptions,
   SkippedFile,
+  SnapshotEntry,
   SnapshotRef,
   SnapshotStore,
   WorkspaceFile,
@@ -32,11 +33,18 @@ const wholeBytes = 64 * 1024;
 /** Files read or written at once by a snapshot or a restore. */
 const parallel = 8;
 
+/** A file a push or a restore wants: a snapshot's entry or a file held in memory, as it is. */
+interface Wanted {
+  path: string;
+  mode: number;
+}
+
 /**
- * Where the files a push or a restore wants come from. A wanted file is a plain record (its mode,
- * and its blob hash or bytes): no closures per file, which a workspace of 100,000 files would feel.
+ * Where the files a push or a restore wants come from. A wanted file is the record it came as (a
+ * snapshot's entry, a file in memory): no closures or copies per file, which a workspace of
+ * 100,000 files would feel.
  */
-interface Source<W extends { mode: number }> {
+interface Source<W extends Wanted> {
   size(file: W): Promise<number>;
   /** Whether the open file, of the same size, holds these bytes. */
   same(file: W, handle: FileHandle, size: number): Promise<boolean>;
@@ -348,53 +356,82 @@ export class FolderWorkspace {
     return ref;
   }
 
-  /** Makes the non-excluded part of the workspace hold exactly the snapshot `ref` of `store`, streaming. */
+  /**
+   * Makes the non-excluded part of the workspace hold exactly the snapshot `ref` of `store`. Into a
+   * workspace holding nothing outside the excludes (a sandbox opened from a snapshot), each entry
+   * of the snapshot's scan is written as it comes, so memory does not grow with the snapshot.
+   */
   async restore(store: SnapshotStore, ref: SnapshotRef): Promise<void> {
-    const wanted = new Map<string, { mode: number; blob: string }>();
-    for (const entry of await store.entries(ref)) wanted.set(entry.path, entry);
-    await this.sync(wanted, {
+    const source: Source<SnapshotEntry> = {
       size: (file) => store.blob(file.blob).size(),
       same: async (file, handle, size) => (await sha256Of(handle, size)) === file.blob,
       sameBytes: (file, data) => createHash('sha256').update(data).digest('hex') === file.blob,
       data: async (file) => store.blob(file.blob).stream(),
       file: (file) => store.blob(file.blob).file,
-    });
+    };
+    if (await this.emptyButExcluded()) await this.write(this.wantedOf(store.scan(ref)), source);
+    else await this.sync(store.scan(ref), source);
   }
 
   /** Makes the non-excluded part of the workspace hold exactly `files`; unchanged files are left alone. */
   async push(files: readonly WorkspaceFile[]): Promise<void> {
-    const wanted = new Map<string, { mode: number; bytes: Buffer }>();
-    for (const file of files) {
-      const bytes = Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength);
-      wanted.set(file.path, { mode: file.mode, bytes });
-    }
-    await this.sync(wanted, {
-      size: async (file) => file.bytes.length,
+    const bytes = (file: WorkspaceFile) =>
+      Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength);
+    await this.sync(files, {
+      size: async (file) => file.data.byteLength,
       same: async (file, handle) => {
-        const data = await readWhole(handle, file.bytes.length);
-        return typeof data !== 'string' && file.bytes.equals(data);
+        const data = await readWhole(handle, file.data.byteLength);
+        return typeof data !== 'string' && bytes(file).equals(data);
       },
-      sameBytes: (file, data) => file.bytes.equals(data),
-      data: async (file) => file.bytes,
+      sameBytes: (file, data) => bytes(file).equals(data),
+      data: async (file) => bytes(file),
     });
   }
 
   /**
-   * Makes the non-excluded part of the workspace hold exactly `files` (by workspace path): what
-   * differs or is not wanted goes, then what is missing is written, a few files at a time, each
-   * made anew in its folder's handle.
+   * Whether the workspace's root holds nothing but excluded entries (then nothing below it is
+   * judged by a restore, and every wanted file is simply written). A name that is not UTF-8 is
+   * left to `sync`, which leaves it alone.
    */
-  private async sync<W extends { mode: number }>(
-    files: ReadonlyMap<string, W>,
+  private async emptyButExcluded(): Promise<boolean> {
+    const listing = await opendir(this.root, { encoding: 'buffer' as BufferEncoding });
+    try {
+      for (let dirent = await listing.read(); dirent !== null; dirent = await listing.read()) {
+        const raw = dirent.name as unknown as Buffer;
+        const name = raw.toString('utf8');
+        if (!Buffer.from(name).equals(raw) || !this.excluded(name)) return false;
+      }
+      return true;
+    } finally {
+      await listing.close();
+    }
+  }
+
+  /**
+   * The wanted files by workspace path (`..` and `.` resolved), excluded ones left out. The
+   * workspace itself is never a file.
+   */
+  private async *wantedOf<W extends Wanted>(
+    files: Iterable<W> | AsyncIterable<W>,
+  ): AsyncIterable<readonly [string, W]> {
+    for await (const file of files) {
+      const rel = this.handle.parts(file.path).join('/');
+      if (rel === '') throw new ClassifiedError('sandbox', `path "${file.path}" is the workspace itself`);
+      if (!this.excluded(rel)) yield [rel, file];
+    }
+  }
+
+  /**
+   * Makes the non-excluded part of the workspace hold exactly `files` (by workspace path): what
+   * differs or is not wanted goes, then what is missing is written. The wanted files are held by
+   * path (the walk meets them in its own order); each one found unchanged is let go.
+   */
+  private async sync<W extends Wanted>(
+    files: Iterable<W> | AsyncIterable<W>,
     source: Source<W>,
   ): Promise<void> {
-    const wanted = new Map<string, W>();
-    for (const [path, file] of files) {
-      const rel = this.handle.parts(path).join('/');
-      if (rel === '') throw new ClassifiedError('sandbox', `path "${path}" is the workspace itself`);
-      if (!this.excluded(rel)) wanted.set(rel, file);
-    }
-    const unchanged = new Set<string>();
+    const missing = new Map<string, W>();
+    for await (const [rel, file] of this.wantedOf(files)) missing.set(rel, file);
     const stale: string[] = [];
     const folders: string[] = [];
     await walkWorkspace(this.root, {
@@ -403,7 +440,7 @@ export class FolderWorkspace {
           entries.filter((entry) => entry.type !== 'dir' && !this.excluded(entry.path)),
           parallel,
           async (entry) => {
-            if (await this.same(entry, wanted.get(entry.path), source)) unchanged.add(entry.path);
+            if (await this.same(entry, missing.get(entry.path), source)) missing.delete(entry.path);
             else stale.push(entry.path);
           },
         );
@@ -419,11 +456,17 @@ export class FolderWorkspace {
     await pool(stale, parallel, (rel) => this.handle.remove(rel));
     // Deepest first, so a folder emptied of empty folders goes too.
     for (const rel of folders.reverse()) await this.handle.removeEmptyFolder(rel);
-    const missing = [...wanted.keys()].filter((rel) => !unchanged.has(rel));
+    await this.write(missing, source);
+  }
+
+  /** Writes each file at its workspace path, a few at a time, each made anew in its folder's handle. */
+  private async write<W extends Wanted>(
+    files: Iterable<readonly [string, W]> | AsyncIterable<readonly [string, W]>,
+    source: Source<W>,
+  ): Promise<void> {
     const writer = new FolderWriter(this.handle);
     try {
-      await pool(missing, parallel, async (rel) => {
-        const file = wanted.get(rel)!;
+      await pool(files, parallel, async ([rel, file]) => {
         const link = (file.mode & typeBits) === symlinkMode;
         const copied = link ? undefined : source.file?.(file);
         if (copied !== undefined) return writer.copyFile(copied, rel, file.mode & 0o7777);
@@ -441,7 +484,7 @@ export class FolderWorkspace {
   }
 
   /** Whether a workspace entry already is the wanted file (sizes first: another size is never read). */
-  private async same<W extends { mode: number }>(
+  private async same<W extends Wanted>(
     entry: WalkEntry,
     want: W | undefined,
     source: Source<W>,
