@@ -317,6 +317,7 @@ export class DockerEnvironment implements Environment {
       dispose: async () => {
         if (disposed) return;
         disposed = true;
+        await files.dispose();
         await container.remove({ force: true, v: true }).catch((error: { statusCode?: number }) => {
           if (error.statusCode !== 404)
             throw new ClassifiedError('sandbox', `removing container ${info.Id.slice(0, 12)} failed`, {

@@ -156,7 +156,12 @@ export class LocalEnvironment implements Environment {
         await realpath(workspace),
         excludeMatcher([...this.options.excludes, ...assetExcludes(spec.needs)]),
         parseSize(this.options.maxFileSize),
-        { ...(user ? { owner: user } : {}), ...(inside === undefined ? {} : { inside }) },
+        {
+          ...(user ? { owner: user } : {}),
+          ...(inside === undefined ? {} : { inside }),
+          // The sandbox's folder, removed with it: its user passes through but cannot list it.
+          scratch: root,
+        },
       );
       // The sandbox's user holds it too: hardened, its `root` is that user on the host.
       judge = await new FolderJudgeArea(

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type FileHandle, opendir } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { type FileHandle, mkdtemp, opendir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
   FileEntry,
@@ -9,6 +11,7 @@ import type {
   SnapshotEntry,
   SnapshotRef,
   SnapshotStore,
+  SnapshotWriter,
   WorkspaceFile,
 } from '../contracts/index.js';
 import { ClassifiedError } from '../contracts/status.js';
@@ -16,6 +19,7 @@ import { quickBytes, turnWhenDue } from './event-loop-turns.js';
 import type { ExcludeMatcher } from './excludes.js';
 import { FolderWriter } from './folder-writer.js';
 import { pool } from './pool.js';
+import { type Stamp, StampFile, type StampReader, type StampWriter } from './stamps.js';
 import { chunksOf, readWhole, type SkipReason, type WalkEntry, walkWorkspace } from './walk.js';
 import { linkLeaves, lstatIn, WorkspaceHandle, type WorkspaceHandleOptions } from './workspace-handle.js';
 
@@ -56,24 +60,10 @@ interface Source<W extends Wanted> {
   file?(file: W): string | undefined;
 }
 
-/**
- * A regular file as a snapshot saw it: its blob, and the lstat fields that change whenever its
- * bytes do. A process in the sandbox can set a file's times back (utimes) but not its ctime,
- * which the kernel sets on every change from its own clock.
- */
-interface Seen {
-  blob: string;
-  size: number;
-  mode: number;
-  ino: number;
-  mtimeMs: number;
-  ctimeMs: number;
-}
-
 /** How long after a file's change its times are trusted to tell a later change (filesystem clocks tick coarsely). */
 const racyMs = 2_000;
 
-function stampOf(entry: WalkEntry): Omit<Seen, 'blob'> {
+function stampOf(entry: WalkEntry): Omit<Stamp, 'blob'> {
   return {
     size: entry.size,
     mode: entry.mode,
@@ -83,7 +73,7 @@ function stampOf(entry: WalkEntry): Omit<Seen, 'blob'> {
   };
 }
 
-function sameStamp(seen: Seen, entry: WalkEntry): boolean {
+function sameStamp(seen: Stamp, entry: WalkEntry): boolean {
   return (
     seen.size === entry.size &&
     seen.mode === entry.mode &&
@@ -119,8 +109,11 @@ async function sha256Of(file: FileHandle, size: number): Promise<string> {
  */
 export class FolderWorkspace {
   private readonly handle: WorkspaceHandle;
-  /** The files of the last snapshot with their stamps: the next one reads only what changed. */
-  private lastSnapshot: { store: SnapshotStore; files: ReadonlyMap<string, Seen> } | undefined;
+  /** The files of the last snapshot with their stamps (see Stamp): the next one reads only what changed. */
+  private lastSnapshot: { store: SnapshotStore; stamps: StampFile } | undefined;
+  /** A folder of the runner's own where stamps are kept, made at the first snapshot. */
+  private stampsDir: string | undefined;
+  private snapshots = 0;
   /** The workspace as the sandbox sees it (links are judged against it). */
   readonly inside: string;
 
@@ -130,8 +123,12 @@ export class FolderWorkspace {
     private readonly excluded: ExcludeMatcher,
     /** Regular files larger than this are left out of pulls unread (the `maxFileSize` option). */
     private readonly maxFileBytes: number,
-    /** Where the sandbox sees the workspace, and who owns what the runner writes (see WorkspaceHandle). */
-    options: WorkspaceHandleOptions = {},
+    /**
+     * Where the sandbox sees the workspace, and who owns what the runner writes (see
+     * WorkspaceHandle); `scratch`: a folder no process of the sandbox reaches, where the runner's
+     * own files for this workspace go (default: the system's temp folder).
+     */
+    private readonly options: WorkspaceHandleOptions & { scratch?: string } = {},
   ) {
     this.handle = new WorkspaceHandle(root, options);
     this.inside = this.handle.inside;
@@ -277,26 +274,65 @@ export class FolderWorkspace {
    */
   async snapshot(store: SnapshotStore): Promise<SnapshotRef> {
     const writer = store.writer();
-    const skip = (file: SkippedFile) => writer.skip(file);
-    const started = Date.now();
-    const previous = this.lastSnapshot?.store === store ? this.lastSnapshot.files : undefined;
-    const seen = new Map<string, Seen>();
-    /** A file unchanged since the last snapshot (see Seen) is named by its blob, not read again. */
-    const unchanged = async (entry: WalkEntry): Promise<boolean> => {
-      const known = previous?.get(entry.path);
-      if (known === undefined || writer.addStored === undefined || !sameStamp(known, entry)) return false;
-      if (!(await writer.addStored({ path: entry.path, mode: entry.mode & 0o7777 }, known.blob)))
-        return false;
-      seen.set(entry.path, known);
-      return true;
+    const skip = (file: SkippedFile): undefined => {
+      writer.skip(file);
     };
-    const remember = (entry: WalkEntry, blob: string | undefined) => {
+    const started = Date.now();
+    const previous = this.lastSnapshot?.store === store ? this.lastSnapshot.stamps.reader() : undefined;
+    const { file: stampFile, writer: stamps } = await StampFile.create(
+      await this.scratchDir(),
+      `stamps-${this.snapshots++}`,
+    );
+    try {
+      const ref = await this.takeSnapshot(writer, skip, started, previous, stamps);
+      await stamps.close();
+      await this.lastSnapshot?.stamps.remove();
+      this.lastSnapshot = { store, stamps: stampFile };
+      return ref;
+    } catch (error) {
+      await stamps.close().catch(() => undefined);
+      await stampFile.remove();
+      throw error;
+    } finally {
+      await previous?.close();
+    }
+  }
+
+  /** Removes what the runner kept for this workspace (the stamps of its last snapshot). */
+  async dispose(): Promise<void> {
+    this.lastSnapshot = undefined;
+    if (this.stampsDir === undefined) return;
+    await rm(this.stampsDir, { recursive: true, force: true });
+    leftAtExit.delete(this.stampsDir);
+    this.stampsDir = undefined;
+  }
+
+  private async scratchDir(): Promise<string> {
+    if (this.stampsDir === undefined) {
+      this.stampsDir = await mkdtemp(join(this.options.scratch ?? tmpdir(), 'longhaul-stamps-'));
+      // In the system's temp folder, removed when the process ends if nothing disposed of it first.
+      if (this.options.scratch === undefined) removeAtExit(this.stampsDir);
+    }
+    return this.stampsDir;
+  }
+
+  private async takeSnapshot(
+    writer: SnapshotWriter,
+    skip: (file: SkippedFile) => undefined,
+    started: number,
+    previous: StampReader | undefined,
+    stamps: StampWriter,
+  ): Promise<SnapshotRef> {
+    /** A file unchanged since the last snapshot (see Stamp) is named by its blob, not read again. */
+    const unchanged = async (entry: WalkEntry, known: Stamp | undefined): Promise<boolean> => {
+      if (known === undefined || writer.addStored === undefined || !sameStamp(known, entry)) return false;
+      return writer.addStored({ path: entry.path, mode: entry.mode & 0o7777 }, known.blob);
+    };
+    const take = async (entry: WalkEntry, known: Stamp | undefined): Promise<Stamp | undefined> => {
       // A change in the same clock tick as the stat would leave the times as they were: only a file
       // older than that is trusted unchanged by its times.
-      if (blob !== undefined && entry.ctimeMs < started - racyMs)
-        seen.set(entry.path, { ...stampOf(entry), blob });
-    };
-    const take = async (entry: WalkEntry): Promise<void> => {
+      const remember = (blob: string | undefined) =>
+        blob !== undefined && entry.ctimeMs < started - racyMs ? { ...stampOf(entry), blob } : undefined;
       if (entry.type === 'symlink') {
         const target = entry.target ?? '';
         if (linkLeaves(entry.path, target, this.inside))
@@ -306,7 +342,7 @@ export class FolderWorkspace {
       }
       if (entry.type === 'special') return skip({ path: entry.path, size: entry.size, reason: 'type' });
       if (entry.size > this.maxFileBytes) return skip({ path: entry.path, size: entry.size });
-      if (await unchanged(entry)) return;
+      if (await unchanged(entry, known)) return known;
       const mode = entry.mode & 0o7777;
       if (entry.size <= quickBytes) {
         await turnWhenDue();
@@ -314,7 +350,7 @@ export class FolderWorkspace {
         if (typeof data === 'string') return skip(skipped(entry, data));
         // Grown past a quick read since the walk saw it: read as a large file below.
         if (data !== undefined)
-          return remember(entry, (await writer.add({ path: entry.path, mode }, data)) || undefined);
+          return remember((await writer.add({ path: entry.path, mode }, data)) || undefined);
       }
       const opened = await entry.open();
       if (typeof opened === 'string') return skip(skipped(entry, opened));
@@ -324,10 +360,10 @@ export class FolderWorkspace {
         if (size <= wholeBytes) {
           const data = await readWhole(file, this.maxFileBytes, size);
           if (typeof data === 'string') return skip(skipped(entry, data));
-          return remember(entry, (await writer.add({ path: entry.path, mode }, data)) || undefined);
+          return remember((await writer.add({ path: entry.path, mode }, data)) || undefined);
         }
         try {
-          remember(entry, (await writer.add({ path: entry.path, mode }, chunksOf(file, size))) || undefined);
+          return remember((await writer.add({ path: entry.path, mode }, chunksOf(file, size))) || undefined);
         } catch (error) {
           // The file went bad while it was read (EIO): left out like a file that could not be opened.
           if ((error as NodeJS.ErrnoException).code !== 'EIO') throw error;
@@ -338,22 +374,31 @@ export class FolderWorkspace {
       }
     };
     await walkWorkspace(this.root, {
-      // A folder's files are taken while its handle is open, a few at a time.
+      // A folder's files are taken while its handle is open, a few at a time. Their stamps from the
+      // last snapshot are looked up first, in the walk's order (see StampFile), and theirs now are
+      // written when the folder is done: only one folder's stamps are held at once.
       enter: async (_dir, entries) => {
+        const files = entries.filter((entry) => entry.type !== 'dir' && !this.excluded(entry.path));
+        const known: (Stamp | undefined)[] = [];
+        for (const entry of files)
+          known.push(entry.type === 'file' ? await previous?.find(entry.path) : undefined);
+        const seen: Array<[string, Stamp]> = [];
         await pool(
-          entries.filter((entry) => entry.type !== 'dir' && !this.excluded(entry.path)),
+          files.map((entry, index) => ({ entry, known: known[index] })),
           parallel,
-          take,
+          async ({ entry, known }) => {
+            const stamp = await take(entry, known);
+            if (stamp !== undefined) seen.push([entry.path, stamp]);
+          },
         );
+        await stamps.folder(seen);
         return true;
       },
       visit: (entry) => entry.type === 'dir' && !this.excluded(entry.path),
       onSkipped: skip,
       inside: this.inside,
     });
-    const ref = await writer.finish();
-    this.lastSnapshot = { store, files: seen };
-    return ref;
+    return writer.finish();
   }
 
   /**
@@ -515,6 +560,19 @@ export class FolderWorkspace {
       await opened.file.close();
     }
   }
+}
+
+/** Stamp folders in the system's temp folder not yet disposed of. */
+const leftAtExit = new Set<string>();
+let exitHooked = false;
+
+function removeAtExit(dir: string): void {
+  if (!exitHooked)
+    process.once('exit', () => {
+      for (const left of leftAtExit) rmSync(left, { recursive: true, force: true });
+    });
+  exitHooked = true;
+  leftAtExit.add(dir);
 }
 
 /** A file a walk entry could not be read for, as a snapshot records it. */

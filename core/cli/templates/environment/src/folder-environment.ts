@@ -33,6 +33,8 @@ export class FolderEnvironment implements Environment {
       workspace,
       excludeMatcher(this.options.excludes),
       parseSize(this.options.maxFileSize),
+      // The runner's own files for the workspace go beside it, removed with the sandbox.
+      { scratch: root },
     );
     const sandbox = new FolderSandbox(root, this.snapshots, files);
     try {
