@@ -3,7 +3,8 @@
 // volumes use them): the snapshot with every blob new and again with every blob stored, the diff
 // of the first snapshot from none (every file added) and of two snapshots one file apart, a
 // sandbox's workspace restored into an empty folder, a restore over an unchanged workspace, and a
-// recursive listing. Prints seconds per operation and the process's peak RSS.
+// recursive listing. Prints seconds per operation and the process's peak RSS, and the restore
+// into an empty folder again in a process of its own (restore-alone.mjs) with that process's peak.
 //
 //   npx turbo run build --filter=@longhaul/core     # the bench imports dist
 //   node bench/snapshots/operations.mjs [--files 10000] [--keep]
@@ -83,6 +84,18 @@ for i in range(${count}):
   await timed('restore into an empty folder', () => copy.restore(store, second));
   await timed('restore over the same files', () => copy.restore(store, second));
   await timed('list, recursive', () => copy.list('.', true));
+  await mkdir(join(dir, 'alone'));
+  const script = new URL('restore-alone.mjs', import.meta.url).pathname;
+  const alone = JSON.parse(
+    execFileSync(process.execPath, [script, join(dir, 'snapshots'), second, join(dir, 'alone')], {
+      encoding: 'utf8',
+    }),
+  );
+  rows.push({
+    operation: 'restore into an empty folder, alone',
+    seconds: alone.seconds.toFixed(2),
+    'peak RSS': `${alone.peakMiB.toFixed(1)} MiB`,
+  });
   console.table(rows);
 } finally {
   if (values.keep) console.log(`kept ${dir}`);
