@@ -340,6 +340,8 @@ export interface SnapshotStore {
   blob(hash: string): SnapshotBlob;
   /** The files a snapshot left out for their size, sorted by path (usually none). */
   skipped(ref: SnapshotRef): Promise<SkippedFile[]>;
+  /** The files a snapshot left out, sorted by path, one at a time (see `scan`). */
+  scanSkipped(ref: SnapshotRef): AsyncIterable<SkippedFile>;
   has(ref: SnapshotRef): Promise<boolean>;
 }
 

@@ -3,6 +3,7 @@ import { createTwoFilesPatch } from 'diff/lib/patch/create.js';
 import type { SkippedFile, SnapshotRef, SnapshotStore, WorkspaceFile } from '../contracts/index.js';
 import { formatSize } from '../workspace/file-size.js';
 import { skipNote } from '../workspace/skip-note.js';
+import { pairByPath } from './pair-by-path.js';
 import { sha256 } from './snapshot-store.js';
 
 /** Files larger than this (on either side) are summarized by their sizes, not diffed line by line. */
@@ -86,26 +87,54 @@ export interface SkippedSides {
   after?: readonly SkippedFile[];
 }
 
+/** A path of a diff with its side in the workspace before (`a`) and after (`b`). */
+interface Pair {
+  path: string;
+  a?: Side;
+  b?: Side;
+}
+
 /**
  * The parts of a unified diff (git-style file headers) from one workspace to another, one file
- * at a time: a file whose blob did not change is never read, and only one changed file's bytes
- * are held at once.
+ * at a time, from the pairs in path order: a file whose blob did not change is never read, and
+ * only the changed files read ahead have their bytes held.
  */
-async function* diffParts(old: Sides, now: Sides, blobs: Blobs): AsyncGenerator<string> {
-  const paths = [...new Set([...old.keys(), ...now.keys()])].sort();
+async function* diffParts(pairs: AsyncIterable<Pair>, blobs: Blobs): AsyncGenerator<string> {
   const pending: Promise<string | undefined>[] = [];
-  let next = 0;
-  while (next < paths.length || pending.length > 0) {
-    while (next < paths.length && pending.length < readAhead) {
-      const path = paths[next++]!;
-      const part = diffPart(path, old.get(path), now.get(path), blobs);
-      // Awaited in turn below; a generator closed early leaves none unhandled.
-      part.catch(() => undefined);
-      pending.push(part);
+  const next = pairs[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    while (!ended || pending.length > 0) {
+      while (!ended && pending.length < readAhead) {
+        const pair = await next.next();
+        if (pair.done) {
+          ended = true;
+          break;
+        }
+        const part = diffPart(pair.value.path, pair.value.a, pair.value.b, blobs);
+        // Awaited in turn below; a generator closed early leaves none unhandled.
+        part.catch(() => undefined);
+        pending.push(part);
+      }
+      const part = await pending.shift();
+      if (part !== undefined) yield part;
     }
-    const part = await pending.shift()!;
-    if (part !== undefined) yield part;
+  } finally {
+    if (!ended) await next.return?.();
   }
+}
+
+/**
+ * The entries of a sorted list, the last of each path only: a manifest lists a path added twice
+ * twice, and a diff has always taken the later one.
+ */
+async function* lastOfEachPath<T extends { path: string }>(entries: AsyncIterable<T>): AsyncGenerator<T> {
+  let held: T | undefined;
+  for await (const entry of entries) {
+    if (held !== undefined && held.path !== entry.path) yield held;
+    held = entry;
+  }
+  if (held !== undefined) yield held;
 }
 
 /** The part of the diff for one path, or nothing when it did not change. */
@@ -153,25 +182,39 @@ async function diffPart(
   return `${header.join('\n')}\n${patch.slice(patch.indexOf('--- '))}`;
 }
 
-async function storedSides(store: SnapshotStore, ref: SnapshotRef | undefined): Promise<Sides> {
-  const map: Sides = new Map();
-  if (ref === undefined) return map;
-  for (const entry of await store.entries(ref)) map.set(entry.path, { mode: entry.mode, blob: entry.blob });
-  return skippedSides(map, await store.skipped(ref));
+/**
+ * A stored snapshot's sides in path order, its files and skipped files merged as they are read
+ * (a path both stored and skipped counts as skipped, as it always has).
+ */
+async function* storedSides(
+  store: SnapshotStore,
+  ref: SnapshotRef | undefined,
+): AsyncGenerator<{ path: string; side: Side }> {
+  if (ref === undefined) return;
+  for await (const [file, skipped] of pairByPath(
+    lastOfEachPath(store.scan(ref)),
+    lastOfEachPath(store.scanSkipped(ref)),
+  ))
+    yield skipped !== undefined
+      ? { path: skipped.path, side: { skipped } }
+      : { path: file!.path, side: { mode: file!.mode, blob: file!.blob } };
 }
 
 /**
  * The diff of two stored snapshots (`before` absent: from an empty workspace), as parts to write
- * as they come (diff.patch): only the files whose blobs differ are read, one at a time.
+ * as they come (diff.patch): the two manifests are read side by side in path order, never whole,
+ * and only the files whose blobs differ are read.
  */
 export async function* snapshotDiff(
   store: SnapshotStore,
   before: SnapshotRef | undefined,
   after: SnapshotRef,
 ): AsyncGenerator<string> {
-  const old = await storedSides(store, before);
-  const now = await storedSides(store, after);
-  yield* diffParts(old, now, storeBlobs(store));
+  const pairs = async function* () {
+    for await (const [a, b] of pairByPath(storedSides(store, before), storedSides(store, after)))
+      yield { path: (a ?? b)!.path, a: a?.side, b: b?.side };
+  };
+  yield* diffParts(pairs(), storeBlobs(store));
 }
 
 function memorySides(files: readonly WorkspaceFile[], skipped: readonly SkippedFile[]): Sides {
@@ -190,13 +233,14 @@ export async function workspaceDiff(
   after: readonly WorkspaceFile[],
   skipped: SkippedSides = {},
 ): Promise<string> {
+  const old = memorySides(before, skipped.before ?? []);
+  const now = memorySides(after, skipped.after ?? []);
+  const pairs = async function* () {
+    for (const path of [...new Set([...old.keys(), ...now.keys()])].sort())
+      yield { path, a: old.get(path), b: now.get(path) };
+  };
   let text = '';
-  for await (const part of diffParts(
-    memorySides(before, skipped.before ?? []),
-    memorySides(after, skipped.after ?? []),
-    inMemory,
-  ))
-    text += part;
+  for await (const part of diffParts(pairs(), inMemory)) text += part;
   return text;
 }
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { access, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type {
   PullOptions,
@@ -16,21 +16,24 @@ import type {
 import { ClassifiedError } from '../contracts/index.js';
 import { quickBytes, turnWhenDue } from '../workspace/event-loop-turns.js';
 import { chunksOf } from '../workspace/walk.js';
-import { writeFileAtomic } from './atomic.js';
+import {
+  byPath,
+  defaultRunSize,
+  exists,
+  fileRecord,
+  listOf,
+  type ManifestEntry,
+  manifestList,
+  SortedSpill,
+  skippedRecord,
+  writeManifest,
+} from './manifest-file.js';
 
-/** One line of a snapshot manifest. */
-export interface ManifestEntry {
-  path: string;
-  mode: number;
-  /** sha256 of the file's bytes: the name of its blob. */
-  blob: string;
-}
+export type { ManifestEntry } from './manifest-file.js';
 
 export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
-
-const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /**
  * The manifest text whose sha256 is a snapshot's ref; sorted so equal workspaces get equal refs.
@@ -38,15 +41,8 @@ const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? 
  * workspaces without them do not change.
  */
 export function manifestText(files: readonly ManifestEntry[], skipped: readonly SkippedFile[] = []): string {
-  const entries = files.map((file) => ({ path: file.path, mode: file.mode, blob: file.blob })).sort(byPath);
-  // A reason is written only when it is not the size, so refs of size-only skips stay as they were.
-  const left = skipped
-    .map((file) => ({
-      path: file.path,
-      size: file.size,
-      ...(file.reason !== undefined && file.reason !== 'size' ? { reason: file.reason } : {}),
-    }))
-    .sort(byPath);
+  const entries = files.map(fileRecord).sort(byPath);
+  const left = skipped.map(skippedRecord).sort(byPath);
   const manifest = left.length > 0 ? { files: entries, skipped: left } : { files: entries };
   return `${JSON.stringify(manifest)}\n`;
 }
@@ -60,11 +56,6 @@ export function manifestOf(
     .map((file) => ({ path: file.path, mode: file.mode, blob: sha256(file.data) }))
     .sort(byPath);
   return { entries, text: manifestText(entries, skipped) };
-}
-
-interface Manifest {
-  files: ManifestEntry[];
-  skipped?: SkippedFile[];
 }
 
 /**
@@ -108,7 +99,11 @@ export class BlobSnapshotStore implements SnapshotStore {
   private readonly tempPrefix = randomBytes(6).toString('hex');
   private temps = 0;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    /** Manifest entries a snapshot holds in memory before it sorts them into a temp file (see SortedSpill). */
+    readonly runSize = defaultRunSize,
+  ) {
     this.blobs = join(dir, 'blobs');
     this.manifests = join(dir, 'manifests');
   }
@@ -191,7 +186,20 @@ export class BlobSnapshotStore implements SnapshotStore {
 
   private async tempFile(): Promise<string> {
     await this.folder(this.blobs);
-    return join(this.blobs, `.${process.pid}.${this.tempPrefix}.${this.temps++}.tmp`);
+    return join(this.blobs, this.tempName());
+  }
+
+  private tempName(): string {
+    return `.${process.pid}.${this.tempPrefix}.${this.temps++}.tmp`;
+  }
+
+  /** A temp file's name in the store's folder (made if need be): a writer's sorted runs and its manifest. */
+  tempPath(): string {
+    if (!this.made.has(this.dir)) {
+      mkdirSync(this.dir, { recursive: true });
+      this.made.add(this.dir);
+    }
+    return join(this.dir, this.tempName());
   }
 
   private async settle(temp: string, path: string): Promise<void> {
@@ -210,34 +218,40 @@ export class BlobSnapshotStore implements SnapshotStore {
    * Makes new blobs durable before a manifest names them: a few are flushed each, many at once by
    * flushing their filesystem (`sync -f`, one call instead of an fsync per file).
    */
-  async flush(paths: readonly string[]): Promise<void> {
-    if (paths.length > syncEachUpTo) {
+  async flush(written: SortedSpill<{ path: string }>): Promise<void> {
+    if (written.count > syncEachUpTo) {
       const synced = await new Promise<boolean>((done) =>
         execFile('sync', ['-f', this.blobs], (error) => done(error === null)),
       );
       if (synced) return;
     }
-    let next = 0;
-    const flusher = async () => {
-      while (next < paths.length) {
-        const file = await open(paths[next++]!, 'r');
-        try {
-          await file.sync();
-        } finally {
-          await file.close();
+    for await (const batch of written.sorted()) {
+      const paths = batch.map((line) => (JSON.parse(line) as { path: string }).path);
+      let next = 0;
+      const flusher = async () => {
+        while (next < paths.length) {
+          const file = await open(paths[next++]!, 'r');
+          try {
+            await file.sync();
+          } finally {
+            await file.close();
+          }
         }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(blobReaders, paths.length) }, flusher));
+      };
+      await Promise.all(Array.from({ length: Math.min(blobReaders, paths.length) }, flusher));
+    }
   }
 
-  /** Writes a manifest (blobs first, manifest last: a manifest on disk always has all its blobs). */
-  async storeManifest(text: string): Promise<SnapshotRef> {
-    await mkdir(this.manifests, { recursive: true });
-    const ref = sha256(text);
-    const manifest = join(this.manifests, `${ref}.json`);
-    if (!(await exists(manifest))) await writeFileAtomic(manifest, text);
-    return ref;
+  /**
+   * Writes a manifest from a writer's sorted entries (its blobs flushed first: a manifest on disk
+   * always has all its blobs).
+   */
+  async storeManifest(
+    files: SortedSpill<ManifestEntry>,
+    skipped: SortedSpill<SkippedFile>,
+  ): Promise<SnapshotRef> {
+    await this.folder(this.manifests);
+    return writeManifest(this.tempPath(), this.manifests, files, skipped);
   }
 
   async get(
@@ -245,7 +259,8 @@ export class BlobSnapshotStore implements SnapshotStore {
     options: { include?: (path: string) => boolean } = {},
   ): Promise<WorkspaceFile[]> {
     const include = options.include ?? (() => true);
-    const entries = (await this.manifest(ref)).filter((entry) => include(entry.path));
+    const entries: ManifestEntry[] = [];
+    for await (const entry of this.scan(ref)) if (include(entry.path)) entries.push(entry);
     // Each blob is read once, however many files share it, and a few at a time: a workspace of
     // 200,000 files would otherwise open 200,000 at once (EMFILE) and hold a copy per file.
     const blobs = [...new Set(entries.map((entry) => entry.blob))];
@@ -265,8 +280,12 @@ export class BlobSnapshotStore implements SnapshotStore {
     return this.manifest(ref);
   }
 
-  async *scan(ref: SnapshotRef): AsyncIterable<SnapshotEntry> {
-    yield* await this.manifest(ref);
+  scan(ref: SnapshotRef): AsyncGenerator<ManifestEntry> {
+    return manifestList(this.manifestPath(ref), ref, 'files');
+  }
+
+  scanSkipped(ref: SnapshotRef): AsyncGenerator<SkippedFile> {
+    return manifestList(this.manifestPath(ref), ref, 'skipped');
   }
 
   blob(hash: string): SnapshotBlob {
@@ -311,27 +330,21 @@ export class BlobSnapshotStore implements SnapshotStore {
   }
 
   async skipped(ref: SnapshotRef): Promise<SkippedFile[]> {
-    return (await this.read(ref)).skipped ?? [];
+    return listOf(this.scanSkipped(ref));
   }
 
   async has(ref: SnapshotRef): Promise<boolean> {
-    return refPattern.test(ref) && exists(join(this.manifests, `${ref}.json`));
+    return refPattern.test(ref) && exists(this.manifestPath(ref));
   }
 
   /** The manifest of a snapshot (paths, modes, blob hashes) without reading the blobs. */
   async manifest(ref: SnapshotRef): Promise<ManifestEntry[]> {
-    return (await this.read(ref)).files;
+    return listOf(this.scan(ref));
   }
 
-  private async read(ref: SnapshotRef): Promise<Manifest> {
+  private manifestPath(ref: SnapshotRef): string {
     if (!refPattern.test(ref)) throw new ClassifiedError('internal', `not a snapshot ref: '${ref}'`);
-    let text: string;
-    try {
-      text = await readFile(join(this.manifests, `${ref}.json`), 'utf8');
-    } catch {
-      throw new ClassifiedError('internal', `snapshot ${ref} is not in ${this.dir}`);
-    }
-    return JSON.parse(text) as Manifest;
+    return join(this.manifests, `${ref}.json`);
   }
 
   private blobPath(blob: string): string {
@@ -339,14 +352,23 @@ export class BlobSnapshotStore implements SnapshotStore {
   }
 }
 
-/** A snapshot of a BlobSnapshotStore being written, file by file. */
+/**
+ * A snapshot of a BlobSnapshotStore being written, file by file: its entries and skipped files
+ * are sorted a run at a time into temp files (SortedSpill), so its memory does not grow with the
+ * workspace.
+ */
 class BlobWriter implements SnapshotWriter {
-  private readonly files: ManifestEntry[] = [];
-  private readonly left: SkippedFile[] = [];
-  /** Blobs this snapshot wrote, to flush before its manifest. */
-  private readonly written: string[] = [];
+  private readonly files: SortedSpill<ManifestEntry>;
+  private readonly left: SortedSpill<SkippedFile>;
+  /** The paths of the blobs this snapshot wrote, to flush before its manifest (a million new files' worth of names is not held either). */
+  private readonly written: SortedSpill<{ path: string }>;
 
-  constructor(private readonly store: BlobSnapshotStore) {}
+  constructor(private readonly store: BlobSnapshotStore) {
+    const temp = () => store.tempPath();
+    this.files = new SortedSpill(temp, (file) => JSON.stringify(fileRecord(file)), store.runSize);
+    this.left = new SortedSpill(temp, (file) => JSON.stringify(skippedRecord(file)), store.runSize);
+    this.written = new SortedSpill(temp, (blob) => JSON.stringify({ path: blob.path }), store.runSize);
+  }
 
   async add(
     file: { path: string; mode: number },
@@ -354,32 +376,27 @@ class BlobWriter implements SnapshotWriter {
   ): Promise<string> {
     const stored =
       data instanceof Uint8Array ? await this.store.storeBytes(data) : await this.store.storeStream(data);
-    if (stored.written !== undefined) this.written.push(stored.written);
-    this.files.push({ path: file.path, mode: file.mode, blob: stored.blob });
+    if (stored.written !== undefined) this.written.add({ path: stored.written });
+    this.files.add({ path: file.path, mode: file.mode, blob: stored.blob });
     return stored.blob;
   }
 
   async addStored(file: { path: string; mode: number }, blob: string): Promise<boolean> {
     if (!refPattern.test(blob) || !(await this.store.holds(blob))) return false;
-    this.files.push({ path: file.path, mode: file.mode, blob });
+    this.files.add({ path: file.path, mode: file.mode, blob });
     return true;
   }
 
   skip(file: SkippedFile): void {
-    this.left.push(file);
+    this.left.add(file);
   }
 
   async finish(): Promise<SnapshotRef> {
-    await this.store.flush(this.written);
-    return this.store.storeManifest(manifestText(this.files, this.left));
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
+    try {
+      await this.store.flush(this.written);
+      return await this.store.storeManifest(this.files, this.left);
+    } finally {
+      for (const spill of [this.files, this.left, this.written]) spill.close();
+    }
   }
 }

@@ -82,6 +82,7 @@ function scanOnly(inner: SnapshotStore): SnapshotStore {
     scan: (ref) => inner.scan(ref),
     blob: (hash) => inner.blob(hash),
     skipped: (ref) => inner.skipped(ref),
+    scanSkipped: (ref) => inner.scanSkipped(ref),
     has: (ref) => inner.has(ref),
   };
 }

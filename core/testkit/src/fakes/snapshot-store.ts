@@ -116,6 +116,10 @@ export class FakeSnapshotStore implements SnapshotStore {
     return manifest.skipped.map((file) => ({ ...file }));
   }
 
+  async *scanSkipped(ref: SnapshotRef): AsyncIterable<SkippedFile> {
+    yield* await this.skipped(ref);
+  }
+
   async has(ref: SnapshotRef): Promise<boolean> {
     return this.manifests.has(ref);
   }
