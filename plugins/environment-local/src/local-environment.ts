@@ -34,10 +34,14 @@ import {
   chownTree,
   claimSandboxUser,
   privilegeDropProblem,
+  reachablePath,
   releaseSandboxUser,
   type SandboxUser,
   unreachableFolder,
 } from './sandbox-user.js';
+
+/** Where plain commands look for programs when the runner has no PATH. */
+const defaultPath = '/usr/local/bin:/usr/bin:/bin';
 
 function lastLines(text: string, count = 20): string {
   return text.trimEnd().split('\n').slice(-count).join('\n');
@@ -130,7 +134,11 @@ export class LocalEnvironment implements Environment {
       home: join(root, 'home'),
       tmp: join(root, 'tmp'),
       tmpInside: hardened ? '/tmp' : join(root, 'tmp'),
-      path: hardened ? hardenedPath : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'),
+      path: hardened
+        ? hardenedPath
+        : dropping
+          ? reachablePath(process.env.PATH ?? defaultPath)
+          : (process.env.PATH ?? defaultPath),
     };
     // Under bubblewrap the workspace is where the task's programs expect it (IDE-Bench's /app).
     const inside = hardened ? spec.needs.workspace : undefined;

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { constants, lstatSync, statSync } from 'node:fs';
 import { lchown, lstat, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { processAlive, processLauncher, processStartTime } from '@longhaul/core';
 import { onPath } from './host-tools.js';
@@ -67,6 +67,18 @@ export function unreachableFolder(path: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The folders of a PATH that a sandbox's user can search, in order: a root runner's own (a
+ * pyenv's shims under /root) would answer "Permission denied" to its commands, a judge's
+ * `python3` among them, where the next folder's program would run.
+ */
+export function reachablePath(path: string): string {
+  return path
+    .split(':')
+    .filter((folder) => isAbsolute(folder) && unreachableFolder(folder) === undefined)
+    .join(':');
 }
 
 /** Makes the claims' folder, root's alone; refuses one another user could have made or changed. */

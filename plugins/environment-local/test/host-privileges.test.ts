@@ -208,6 +208,38 @@ describe.skipIf(!prerequisites.root())('a root runner gives each sandbox a host 
     }
   });
 
+  it("finds a program past a folder of the runner's own on its PATH (a root's pyenv shims)", async () => {
+    // A folder only root can search, first on the runner's PATH, holding a program of the same name.
+    const own = join(base, 'root-only');
+    const shared = join(base, 'shared-bin');
+    await mkdir(join(own, 'shims'), { recursive: true });
+    await mkdir(shared, { recursive: true });
+    await chmod(own, 0o700);
+    for (const [dir, said] of [
+      [join(own, 'shims'), 'shim'],
+      [shared, 'shared'],
+    ] as const) {
+      await writeFile(join(dir, 'longhaul-probe'), `#!/bin/sh\necho ${said}\n`);
+      await chmod(join(dir, 'longhaul-probe'), 0o755);
+    }
+    const saved = process.env.PATH;
+    process.env.PATH = `${join(own, 'shims')}:${shared}:${saved}`;
+    try {
+      const sandbox = await environment().open(spec());
+      try {
+        const probe = await sandbox.exec(['longhaul-probe']);
+        expect(probe.stderr).toBe('');
+        expect(probe.stdout).toBe('shared\n');
+        const path = await sandbox.exec(['sh', '-c', 'echo "$PATH"']);
+        expect(path.stdout.trim().split(':')).not.toContain(join(own, 'shims'));
+      } finally {
+        await sandbox.close();
+      }
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   it("ends a dead runner's processes, also one that cleared its environment, and frees its uid", async () => {
     const env = environment({ keep: true });
     const sandbox: Sandbox = await env.open(spec('run-dead-user'));
