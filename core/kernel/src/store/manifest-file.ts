@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, read, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, read, unlinkSync, write, writeSync } from 'node:fs';
 import { access, type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -42,7 +42,11 @@ export const defaultRunSize = 32_768;
 /** Bytes read from a run or a manifest at once. */
 const chunkBytes = 64 * 1024;
 
+/** Runs merged at once: each holds a read buffer, so a merge's memory does not grow with the runs. */
+const mergeWidth = 16;
+
 const readAt = promisify(read);
+const writeAt = promisify(write);
 
 /** Closes the run files of a spill dropped without `close` (a snapshot whose walk failed). */
 const dropped = new FinalizationRegistry<number[]>((fds) => {
@@ -58,7 +62,7 @@ const dropped = new FinalizationRegistry<number[]>((fds) => {
  */
 export class SortedSpill<T extends { path: string }> {
   private pending: T[] = [];
-  private readonly runs: { fd: number; size: number }[] = [];
+  private runs: Run[] = [];
   /** The runs' descriptors, closed by `close` or, when the spill is dropped, by `dropped`. */
   private readonly fds: number[] = [];
   private added = 0;
@@ -86,14 +90,37 @@ export class SortedSpill<T extends { path: string }> {
 
   /** Writes the records in memory as a sorted run (synchronously: `skip` cannot wait). */
   private spill(): void {
-    const path = this.tempPath();
-    const fd = openSync(path, 'wx+', 0o600);
-    this.fds.push(fd);
-    unlinkSync(path);
+    const fd = this.runFile();
     const bytes = Buffer.from(`${this.lines(this.pending).join('\n')}\n`);
     this.pending = [];
     for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, at);
     this.runs.push({ fd, size: bytes.length });
+  }
+
+  /** A new run's file, open for writing and reading, with no name on disk. */
+  private runFile(): number {
+    const path = this.tempPath();
+    const fd = openSync(path, 'wx+', 0o600);
+    this.fds.push(fd);
+    unlinkSync(path);
+    return fd;
+  }
+
+  /** Merges runs into one run of their own (they are closed). */
+  private async mergeRuns(runs: Run[]): Promise<Run> {
+    const fd = this.runFile();
+    let size = 0;
+    for await (const batch of merge(runs.map((run) => new RunReader(run.fd, run.size)))) {
+      const bytes = Buffer.from(`${batch.join('\n')}\n`);
+      for (let at = 0; at < bytes.length; )
+        at += (await writeAt(fd, bytes, at, bytes.length - at, size + at)).bytesWritten;
+      size += bytes.length;
+    }
+    for (const run of runs) {
+      this.fds.splice(this.fds.indexOf(run.fd), 1);
+      closeSync(run.fd);
+    }
+    return { fd, size };
   }
 
   private lines(records: T[]): string[] {
@@ -108,31 +135,52 @@ export class SortedSpill<T extends { path: string }> {
       for (let at = 0; at < lines.length; at += 1024) yield lines.slice(at, at + 1024);
       return;
     }
-    // The records in memory were added last: as the last source, they lose ties to the runs.
-    const sources = [...this.runs.map((run) => new RunReader(run.fd, run.size)), new LinesReader(lines)];
-    for (const source of sources) await source.fill();
-    // The head of each run compared in turn: a few dozen runs for a million records.
-    let batch: string[] = [];
-    for (;;) {
-      let best: Reader | undefined;
-      for (const source of sources)
-        if (source.head !== undefined && (best === undefined || source.head.path < best.head!.path))
-          best = source;
-      if (best === undefined) break;
-      batch.push(best.head!.text);
-      if (!best.step()) await best.fill();
-      if (batch.length >= 1024) {
-        yield batch;
-        batch = [];
+    // Many runs are first merged a few at a time into longer ones, neighbours with neighbours so
+    // that records of one path keep their order.
+    while (this.runs.length > mergeWidth) {
+      const merged: Run[] = [];
+      for (let at = 0; at < this.runs.length; at += mergeWidth) {
+        const group = this.runs.slice(at, at + mergeWidth);
+        merged.push(group.length === 1 ? group[0]! : await this.mergeRuns(group));
       }
+      this.runs = merged;
     }
-    if (batch.length > 0) yield batch;
+    // The records in memory were added last: as the last source, they lose ties to the runs.
+    yield* merge([...this.runs.map((run) => new RunReader(run.fd, run.size)), new LinesReader(lines)]);
   }
 
   close(): void {
     dropped.unregister(this);
     for (const fd of this.fds.splice(0)) closeSync(fd);
   }
+}
+
+interface Run {
+  fd: number;
+  size: number;
+}
+
+/**
+ * Sorted sources merged, as texts in batches: the head of each compared in turn (a few sources);
+ * on a tie the earlier source's record comes first.
+ */
+async function* merge(sources: Reader[]): AsyncGenerator<string[]> {
+  for (const source of sources) await source.fill();
+  let batch: string[] = [];
+  for (;;) {
+    let best: Reader | undefined;
+    for (const source of sources)
+      if (source.head !== undefined && (best === undefined || source.head.path < best.head!.path))
+        best = source;
+    if (best === undefined) break;
+    batch.push(best.head!.text);
+    if (!best.step()) await best.fill();
+    if (batch.length >= 1024) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** A sorted source of a merge: its first line (`head`) and the way to the next. */
