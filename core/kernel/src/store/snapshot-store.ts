@@ -73,6 +73,8 @@ export async function snapshotWorkspace(
 }
 
 const refPattern = /^[0-9a-f]{64}$/;
+/** Blobs known stored that a store remembers (see BlobSnapshotStore.stored): about 6 MiB. */
+const storedKept = 50_000;
 
 /** Blobs read at once by `get`. */
 const blobReaders = 32;
@@ -93,7 +95,11 @@ export class BlobSnapshotStore implements SnapshotStore {
   private readonly manifests: string;
   /** Folders of the store this process made or found. */
   private readonly made = new Set<string>();
-  /** Blobs this process stored or found stored: never asked of the disk again (blobs are never removed from a run). */
+  /**
+   * Blobs this process stored or found stored lately: not asked of the disk again (blobs are never
+   * removed from a run). Forgotten all at once past `storedKept`, so a run of many large workspaces
+   * holds a bounded number, not every blob it ever saw.
+   */
   private readonly stored = new Set<string>();
   /** Temp files are named by this process's pid, this store's random prefix and a count. */
   private readonly tempPrefix = randomBytes(6).toString('hex');
@@ -140,7 +146,7 @@ export class BlobSnapshotStore implements SnapshotStore {
       rmSync(temp, { force: true });
       throw error;
     }
-    this.stored.add(blob);
+    this.remember(blob);
     return { blob, written: path };
   }
 
@@ -148,8 +154,13 @@ export class BlobSnapshotStore implements SnapshotStore {
   async holds(blob: string): Promise<boolean> {
     if (this.stored.has(blob)) return true;
     if (!existsSync(this.blobPath(blob))) return false;
-    this.stored.add(blob);
+    this.remember(blob);
     return true;
+  }
+
+  private remember(blob: string): void {
+    if (this.stored.size >= storedKept) this.stored.clear();
+    this.stored.add(blob);
   }
 
   /**
@@ -176,7 +187,7 @@ export class BlobSnapshotStore implements SnapshotStore {
         return { blob };
       }
       await this.settle(temp, path);
-      this.stored.add(blob);
+      this.remember(blob);
       return { blob, written: path };
     } catch (error) {
       await rm(temp, { force: true });
