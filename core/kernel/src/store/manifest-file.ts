@@ -497,7 +497,6 @@ class ManifestText {
   private async object(): Promise<Buffer> {
     let depth = 0;
     let inString = false;
-    let escaped = false;
     let i = this.pos;
     for (;;) {
       if (i >= this.bytes.length) {
@@ -506,12 +505,22 @@ class ManifestText {
         i = this.pos + from;
         continue;
       }
-      const byte = this.bytes[i++]!;
       if (inString) {
-        if (escaped) escaped = false;
-        else if (byte === backslash) escaped = true;
-        else if (byte === quote) inString = false;
-      } else if (byte === quote) inString = true;
+        // To the next quote at once (most of an entry is its strings); it ends the string unless
+        // an odd number of backslashes escapes it.
+        const end = this.bytes.indexOf(quote, i);
+        if (end < 0) {
+          i = this.bytes.length;
+          continue;
+        }
+        let backslashes = 0;
+        while (this.bytes[end - 1 - backslashes] === backslash) backslashes++;
+        inString = backslashes % 2 === 1;
+        i = end + 1;
+        continue;
+      }
+      const byte = this.bytes[i++]!;
+      if (byte === quote) inString = true;
       else if (byte === openBrace) depth++;
       else if (byte === closeBrace && --depth === 0) {
         const bytes = this.bytes.subarray(this.pos, i);
