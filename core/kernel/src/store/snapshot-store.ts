@@ -17,17 +17,15 @@ import { ClassifiedError } from '../contracts/index.js';
 import { quickBytes, turnWhenDue } from '../workspace/event-loop-turns.js';
 import { chunksOf } from '../workspace/walk.js';
 import {
-  byPath,
-  defaultRunSize,
   exists,
   fileRecord,
   listOf,
   type ManifestEntry,
   manifestList,
-  SortedSpill,
   skippedRecord,
   writeManifest,
 } from './manifest-file.js';
+import { byPath, defaultRunSize, SortedSpill } from './sorted-spill.js';
 
 export type { ManifestEntry } from './manifest-file.js';
 
