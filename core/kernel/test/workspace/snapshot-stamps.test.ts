@@ -56,7 +56,9 @@ describe('FolderWorkspace.snapshot of a workspace it snapshotted before', () => 
     writeFileSync(join(root, 'forged.txt'), 'one');
     // Files changed within the filesystem clock's tick of a snapshot are read again whatever their times.
     await sleep(2_100);
-    const workspace = new FolderWorkspace(root, excludeMatcher([]), Number.POSITIVE_INFINITY);
+    const workspace = new FolderWorkspace(root, excludeMatcher([]), Number.POSITIVE_INFINITY, {
+      scratch: dir,
+    });
     const first = await workspace.snapshot(store);
     expect(calls.add.sort()).toEqual(['forged.txt', 'same.txt']);
 
@@ -78,7 +80,9 @@ describe('FolderWorkspace.snapshot of a workspace it snapshotted before', () => 
   it('reads every file again for a snapshot into another store', async () => {
     writeFileSync(join(root, 'a.txt'), 'a');
     await sleep(2_100);
-    const workspace = new FolderWorkspace(root, excludeMatcher([]), Number.POSITIVE_INFINITY);
+    const workspace = new FolderWorkspace(root, excludeMatcher([]), Number.POSITIVE_INFINITY, {
+      scratch: dir,
+    });
     await workspace.snapshot(new BlobSnapshotStore(join(dir, 'other')));
     const ref = await workspace.snapshot(store);
     expect(calls).toEqual({ add: ['a.txt'], addStored: [] });
