@@ -1,4 +1,5 @@
 import {
+  byPath,
   type Figure,
   pairByPath,
   readDirectoryFiles,
@@ -59,7 +60,7 @@ async function changesByStep(ctx: TrialScoreContext): Promise<string[][] | undef
     const seed = ctx.trial.task.seed ? await readDirectoryFiles(ctx.trial.task.seed) : [];
     let previous: Iterable<Hashed> | AsyncIterable<Hashed> = seed
       .map((file) => ({ path: file.path, blob: sha256(file.data) }))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      .sort(byPath);
     const out: string[][] = [];
     for (const step of steps) {
       const changed: string[] = [];

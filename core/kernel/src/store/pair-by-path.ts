@@ -1,6 +1,13 @@
 import { ClassifiedError } from '../contracts/status.js';
 
 /**
+ * The order of a manifest, of `SnapshotStore.scan` and of what `pairByPath` pairs: JS string
+ * comparison, i.e. by UTF-16 code units (not code points).
+ */
+export const byPath = (a: { path: string }, b: { path: string }) =>
+  a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+
+/**
  * Two lists of entries sorted by path (JS string order, as `SnapshotStore.scan` gives them) walked
  * together, one pair at a time: `[before, after]` for a path on both sides, `[before, undefined]`
  * or `[undefined, after]` for a path on one only. What compares two snapshots holds a pair at a

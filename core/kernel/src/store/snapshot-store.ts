@@ -25,7 +25,8 @@ import {
   skippedRecord,
   writeManifest,
 } from './manifest-file.js';
-import { byPath, defaultRunSize, SortedSpill } from './sorted-spill.js';
+import { byPath } from './pair-by-path.js';
+import { defaultRunSize, SortedSpill } from './sorted-spill.js';
 
 export type { ManifestEntry } from './manifest-file.js';
 

@@ -1,13 +1,10 @@
 import { closeSync, openSync, read, unlinkSync, write, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { promisify } from 'node:util';
+import { byPath } from './pair-by-path.js';
 
 // Records sorted by path with a bounded number in memory: an external merge sort whose runs are
 // temp files without names. What a snapshot's manifest is written from.
-
-/** The order of a manifest: JS string comparison, i.e. by UTF-16 code units (not code points). */
-export const byPath = (a: { path: string }, b: { path: string }) =>
-  a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
 /** Records held in memory before they are sorted and written out as one run. */
 export const defaultRunSize = 32_768;
