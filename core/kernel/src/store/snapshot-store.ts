@@ -225,31 +225,27 @@ export class BlobSnapshotStore implements SnapshotStore {
   }
 
   /**
-   * Makes new blobs durable before a manifest names them: a few are flushed each, many at once by
-   * flushing their filesystem (`sync -f`, one call instead of an fsync per file).
+   * Makes new blobs durable before a manifest names them: a few (`paths`, all of them when
+   * `count` is at most `syncEachUpTo`) are flushed each, many at once by flushing their filesystem
+   * (`sync -f`, one call instead of an fsync per file; every filesystem where `-f` is refused).
    */
-  async flush(written: SortedSpill<{ path: string }>): Promise<void> {
-    if (written.count > syncEachUpTo) {
-      const synced = await new Promise<boolean>((done) =>
-        execFile('sync', ['-f', this.blobs], (error) => done(error === null)),
-      );
-      if (synced) return;
+  async flush(paths: readonly string[], count: number): Promise<void> {
+    if (count > syncEachUpTo) {
+      const sync = (args: string[]) =>
+        new Promise<boolean>((done) => execFile('sync', args, (error) => done(error === null)));
+      if ((await sync(['-f', this.blobs])) || (await sync([]))) return;
+      throw new ClassifiedError('internal', `could not flush the new blobs of ${this.dir} (sync)`);
     }
-    for await (const batch of written.sorted()) {
-      const paths = batch.map((line) => (JSON.parse(line) as { path: string }).path);
-      let next = 0;
-      const flusher = async () => {
-        while (next < paths.length) {
-          const file = await open(paths[next++]!, 'r');
-          try {
-            await file.sync();
-          } finally {
-            await file.close();
-          }
+    await Promise.all(
+      paths.map(async (path) => {
+        const file = await open(path, 'r');
+        try {
+          await file.sync();
+        } finally {
+          await file.close();
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(blobReaders, paths.length) }, flusher));
-    }
+      }),
+    );
   }
 
   /**
@@ -370,14 +366,17 @@ export class BlobSnapshotStore implements SnapshotStore {
 class BlobWriter implements SnapshotWriter {
   private readonly files: SortedSpill<ManifestEntry>;
   private readonly left: SortedSpill<SkippedFile>;
-  /** The paths of the blobs this snapshot wrote, to flush before its manifest (a million new files' worth of names is not held either). */
-  private readonly written: SortedSpill<{ path: string }>;
+  /**
+   * The first blobs this snapshot wrote, to flush before its manifest, and how many it wrote: past
+   * a few, their filesystem is flushed whole (see flush), so a million new files' names are not held.
+   */
+  private readonly written: string[] = [];
+  private writtenCount = 0;
 
   constructor(private readonly store: BlobSnapshotStore) {
     const temp = () => store.tempPath();
     this.files = new SortedSpill(temp, (file) => JSON.stringify(fileRecord(file)), store.runSize);
     this.left = new SortedSpill(temp, (file) => JSON.stringify(skippedRecord(file)), store.runSize);
-    this.written = new SortedSpill(temp, (blob) => JSON.stringify({ path: blob.path }), store.runSize);
   }
 
   async add(
@@ -386,7 +385,7 @@ class BlobWriter implements SnapshotWriter {
   ): Promise<string> {
     const stored =
       data instanceof Uint8Array ? await this.store.storeBytes(data) : await this.store.storeStream(data);
-    if (stored.written !== undefined) this.written.add({ path: stored.written });
+    if (stored.written !== undefined && this.writtenCount++ < syncEachUpTo) this.written.push(stored.written);
     this.files.add({ path: file.path, mode: file.mode, blob: stored.blob });
     return stored.blob;
   }
@@ -403,10 +402,10 @@ class BlobWriter implements SnapshotWriter {
 
   async finish(): Promise<SnapshotRef> {
     try {
-      await this.store.flush(this.written);
+      await this.store.flush(this.written, this.writtenCount);
       return await this.store.storeManifest(this.files, this.left);
     } finally {
-      for (const spill of [this.files, this.left, this.written]) spill.close();
+      for (const spill of [this.files, this.left]) spill.close();
     }
   }
 }
