@@ -10,6 +10,7 @@ import {
   FolderWorkspace,
   missingRequirements,
   readDirectoryFiles,
+  removeStaleStampsFolders,
   requirementsIssues,
   requirementsProbe,
   requirementsProblem,
@@ -380,13 +381,16 @@ export class DockerEnvironment implements Environment {
 
   /**
    * Removes the containers, volumes, networks and firewall chains of runs whose process is dead
-   * (with `runId`, only that run's): what a killed run left behind.
+   * (with `runId`, only that run's), and the stamps folders of dead processes: what a killed run
+   * left behind.
    */
   async reclaim(options: { runId?: string }): Promise<{ removed: string[] }> {
     const removed: string[] = [];
     // prune also drops this host's firewall chains: only daemons on this machine are reclaimed.
     for (const daemon of this.daemons.filter((d) => isLocalEndpoint(d.endpoint)))
       removed.push(...removedNames(await prune(await this.connect(daemon), { runId: options.runId })));
+    // The stamps of a killed runner's sandboxes, kept in the system's temp folder (see FolderWorkspace).
+    for (const name of await removeStaleStampsFolders()) removed.push(`stamps folder ${name}`);
     return { removed };
   }
 

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { type FileHandle, mkdtemp, opendir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { type FileHandle, mkdtemp, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   FileEntry,
@@ -20,6 +18,7 @@ import type { ExcludeMatcher } from './excludes.js';
 import { FolderWriter } from './folder-writer.js';
 import { pool } from './pool.js';
 import { type Stamp, StampFile, type StampReader, type StampWriter } from './stamps.js';
+import { makeStampsFolder, removeStampsFolder } from './stamps-folder.js';
 import { chunksOf, readWhole, type SkipReason, type WalkEntry, walkWorkspace } from './walk.js';
 import { linkLeaves, lstatIn, WorkspaceHandle, type WorkspaceHandleOptions } from './workspace-handle.js';
 
@@ -302,16 +301,16 @@ export class FolderWorkspace {
   async dispose(): Promise<void> {
     this.lastSnapshot = undefined;
     if (this.stampsDir === undefined) return;
-    await rm(this.stampsDir, { recursive: true, force: true });
-    leftAtExit.delete(this.stampsDir);
+    await removeStampsFolder(this.stampsDir);
     this.stampsDir = undefined;
   }
 
   private async scratchDir(): Promise<string> {
     if (this.stampsDir === undefined) {
-      this.stampsDir = await mkdtemp(join(this.options.scratch ?? tmpdir(), 'longhaul-stamps-'));
-      // In the system's temp folder, removed when the process ends if nothing disposed of it first.
-      if (this.options.scratch === undefined) removeAtExit(this.stampsDir);
+      this.stampsDir =
+        this.options.scratch === undefined
+          ? await makeStampsFolder()
+          : await mkdtemp(join(this.options.scratch, 'longhaul-stamps-'));
     }
     return this.stampsDir;
   }
@@ -560,19 +559,6 @@ export class FolderWorkspace {
       await opened.file.close();
     }
   }
-}
-
-/** Stamp folders in the system's temp folder not yet disposed of. */
-const leftAtExit = new Set<string>();
-let exitHooked = false;
-
-function removeAtExit(dir: string): void {
-  if (!exitHooked)
-    process.once('exit', () => {
-      for (const left of leftAtExit) rmSync(left, { recursive: true, force: true });
-    });
-  exitHooked = true;
-  leftAtExit.add(dir);
 }
 
 /** A file a walk entry could not be read for, as a snapshot records it. */
