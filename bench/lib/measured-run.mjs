@@ -34,13 +34,13 @@ export async function writeHelloProblem(dir, id, { title, lines = [], caseName =
 }
 
 /**
- * Runs the CLI at `cli` and polls its VmHWM (the kernel's own peak RSS counter) until it exits,
- * or kills it after `timeoutMs`.
+ * Runs the CLI at `cli` (under node with `nodeArgs`) and polls its VmHWM (the kernel's own peak
+ * RSS counter) until it exits, or kills it after `timeoutMs`.
  */
-export function runMeasured(cli, args, timeoutMs = Number.POSITIVE_INFINITY) {
+export function runMeasured(cli, args, timeoutMs = Number.POSITIVE_INFINITY, nodeArgs = []) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));

@@ -3,8 +3,9 @@
 // volumes use them): the snapshot with every blob new and again with every blob stored, the diff
 // of the first snapshot from none (every file added) and of two snapshots one file apart, a
 // sandbox's workspace restored into an empty folder, a restore over an unchanged workspace, and a
-// recursive listing. Prints seconds per operation and the process's peak RSS, and the restore
-// into an empty folder again in a process of its own (restore-alone.mjs) with that process's peak.
+// recursive listing, beside `cp -a` of the same files. Prints seconds per operation and the
+// process's peak RSS, and the restore into an empty folder again in a process of its own
+// (restore-alone.mjs) with that process's peak.
 //
 //   npx turbo run build --filter=@longhaul/core     # the bench imports dist
 //   node bench/snapshots/operations.mjs [--files 10000] [--keep]
@@ -81,6 +82,9 @@ for i in range(${count}):
   await writeFile(join(source, 'notes.md'), 'one more file\n');
   const second = await timed('snapshot, one file more', () => workspace.snapshot(store));
   await timed('diff, one file apart', () => drain(snapshotDiff(store, first, second)));
+  // The same files' copy by `cp -a` just before, the time a restore is to be measured against
+  // (what creating a file costs a disk can change from one minute to the next).
+  await timed('cp -a of the workspace', () => execFileSync('cp', ['-a', source, join(dir, 'copied')]));
   await timed('restore into an empty folder', () => copy.restore(store, second));
   await timed('restore over the same files', () => copy.restore(store, second));
   await timed('list, recursive', () => copy.list('.', true));

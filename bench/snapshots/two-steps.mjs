@@ -9,7 +9,9 @@
 //
 //   npx turbo run build          # the CLI runs dist
 //   node bench/snapshots/two-steps.mjs [--workloads 1e4,1e5,1e6,2g] [--environments local,docker]
-//        [--cli PATH] [--timeout 1200] [--keep]
+//        [--cli PATH] [--timeout 1200] [--keep] [--node-args='--cpu-prof --cpu-prof-dir=DIR']
+//
+// `--node-args` are given to node before the CLI (a CPU profile per run, as above, or V8 flags).
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,10 +32,12 @@ const { values } = parseArgs({
     cli: { type: 'string' },
     timeout: { type: 'string', default: '1200' },
     keep: { type: 'boolean', default: false },
+    'node-args': { type: 'string', default: '' },
   },
 });
 const cli = values.cli ?? repoCli;
 const timeoutS = Number(values.timeout);
+const nodeArgs = values['node-args'].split(' ').filter(Boolean);
 
 /** The Python program that makes a workload in the current folder. */
 function maker(workload) {
@@ -145,7 +149,12 @@ try {
         turnSeconds: timeoutS,
       });
       const runDir = join(dir, `run-${name}`);
-      const result = await runMeasured(cli, ['run', experiment, '--run-dir', runDir], timeoutS * 1000);
+      const result = await runMeasured(
+        cli,
+        ['run', experiment, '--run-dir', runDir],
+        timeoutS * 1000,
+        nodeArgs,
+      );
       const facts = await stepFacts(runDir);
       rows.push({
         workload,
