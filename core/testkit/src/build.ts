@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { pidAlive } from './pid-alive.js';
@@ -145,11 +144,11 @@ export async function ensureBuilt(packages: string[], root = workspaceRoot(proce
   const all = withDependencies(root, packages);
   const stale = () => all.filter((dir) => !builtAfterSources(dir));
   if (stale().length === 0) return;
-  // One lock per checkout: two clones test side by side without waiting on each other's builds.
-  const lock = join(
-    tmpdir(),
-    `longhaul-test-build-${createHash('sha256').update(root).digest('hex').slice(0, 12)}.lock`,
-  );
+  // One lock per checkout, in it: two clones test side by side without waiting on each other's
+  // builds, and every test run of the checkout sees it (each has a temp folder of its own).
+  const cache = join(root, 'node_modules', '.cache');
+  await mkdir(cache, { recursive: true });
+  const lock = join(cache, 'longhaul-test-build.lock');
   await withLockDir(lock, async () => {
     // Another test file may have built them while this one waited.
     const filters = stale().map((dir) => `--filter=./${relative(root, dir)}`);
