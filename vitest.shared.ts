@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Tests import workspace packages from their TypeScript sources (the "@longhaul/source" export
@@ -9,5 +10,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 300_000,
     hookTimeout: 300_000,
+    // Each run's temp folder, removed at its end: tests leave nothing in the system's.
+    globalSetup: [fileURLToPath(new URL('./vitest.tmpdir.ts', import.meta.url))],
   },
 });

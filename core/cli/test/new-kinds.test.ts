@@ -11,14 +11,15 @@ import { runCli } from './run-cli.js';
 const run = promisify(execFile);
 
 // Every kind in both layouts, in one folder: `plugins/<kind>` are members of a workspace like the
-// repository's (its tsconfig.base.json and vitest.shared.ts), `outside/<kind>` packages of their
-// own. One node_modules serves both: the repository's, as `npm install` would link it.
+// repository's (its tsconfig.base.json, vitest.shared.ts and vitest.tmpdir.ts), `outside/<kind>`
+// packages of their own. One node_modules serves both: the repository's, as `npm install` would
+// link it.
 let root: string;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'longhaul-new-kinds-'));
   await writeFile(join(root, 'package.json'), JSON.stringify({ private: true, workspaces: ['plugins/*'] }));
-  for (const file of ['tsconfig.base.json', 'vitest.shared.ts'])
+  for (const file of ['tsconfig.base.json', 'vitest.shared.ts', 'vitest.tmpdir.ts'])
     await copyFile(join(repoRoot, file), join(root, file));
   await symlink(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
   for (const kind of scaffoldKinds) {

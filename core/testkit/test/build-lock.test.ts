@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withLockDir, workspaceRoot } from '../src/build.js';
+import { deadPid } from './support/dead-pid.js';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -14,12 +14,6 @@ async function lockPath(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'longhaul-lock-'));
   dirs.push(dir);
   return join(dir, 'build.lock');
-}
-
-/** A pid that belonged to a process which has ended. */
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
-  return Number(child.stdout.toString());
 }
 
 describe('the build lock of tests that run the CLI', () => {

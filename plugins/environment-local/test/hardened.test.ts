@@ -50,9 +50,13 @@ describe.skipIf(!prerequisites.bubblewrap())('on a host with bubblewrap', () => 
   const canary = `LONGHAUL_CANARY_${randomBytes(6).toString('hex')}`;
   const canaryValue = `canary-${randomBytes(8).toString('hex')}`;
 
+  // Short names: a sandbox's relay sockets are in its folder, and a socket path past 107 bytes is
+  // cut short, which the sandbox copes with only within the sockets' own names.
+  const sandboxes = () => join(base, 's');
+
   const environment = () =>
     new LocalEnvironment(
-      localOptions.parse({ isolation: 'bubblewrap', root: join(base, 'sandboxes') }),
+      localOptions.parse({ isolation: 'bubblewrap', root: sandboxes() }),
       new FakeSnapshotStore(),
       base,
       runDir,
@@ -78,7 +82,7 @@ describe.skipIf(!prerequisites.bubblewrap())('on a host with bubblewrap', () => 
   }
 
   beforeAll(async () => {
-    base = await passableTemp('longhaul-hardened-test-');
+    base = await passableTemp('lhb-');
     taskRoot = join(base, 'problems', 'task');
     runDir = join(base, 'runs', 'run-1');
     await mkdir(join(taskRoot, 'seed'), { recursive: true });
@@ -321,7 +325,7 @@ describe.skipIf(!prerequisites.bubblewrap())('on a host with bubblewrap', () => 
     it('refuses a mount that would show the task root or the run directory', async () => {
       for (const mount of [join(base, 'problems'), taskRoot, join(taskRoot, 'steps'), runDir]) {
         const env = new LocalEnvironment(
-          localOptions.parse({ isolation: 'bubblewrap', root: join(base, 'sandboxes'), mounts: [mount] }),
+          localOptions.parse({ isolation: 'bubblewrap', root: sandboxes(), mounts: [mount] }),
           new FakeSnapshotStore(),
           base,
           runDir,
@@ -340,7 +344,7 @@ describe.skipIf(!prerequisites.bubblewrap())('on a host with bubblewrap', () => 
       const env = new LocalEnvironment(
         localOptions.parse({
           isolation: 'bubblewrap',
-          root: join(base, 'sandboxes'),
+          root: sandboxes(),
           mounts: ['tools', `tools:/opt/t`],
         }),
         new FakeSnapshotStore(),
