@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { testFolder } from '@longhaul/testkit';
 import { prerequisites } from '@longhaul/testkit/prerequisites';
 import { describe, expect, it } from 'vitest';
 import { guardComparisons } from '../src/index.js';
@@ -114,7 +114,7 @@ const hacks: Record<string, { code: string; tests: string[] }> = {
 };
 
 async function project(hack: string | undefined, guarded: boolean): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'longhaul-equality-guard-'));
+  const dir = await testFolder('longhaul-equality-guard-');
   await cp(fixture, dir, { recursive: true });
   if (hack) {
     const cart = join(dir, 'src', 'shop', 'cart.py');

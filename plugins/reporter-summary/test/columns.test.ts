@@ -1,7 +1,5 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ReportContext, StepRecord, TableFigure, TrialRecord, TrialSpec } from '@longhaul/core';
+import { testFolder } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 import plugin, { SummaryReporter } from '../src/index.js';
 import { trials } from './fixture.js';
@@ -40,7 +38,7 @@ async function print(
 ): Promise<{ lines: string[]; figure: TableFigure }> {
   const printed: string[] = [];
   const context: ReportContext = {
-    runDir: await mkdtemp(join(tmpdir(), 'longhaul-summary-')),
+    runDir: await testFolder('longhaul-summary-'),
     experiment: { name: 'todo', file: '/experiments/todo.yaml' },
     trials: list,
     experimentScores: [],

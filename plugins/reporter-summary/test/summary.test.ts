@@ -1,8 +1,7 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ReportContext } from '@longhaul/core';
-import { describeReporter } from '@longhaul/testkit';
+import { describeReporter, testFolder } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 import plugin, { formatDuration, type RunSummary, SummaryReporter, wallTime } from '../src/index.js';
 import { trials } from './fixture.js';
@@ -11,7 +10,7 @@ async function report(
   order: (list: ReturnType<typeof trials>) => ReturnType<typeof trials> = (list) => list,
   options: Record<string, unknown> = {},
 ) {
-  const runDir = await mkdtemp(join(tmpdir(), 'longhaul-summary-'));
+  const runDir = await testFolder('longhaul-summary-');
   const printed: string[] = [];
   const context: ReportContext = {
     runDir,
@@ -231,7 +230,7 @@ describe('reporter summary', () => {
   });
 
   it('prints no pass@k table when no pass-at-k scorer ran, and a dash for a wall time it cannot know', async () => {
-    const runDir = await mkdtemp(join(tmpdir(), 'longhaul-summary-'));
+    const runDir = await testFolder('longhaul-summary-');
     const printed: string[] = [];
     const undated = trials().map(({ spec, record }) => ({
       spec,
@@ -282,7 +281,7 @@ describe('reporter summary', () => {
   });
 
   it('shows a condition whose trials all errored as 0 scored and its errors, not as 0.0%', async () => {
-    const runDir = await mkdtemp(join(tmpdir(), 'longhaul-summary-'));
+    const runDir = await testFolder('longhaul-summary-');
     const printed: string[] = [];
     const [, crashed] = trials();
     const record = {

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import {
   parseYaml,
@@ -10,7 +9,7 @@ import {
   type Task,
   type TrialSpec,
 } from '@longhaul/core';
-import { FakeSnapshotStore } from '@longhaul/testkit';
+import { FakeSnapshotStore, testFolder } from '@longhaul/testkit';
 import plugin, { TestsScorer } from '../src/index.js';
 import { TempSandbox } from './temp-sandbox.js';
 
@@ -66,7 +65,7 @@ export async function stepContext(task: Task, index: number, workspace: string):
     snapshot: await snapshots.put(await readDirectoryFiles(workspace)),
     snapshots,
     openSandbox: (from) => TempSandbox.create(snapshots, from),
-    outDir: await mkdtemp(join(tmpdir(), 'longhaul-tests-out-')),
+    outDir: await testFolder('longhaul-tests-out-'),
     status: 'ok',
     signal: new AbortController().signal,
   };
@@ -89,9 +88,9 @@ export async function scoreStep(
   };
 }
 
-/** A task written from `files` (paths relative to the task directory) into a temp directory. */
+/** A task written from `files` (paths relative to the task directory) into a temp directory removed after the test. */
 export async function taskWith(files: Record<string, string>): Promise<Task> {
-  const root = await mkdtemp(join(tmpdir(), 'longhaul-task-'));
+  const root = await testFolder('longhaul-task-');
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(root, path)), { recursive: true });
     await writeFile(join(root, path), text);

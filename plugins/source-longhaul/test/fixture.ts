@@ -1,6 +1,6 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { testFolder } from '@longhaul/testkit';
 
 /** A small valid task; tests overwrite or add files to break it one way at a time. */
 export const validTask: Record<string, string> = {
@@ -16,7 +16,7 @@ export const validTask: Record<string, string> = {
 };
 
 export async function writeTree(files: Record<string, string>, root?: string): Promise<string> {
-  const dir = root ?? (await mkdtemp(join(tmpdir(), 'longhaul-source-')));
+  const dir = root ?? (await testFolder('longhaul-source-'));
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
@@ -26,7 +26,7 @@ export async function writeTree(files: Record<string, string>, root?: string): P
 
 /** A problems dir holding one task directory `echo` made of `files`. */
 export async function problemsWith(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'longhaul-problems-'));
+  const root = await testFolder('longhaul-problems-');
   await writeTree(files, join(root, 'echo'));
   return root;
 }

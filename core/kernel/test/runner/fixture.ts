@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type Condition,
@@ -22,6 +21,7 @@ import {
   type FakeHarnessOptions,
   fakePlugin,
   RecordingReporter,
+  testFolder,
 } from '@longhaul/testkit';
 
 export const ref = (id: string): PluginRef => ({ id, options: {}, label: id });
@@ -148,9 +148,9 @@ export interface Fixture {
   reporter: RecordingReporter;
 }
 
-/** An experiment over one task, made of fakes, in a fresh temp directory. */
+/** An experiment over one task, made of fakes, in a fresh temp directory removed after the test. */
 export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture> {
-  const dir = await mkdtemp(join(tmpdir(), 'longhaul-runner-'));
+  const dir = await testFolder('longhaul-runner-');
   const task = await makeTask(dir, options.steps ?? 3);
   const environments: FakeEnvironment[] = [];
   const harnesses: FakeHarness[] = [];

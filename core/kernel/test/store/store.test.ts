@@ -1,5 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   BlobSnapshotStore,
@@ -12,9 +11,10 @@ import {
   workspaceDiff,
   writeFileAtomic,
 } from '@longhaul/core';
+import { testFolder } from '@longhaul/testkit';
 import { describe, expect, it } from 'vitest';
 
-const temp = () => mkdtemp(join(tmpdir(), 'longhaul-store-'));
+const temp = () => testFolder('longhaul-store-');
 const file = (path: string, text: string, mode = 0o644): WorkspaceFile => ({
   path,
   mode,
