@@ -164,12 +164,15 @@ class HostSandbox implements Sandbox {
     const marks = Object.fromEntries([this.marker, call].map((m) => m.split('=') as [string, string]));
     const shaped = flaw === 'runs-through-shell' ? ['sh', '-c', argv.join(' ')] : argv;
     const [file, ...args] = this.env.frame ? this.env.frame.wrap(shaped) : shaped;
+    // Commands share the host's temp folder, named so that those of a test run (a judge's
+    // `${TMPDIR:-/tmp}`) use the run's own.
+    const own = { PATH: process.env.PATH, HOME: join(this.root, 'home'), TMPDIR: tmpdir() };
     const child = spawn(file!, args, {
       cwd: this.path(options.cwd ?? '.'),
       env:
         flaw === 'leaks-host-env'
           ? { ...process.env, ...options.env, ...marks }
-          : { PATH: process.env.PATH, HOME: join(this.root, 'home'), ...options.env, ...marks },
+          : { ...own, ...options.env, ...marks },
       detached: true,
       stdio: [options.stdin === undefined || flaw === 'ignores-stdin' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
