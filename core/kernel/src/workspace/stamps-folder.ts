@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../store/process-identity.js';
 
 /**
  * Folders for a workspace's stamps (see stamps.ts) in the system's temp folder, for sandboxes with
@@ -17,24 +18,14 @@ const leftAtExit = new Set<string>();
 let exitHooked = false;
 let swept = false;
 
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it lives, as another user.
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
-
 /** Removes the stamps folders in `parent` whose process has ended; returns their names. */
 export async function removeStaleStampsFolders(parent = tmpdir()): Promise<string[]> {
   const names = await readdir(parent).catch(() => [] as string[]);
-  const stale = names.filter((name) => {
-    const pid = named.exec(name)?.[1];
-    return pid !== undefined && !alive(Number(pid));
-  });
+  const stale: string[] = [];
+  for (const name of names) {
+    const pid = Number(named.exec(name)?.[1]);
+    if (pid > 0 && pid !== process.pid && !(await processAlive(pid, undefined))) stale.push(name);
+  }
   await Promise.all(stale.map((name) => rm(join(parent, name), { recursive: true, force: true })));
   return stale;
 }
